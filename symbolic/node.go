@@ -24,18 +24,18 @@ type Op uint8
 // Operators. Arity is noted; n-ary operators have at least two arguments
 // after simplification.
 const (
-	OpInvalid Op = iota
-	OpConst      // numeric constant, Val
-	OpSym        // symbol: Name, Kind
-	OpAdd        // n-ary sum
-	OpMul        // n-ary product
-	OpPow        // binary a^b
-	OpExp        // unary
-	OpLn         // unary natural log
-	OpAbs        // unary
-	OpFloor      // unary
-	OpCeil       // unary
-	OpFactorial  // unary, gamma(x+1)
+	OpInvalid   Op = iota
+	OpConst        // numeric constant, Val
+	OpSym          // symbol: Name, Kind
+	OpAdd          // n-ary sum
+	OpMul          // n-ary product
+	OpPow          // binary a^b
+	OpExp          // unary
+	OpLn           // unary natural log
+	OpAbs          // unary
+	OpFloor        // unary
+	OpCeil         // unary
+	OpFactorial    // unary, gamma(x+1)
 	OpSin
 	OpCos
 	OpTan
