@@ -6,6 +6,7 @@ package symbolic
 // compartment sizes) has already been substituted by the caller (the SBML
 // parser's lowering).
 type ODE struct {
+	B       *Builder // the builder owning every node of the ODE
 	Name    string   // model id
 	Source  string   // file the model came from, for messages and headers
 	States  []State  // in state order
