@@ -1,0 +1,43 @@
+# pbgen developer targets. `make test` is what CI runs (see .ci/run).
+GO ?= go
+
+.PHONY: test test-long generate check testsuite bench bench-ode fuzz cvodes demo
+
+# The default test run: every package, well under 10 minutes on 2 cores.
+test:
+	$(GO) test ./...
+
+# Longer accuracy suites (paper settings on PKA and CaMKII etc.).
+test-long:
+	$(GO) test -timeout 60m ./... -args -long
+
+# Regenerate the shipped packages in generated/ from networks/.
+generate:
+	$(GO) generate ./generated/...
+
+# Freshness and hygiene: generated code up to date, gofmt, vet.
+check: generate
+	git diff --exit-code -- generated
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
+	$(GO) vet ./...
+
+# SBML Test Suite through generated packages (the interpreted path runs in `make test`).
+testsuite:
+	$(GO) run ./cmd/pbgen testsuite -gen ../shared/sbml-test-suite/cases
+
+cvodes:
+	bash scripts/install-sundials.sh
+
+# The paper's experiments side by side with FS and CVODES.
+bench: cvodes
+	$(GO) run -tags cvodes ./cmd/pbbench -o results
+
+# Work-precision table of the integrators on the stiff reference problems.
+bench-ode:
+	$(GO) test ./runtime/ode -run WorkPrecision -v -args -workprecision
+
+fuzz:
+	bash scripts/fuzz.sh
+
+demo:
+	$(GO) run ./cmd/pbgen sim -n 600 -t1 600 -o camkii.tsv -plot results networks/CaMKII.xml

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// cmdCheck prints a summary of a network or its errors.
+func cmdCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("pbgen check", stderr, "pbgen check network.xml")
+	var lf lowerFlags
+	lf.register(fs)
+	if err := parseFlags(fs, args, 1); err != nil {
+		return err
+	}
+	path := fs.Arg(0)
+	m, sys, err := load(path, &lf)
+	if err != nil {
+		return err
+	}
+	s := m.Summary()
+	fmt.Fprintf(stdout, "%s: model %q\n", path, sys.ODE.Name)
+	fmt.Fprintf(stdout, "  states      %d\n", len(sys.ODE.States))
+	fmt.Fprintf(stdout, "  parameters  %d (sensitivity)\n", len(sys.ODE.Params))
+	fmt.Fprintf(stdout, "  reactions   %d\n", s.Reactions)
+	fmt.Fprintf(stdout, "  rules       %d assignment, %d rate\n", s.AssignmentRules, s.RateRules)
+	fmt.Fprintf(stdout, "  Jx nonzeros %d of %d\n", len(sys.Jx), len(sys.ODE.States)*len(sys.ODE.States))
+	fmt.Fprintf(stdout, "  Jp nonzeros %d of %d\n", len(sys.Jp), len(sys.ODE.States)*len(sys.ODE.Params))
+	return nil
+}

@@ -1,0 +1,88 @@
+// Package archtest checks the import rules of DESIGN.md: which of pbgen's
+// packages may import which. It has no code of its own.
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/pbgen/pbgen"
+
+type pkg struct {
+	ImportPath string
+	Deps       []string
+}
+
+// listDeps returns, for every package of the module, the module's own
+// packages it depends on (transitively).
+func listDeps(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps=false", "-json", mod+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	deps := make(map[string][]string)
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, mod+"/") {
+				deps[p.ImportPath] = append(deps[p.ImportPath], strings.TrimPrefix(d, mod+"/"))
+			}
+		}
+	}
+	return deps
+}
+
+// allowed lists, per package prefix, the module packages it may depend on
+// (transitively). A package not covered here is not restricted.
+var allowed = []struct {
+	prefix string
+	may    []string
+}{
+	{"symbolic", nil},
+	{"parser", []string{"symbolic"}},
+	{"codegen", []string{"symbolic", "runtime/model"}},
+	{"interp", []string{"symbolic", "runtime/model"}},
+	{"runtime/model", nil},
+	{"runtime/expm", nil},
+	{"runtime/ode", []string{"runtime/model"}},
+	{"runtime/sens", []string{"runtime/model", "runtime/ode", "runtime/expm"}},
+	{"runtime/testmodels", []string{"runtime/model"}},
+	{"generated/", []string{"runtime/model"}},
+}
+
+func TestImportRules(t *testing.T) {
+	deps := listDeps(t)
+	if len(deps) == 0 {
+		t.Fatal("go list found no module-internal dependencies at all; the check is not running")
+	}
+	for path, ds := range deps {
+		rel := strings.TrimPrefix(path, mod+"/")
+		for _, rule := range allowed {
+			if rel != rule.prefix && !strings.HasPrefix(rel, rule.prefix+"/") && !(strings.HasSuffix(rule.prefix, "/") && strings.HasPrefix(rel, rule.prefix)) {
+				continue
+			}
+			for _, d := range ds {
+				if !contains(rule.may, d) && !strings.HasPrefix(d, rel+"/") {
+					t.Errorf("%s imports %s, which DESIGN.md does not allow", rel, d)
+				}
+			}
+		}
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
