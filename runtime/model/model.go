@@ -73,3 +73,13 @@ func NumStates(m Model) int { return len(m.StateNames()) }
 
 // NumParams returns len(m.ParamNames()).
 func NumParams(m Model) int { return len(m.ParamNames()) }
+
+// Observer is implemented by models that also report named quantities
+// besides the states (assignment-rule species, amounts and concentrations,
+// compartment sizes, parameters): what SBML tools call observables.
+type Observer interface {
+	// Outputs are the names of the observables, in order.
+	Outputs() []string
+	// OutputsTo writes the observables at (t, x, p) into dst.
+	OutputsTo(dst []float64, t float64, x, p []float64)
+}

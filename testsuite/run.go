@@ -1,0 +1,188 @@
+package testsuite
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/symbolic"
+)
+
+// Status is the outcome of one case.
+type Status int
+
+const (
+	Passed Status = iota
+	Failed
+	Skipped // the reader refused the model as unsupported
+)
+
+func (s Status) String() string {
+	return [...]string{"passed", "failed", "skipped"}[s]
+}
+
+// Outcome is the result of running one case.
+type Outcome struct {
+	Case   *Case
+	Status Status
+	Reason string // why it failed or was skipped
+}
+
+// Options for running cases.
+type Options struct {
+	RTol, ATol float64 // integrator tolerances; defaults 1e-10, 1e-14
+}
+
+func (o *Options) tolerances() (rtol, atol float64) {
+	rtol, atol = 1e-10, 1e-14
+	if o != nil && o.RTol > 0 {
+		rtol = o.RTol
+	}
+	if o != nil && o.ATol > 0 {
+		atol = o.ATol
+	}
+	return rtol, atol
+}
+
+// Simulation is what a model produced at the output times: the value of
+// every named output, time-major.
+type Simulation struct {
+	Names  []string
+	Values [][]float64 // Values[k][j] = output j at time k
+}
+
+// Run runs one case through the interpreted model.
+func Run(c *Case, opt *Options) Outcome {
+	path, err := c.ModelFile()
+	if err != nil {
+		return Outcome{Case: c, Status: Failed, Reason: err.Error()}
+	}
+	sys, err := Lower(path)
+	if err != nil {
+		if parser.IsUnsupported(err) {
+			return Outcome{Case: c, Status: Skipped, Reason: firstLine(err.Error())}
+		}
+		return Outcome{Case: c, Status: Failed, Reason: firstLine(err.Error())}
+	}
+	sim, err := Simulate(sys, c.Settings.Times(), opt)
+	if err != nil {
+		return Outcome{Case: c, Status: Failed, Reason: firstLine(err.Error())}
+	}
+	return Compare(c, sim)
+}
+
+// Lower reads, lowers and differentiates an SBML file with the default
+// options.
+func Lower(path string) (*symbolic.System, error) {
+	m, err := parser.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	o, err := m.ODE(nil)
+	if err != nil {
+		return nil, err
+	}
+	return symbolic.Build(o)
+}
+
+// Simulate integrates the interpreted model of sys and evaluates its
+// outputs (states included) at ts.
+func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, error) {
+	m, err := interp.New(sys)
+	if err != nil {
+		return nil, err
+	}
+	nx, np := len(sys.ODE.States), len(sys.ODE.Params)
+	p := make([]float64, np)
+	m.DefaultParams(p)
+	x0 := make([]float64, nx)
+	m.InitialState(x0, p)
+	rtol, atol := opt.tolerances()
+	s := ode.NewSolver(m, &ode.Settings{RTol: rtol, ATol: atol, MaxSteps: 1000000})
+	var tr ode.Trajectory
+	if err := s.Integrate(&tr, p, x0, ts[0], ts); err != nil {
+		return nil, err
+	}
+	sim := &Simulation{Names: append(append([]string(nil), m.StateNames()...), m.Outputs()...)}
+	nout := len(m.Outputs())
+	for k, t := range ts {
+		x := tr.XAt(tr.Out[k])
+		row := make([]float64, nx+nout)
+		copy(row, x)
+		m.OutputsTo(row[nx:], t, x, p)
+		sim.Values = append(sim.Values, row)
+	}
+	return sim, nil
+}
+
+// column finds the simulated column for a requested variable, honouring
+// the settings' amount and concentration lists.
+func (sim *Simulation) column(s *Settings, v string) (int, error) {
+	want := []string{v}
+	switch {
+	case contains(s.Amount, v):
+		want = []string{"amount:" + v, v}
+	case contains(s.Concentration, v):
+		want = []string{"conc:" + v, v}
+	}
+	// Outputs come after the states and take precedence: a state may be an
+	// amount while the output named by its id is what math sees.
+	for _, w := range want {
+		for j := len(sim.Names) - 1; j >= 0; j-- {
+			if sim.Names[j] == w {
+				return j, nil
+			}
+		}
+	}
+	return -1, fmt.Errorf("variable %q is not a state or output of the model", v)
+}
+
+// Compare checks a simulation against the case's expected results.
+func Compare(c *Case, sim *Simulation) Outcome {
+	res, err := readResults(filepath.Join(c.Dir, c.ID+"-results.csv"))
+	if err != nil {
+		return Outcome{Case: c, Status: Failed, Reason: err.Error()}
+	}
+	if len(res.T) != len(sim.Values) {
+		return Outcome{Case: c, Status: Failed, Reason: fmt.Sprintf("expected %d time points, simulated %d", len(res.T), len(sim.Values))}
+	}
+	s := &c.Settings
+	for j, v := range res.Columns {
+		col, err := sim.column(s, v)
+		if err != nil {
+			return Outcome{Case: c, Status: Failed, Reason: err.Error()}
+		}
+		for k := range res.T {
+			want, got := res.V[k][j], sim.Values[k][col]
+			if !Close(want, got, s.Absolute, s.Relative) {
+				return Outcome{Case: c, Status: Failed, Reason: fmt.Sprintf("%s at t=%g: expected %g, got %g", v, res.T[k], want, got)}
+			}
+		}
+	}
+	return Outcome{Case: c, Status: Passed}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+var errNoCases = errors.New("testsuite: no case folders found")
+
+func fmtPanic(r any) string { return fmt.Sprint(r) }
