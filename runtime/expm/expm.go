@@ -1,0 +1,399 @@
+// Package expm computes matrix exponentials by scaling and squaring with
+// Padé approximants (N. J. Higham, "The scaling and squaring method for the
+// matrix exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), 2005):
+// the Padé degree m in {3, 5, 7, 9, 13} and the number of squarings s are
+// chosen from the 1-norm of the argument and the table of theta_m, so that
+// the backward error is below the unit roundoff.
+//
+// Besides e^A it computes the pair needed by exponential integrators and by
+// the exponential step of the Peano-Baker sensitivity methods,
+//
+//	E = e^{hA},   W = integral from 0 to h of e^{sA} ds  (= h phi1(hA)),
+//
+// without inverting A (so A may be singular, as Jacobians of reaction
+// networks with conservation laws are). Mathematically this is the
+// exponential of the augmented matrix h [[A, I], [0, 0]], whose top-right
+// block is W; the block-triangular structure is exploited so that the cost
+// is that of one n x n exponential plus one extra triangular solve and two
+// n x n products per squaring, instead of a 2n x 2n exponential.
+//
+// # Layout and allocation
+//
+// Matrices are dense, row-major []float64 of length n*n. Outputs are the dst
+// arguments and may not alias inputs. A Workspace owns all scratch space:
+// after NewWorkspace no call allocates. A Workspace is not safe for
+// concurrent use; use one per goroutine.
+//
+// Misuse (wrong lengths, aliasing outputs) panics with messages prefixed
+// "expm: ". Non-finite input gives non-finite output; there is no error.
+package expm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// theta[m] is the largest 1-norm for which the degree-m Padé approximant of
+// the exponential has backward error below 2^-53 (Higham 2005, Table 2.3).
+var thetas = [...]struct {
+	m     int
+	theta float64
+}{
+	{3, 1.495585217958292e-2},
+	{5, 2.539398330063230e-1},
+	{7, 9.504178996162932e-1},
+	{9, 2.097847961257068e0},
+	{13, 5.371920351148152e0},
+}
+
+// Padé coefficients b_0..b_m of the diagonal [m/m] approximant.
+var (
+	b3  = [...]float64{120, 60, 12, 1}
+	b5  = [...]float64{30240, 15120, 3360, 420, 30, 1}
+	b7  = [...]float64{17297280, 8648640, 1995840, 277200, 25200, 1512, 56, 1}
+	b9  = [...]float64{17643225600, 8821612800, 2075673600, 302702400, 30270240, 2162160, 110880, 3960, 90, 1}
+	b13 = [...]float64{64764752532480000, 32382376266240000, 7771770303897600,
+		1187353796428800, 129060195264000, 10559470521600, 670442572800,
+		33522128640, 1323241920, 40840800, 960960, 16380, 182, 1}
+)
+
+// Workspace holds the scratch space for exponentials of n x n matrices.
+type Workspace struct {
+	n                      int
+	y, y2, y4, y6          []float64
+	u0, u, v, q, t1, e2buf []float64
+	piv                    []int
+
+	// Last records how the most recent call was computed (for statistics
+	// and tests).
+	Last Info
+}
+
+// Info describes one exponential evaluation.
+type Info struct {
+	Degree    int     // Padé degree m
+	Squarings int     // number of squarings s
+	Norm      float64 // 1-norm that selected m and s
+	// Converged is the number of squarings after which e^{tA} was found
+	// to be a projector (steady state) and squaring stopped, or -1.
+	Converged int
+}
+
+// NewWorkspace returns a workspace for n x n matrices.
+func NewWorkspace(n int) *Workspace {
+	if n < 0 {
+		panic("expm: negative dimension")
+	}
+	mk := func() []float64 { return make([]float64, n*n) }
+	return &Workspace{
+		n: n, y: mk(), y2: mk(), y4: mk(), y6: mk(),
+		u0: mk(), u: mk(), v: mk(), q: mk(), t1: mk(), e2buf: mk(),
+		piv: make([]int, n),
+	}
+}
+
+// N is the dimension the workspace was made for.
+func (w *Workspace) N() int { return w.n }
+
+func (w *Workspace) check(bufs ...[]float64) {
+	for _, b := range bufs {
+		if len(b) != w.n*w.n {
+			panic("expm: matrix length does not match workspace dimension")
+		}
+	}
+}
+
+// ExpTo writes e^a into dst. a is not modified; dst must not alias a.
+func (w *Workspace) ExpTo(dst, a []float64) {
+	w.check(dst, a)
+	if w.n > 0 && &dst[0] == &a[0] {
+		panic("expm: dst aliases a")
+	}
+	w.pade(dst, nil, a, 1, false)
+}
+
+// ExpIntTo writes E = e^{hA} into e and W = integral_0^h e^{sA} ds into
+// wint. It needs no inverse of A, so A may be singular. a is not modified.
+// For h = 0, E = I and W = 0.
+func (w *Workspace) ExpIntTo(e, wint, a []float64, h float64) {
+	w.check(e, wint, a)
+	if w.n > 0 && (&e[0] == &a[0] || &wint[0] == &a[0] || &e[0] == &wint[0]) {
+		panic("expm: outputs alias each other or the input")
+	}
+	w.pade(e, wint, a, h, true)
+}
+
+// Norm1 returns the 1-norm (maximum absolute column sum) of the n x n
+// row-major matrix a.
+func Norm1(a []float64, n int) float64 {
+	var mx float64
+	for j := 0; j < n; j++ {
+		var s float64
+		for i := 0; i < n; i++ {
+			s += math.Abs(a[i*n+j])
+		}
+		if s > mx || math.IsNaN(s) {
+			mx = s
+		}
+	}
+	return mx
+}
+
+func (w *Workspace) gen(d []float64) blas64.General {
+	return blas64.General{Rows: w.n, Cols: w.n, Stride: w.n, Data: d}
+}
+
+// mul computes dst = alpha*a*b + beta*dst.
+func (w *Workspace) mul(dst, a, b []float64, alpha, beta float64) {
+	if w.n == 0 {
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha, w.gen(a), w.gen(b), beta, w.gen(dst))
+}
+
+// pade is the common core. For phi, the argument is X = h[[A, I],[0, 0]]:
+// its powers are X^k = h^k [[A^k, A^{k-1}/h... ]], so with Y = hA/2^s and
+// c = h/2^s the scaled Padé approximant r(X/2^s) = Q^{-1}P has top-left
+// block (V-U)^{-1}(V+U) and top-right block (V-U)^{-1} 2c U0, where
+// P(Y) = V + U, U = Y U0 is the odd part and V the even part. Squaring
+// [[E, W], [0, I]] gives [[E^2, (E+I)W], [0, I]].
+func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
+	n := w.n
+	if n == 0 {
+		return
+	}
+	nrm := math.Abs(h) * Norm1(a, n)
+	if phi && math.Abs(h) > nrm {
+		nrm = math.Abs(h) // the identity block of the augmented matrix
+	}
+	m, s := 13, 0
+	found := false
+	for _, t := range thetas[:4] {
+		if nrm <= t.theta {
+			m, found = t.m, true
+			break
+		}
+	}
+	if !found {
+		if nrm > thetas[4].theta {
+			s = int(math.Ceil(math.Log2(nrm / thetas[4].theta)))
+			if s < 0 || math.IsNaN(nrm) || math.IsInf(nrm, 0) {
+				s = 0
+			}
+		}
+	}
+	w.Last = Info{Degree: m, Squarings: s, Norm: nrm}
+	sc := math.Ldexp(h, -s)
+	y := w.y
+	for i, v := range a {
+		y[i] = sc * v
+	}
+	u0, u, v := w.u0, w.u, w.v
+	clear(u0)
+	clear(v)
+	w.mul(w.y2, y, y, 1, 0)
+	switch m {
+	case 3, 5, 7, 9:
+		var b []float64
+		switch m {
+		case 3:
+			b = b3[:]
+		case 5:
+			b = b5[:]
+		case 7:
+			b = b7[:]
+		default:
+			b = b9[:]
+		}
+		// Even powers Y^0, Y^2, ..., Y^{m-1}; U0 = sum b_{2k+1} Y^{2k},
+		// V = sum b_{2k} Y^{2k}.
+		pw := w.y4 // current power
+		prev := w.y6
+		for i := 0; i < n; i++ {
+			u0[i*n+i] = b[1]
+			v[i*n+i] = b[0]
+		}
+		copy(pw, w.y2)
+		for k := 1; 2*k <= m-1; k++ {
+			if k > 1 {
+				prev, pw = pw, prev
+				w.mul(pw, prev, w.y2, 1, 0)
+			}
+			ba, bb := b[2*k+1], b[2*k]
+			for i, x := range pw {
+				u0[i] += ba * x
+				v[i] += bb * x
+			}
+		}
+	case 13:
+		b := b13[:]
+		y2, y4, y6 := w.y2, w.y4, w.y6
+		w.mul(y4, y2, y2, 1, 0)
+		w.mul(y6, y4, y2, 1, 0)
+		t1 := w.t1
+		for i := range t1 {
+			t1[i] = b[13]*y6[i] + b[11]*y4[i] + b[9]*y2[i]
+			u0[i] = b[7]*y6[i] + b[5]*y4[i] + b[3]*y2[i]
+		}
+		for i := 0; i < n; i++ {
+			u0[i*n+i] += b[1]
+		}
+		w.mul(u0, y6, t1, 1, 1)
+		for i := range t1 {
+			t1[i] = b[12]*y6[i] + b[10]*y4[i] + b[8]*y2[i]
+			v[i] = b[6]*y6[i] + b[4]*y4[i] + b[2]*y2[i]
+		}
+		for i := 0; i < n; i++ {
+			v[i*n+i] += b[0]
+		}
+		w.mul(v, y6, t1, 1, 1)
+	}
+	w.mul(u, y, u0, 1, 0)
+	q := w.q
+	for i := range q {
+		q[i] = v[i] - u[i]
+		e[i] = v[i] + u[i]
+	}
+	luFactor(q, w.piv, n)
+	luSolve(q, w.piv, n, e, n)
+	if phi {
+		for i, x := range u0 {
+			wint[i] = 2 * sc * x
+		}
+		luSolve(q, w.piv, n, wint, n)
+	}
+	w.Last.Converged = -1
+	for r := s; r > 0; r-- {
+		e2 := w.e2buf
+		w.mul(e2, e, e, 1, 0)
+		if idempotent(e2, e, s-r) {
+			// E = e^{tau A} has converged to the spectral projector P onto
+			// the null space of A (all other modes decayed below rounding):
+			// further squarings leave E unchanged and, since P e^{sA} = P,
+			// each doubles W as W(2t) = W(t) + t P. Summing the remaining
+			// r doublings: W(h) = W(tau) + (h - tau) P. Stopping here saves
+			// the work and the 2^r growth of rounding error in the
+			// conserved modes.
+			w.Last.Converged = s - r
+			if phi {
+				tau := math.Ldexp(h, -r)
+				c := h - tau
+				for i, x := range e {
+					wint[i] += c * x
+				}
+			}
+			return
+		}
+		if phi {
+			// W <- W + E W
+			w.mul(wint, e, wint2(w, wint), 1, 1)
+		}
+		copy(e, e2)
+	}
+}
+
+// idempotent reports whether e2 = e*e equals e to the rounding error that
+// k squarings have accumulated (each doubles it), that is e is a projector.
+// Stopping at that level is as accurate as squaring on: a slow mode whose
+// decay is below that level would be swamped by the same rounding error.
+func idempotent(e2, e []float64, k int) bool {
+	var mx, d float64
+	for i, x := range e {
+		mx = math.Max(mx, math.Abs(x))
+		d = math.Max(d, math.Abs(e2[i]-x))
+	}
+	return d <= math.Ldexp(16*0x1p-52, k)*math.Max(mx, 1e-300) && !math.IsNaN(d)
+}
+
+// wint2 copies wint into scratch so that W + E W can be formed by one Gemm
+// with beta = 1 without aliasing its operands.
+func wint2(w *Workspace, wint []float64) []float64 {
+	copy(w.t1, wint)
+	return w.t1
+}
+
+// luFactor factorizes the n x n row-major a in place with partial pivoting
+// (P a = L U, unit lower L). A zero pivot is left in place: the solve then
+// produces Inf/NaN, which the callers propagate (the Padé denominator is
+// nonsingular for norms within theta).
+func luFactor(a []float64, piv []int, n int) {
+	for k := 0; k < n; k++ {
+		p := k
+		mx := math.Abs(a[k*n+k])
+		for i := k + 1; i < n; i++ {
+			if v := math.Abs(a[i*n+k]); v > mx {
+				mx, p = v, i
+			}
+		}
+		piv[k] = p
+		if p != k {
+			rk, rp := a[k*n:k*n+n], a[p*n:p*n+n]
+			for j := range rk {
+				rk[j], rp[j] = rp[j], rk[j]
+			}
+		}
+		d := a[k*n+k]
+		if d == 0 {
+			continue
+		}
+		rk := a[k*n+k+1 : k*n+n]
+		for i := k + 1; i < n; i++ {
+			l := a[i*n+k] / d
+			a[i*n+k] = l
+			if l == 0 {
+				continue
+			}
+			ri := a[i*n+k+1 : i*n+n]
+			for j, x := range rk {
+				ri[j] -= l * x
+			}
+		}
+	}
+}
+
+// luSolve overwrites the n x nrhs row-major b with a^{-1} b using the
+// factorization from luFactor.
+func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
+	for k := 0; k < n; k++ {
+		if p := piv[k]; p != k {
+			rk, rp := b[k*nrhs:(k+1)*nrhs], b[p*nrhs:(p+1)*nrhs]
+			for j := range rk {
+				rk[j], rp[j] = rp[j], rk[j]
+			}
+		}
+	}
+	// forward: L y = b
+	for i := 1; i < n; i++ {
+		bi := b[i*nrhs : (i+1)*nrhs]
+		for k := 0; k < i; k++ {
+			l := lu[i*n+k]
+			if l == 0 {
+				continue
+			}
+			bk := b[k*nrhs : (k+1)*nrhs]
+			for j, x := range bk {
+				bi[j] -= l * x
+			}
+		}
+	}
+	// backward: U x = y
+	for i := n - 1; i >= 0; i-- {
+		bi := b[i*nrhs : (i+1)*nrhs]
+		for k := i + 1; k < n; k++ {
+			uik := lu[i*n+k]
+			if uik == 0 {
+				continue
+			}
+			bk := b[k*nrhs : (k+1)*nrhs]
+			for j, x := range bk {
+				bi[j] -= uik * x
+			}
+		}
+		d := 1 / lu[i*n+i]
+		for j := range bi {
+			bi[j] *= d
+		}
+	}
+}
