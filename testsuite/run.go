@@ -7,6 +7,7 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/symbolic"
 )
@@ -95,7 +96,15 @@ func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, er
 	if err != nil {
 		return nil, err
 	}
-	nx, np := len(sys.ODE.States), len(sys.ODE.Params)
+	return SimulateModel(m, ts, opt)
+}
+
+// SimulateModel integrates m from its default parameters and initial state
+// and evaluates the states and, if m is a model.Observer, its outputs at ts.
+// The generated-package path calls it from a program built in a temporary
+// module.
+func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, error) {
+	nx, np := model.NumStates(m), model.NumParams(m)
 	p := make([]float64, np)
 	m.DefaultParams(p)
 	x0 := make([]float64, nx)
@@ -106,13 +115,20 @@ func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, er
 	if err := s.Integrate(&tr, p, x0, ts[0], ts); err != nil {
 		return nil, err
 	}
-	sim := &Simulation{Names: append(append([]string(nil), m.StateNames()...), m.Outputs()...)}
-	nout := len(m.Outputs())
+	obs, _ := m.(model.Observer)
+	sim := &Simulation{Names: append([]string(nil), m.StateNames()...)}
+	nout := 0
+	if obs != nil {
+		sim.Names = append(sim.Names, obs.Outputs()...)
+		nout = len(obs.Outputs())
+	}
 	for k, t := range ts {
 		x := tr.XAt(tr.Out[k])
 		row := make([]float64, nx+nout)
 		copy(row, x)
-		m.OutputsTo(row[nx:], t, x, p)
+		if obs != nil {
+			obs.OutputsTo(row[nx:], t, x, p)
+		}
 		sim.Values = append(sim.Values, row)
 	}
 	return sim, nil
