@@ -34,6 +34,7 @@ func (b *Builder) intern(op Op, args []*Node, val float64, name string, kind Sym
 		return n
 	}
 	n := &Node{Op: op, Args: append([]*Node(nil), args...), Val: val, Name: name, Kind: kind, id: len(b.nodes)}
+	n.hash, n.ht = structHash(n)
 	b.table[string(k)] = n
 	b.nodes = append(b.nodes, n)
 	return n
@@ -41,3 +42,35 @@ func (b *Builder) intern(op Op, args []*Node, val float64, name string, kind Sym
 
 // Len is the number of distinct nodes created so far.
 func (b *Builder) Len() int { return len(b.nodes) }
+
+// Owns reports whether n was created by b.
+func (b *Builder) Owns(n *Node) bool {
+	return n != nil && n.id < len(b.nodes) && b.nodes[n.id] == n
+}
+
+// structHash computes a node's structural hash and height from its fields
+// and its arguments' hashes. The hash does not depend on creation order, so
+// the canonical argument order derived from it is the same in every Builder.
+func structHash(n *Node) (uint64, int32) {
+	h := mix(uint64(n.Op)<<8 | uint64(n.Kind))
+	h = mix(h ^ math.Float64bits(n.Val))
+	for i := 0; i < len(n.Name); i++ {
+		h = mix(h ^ uint64(n.Name[i]))
+	}
+	ht := int32(1)
+	for _, a := range n.Args {
+		h = mix(h ^ a.hash)
+		if a.ht+1 > ht {
+			ht = a.ht + 1
+		}
+	}
+	return h, ht
+}
+
+// mix is the splitmix64 finaliser.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

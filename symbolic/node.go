@@ -15,8 +15,39 @@
 // a*2 and a+a are different nodes unless simplification rewrites one into
 // the other; float64 arithmetic is not a field, so no semantic hashing.
 //
+// # Simplification
+//
+// Constructors simplify as they build: constant folding of every operator,
+// flattened n-ary Add and Mul in a canonical order, like terms and like
+// factors collected, neutral and absorbing elements removed. The rewrites
+// preserve every finite value up to floating-point rounding, with these
+// documented exceptions, all standard in computer algebra and harmless for
+// reaction networks:
+//
+//   - x*0 -> 0 and x - x -> 0, even where x is Inf or NaN;
+//   - x^a * x^b -> x^(a+b) and x*x^-1 -> 1: the result may be a number where
+//     the original was NaN (x < 0 with fractional exponents, x = 0 with
+//     negative ones); a finite value of the original is never changed;
+//   - (x^a)^b -> x^(a*b) only when b is an integer constant or a is an odd
+//     integer constant, where the same holds;
+//   - constants -0 and NaN payloads are normalised to +0 and math.NaN().
+//
+// x^0 -> 1 and 1^x -> 1 agree with math.Pow for every x. exp(ln x) and
+// ln(exp x) are left alone (they differ at overflow and for x <= 0).
+//
+// # Limits
+//
+// Every node records its height (a leaf has height 1). Build, Diff,
+// ParseInfix and String refuse expressions higher than MaxDepth (an error,
+// or a placeholder for String) instead of recursing without bound on
+// hostile input; NewProgram, Eval and Compiled do not recurse.
+//
 // This package imports nothing else from pbgen.
 package symbolic
+
+// MaxDepth is the largest expression height (longest path from a node to a
+// leaf, counting both) that the recursive algorithms accept.
+const MaxDepth = 10000
 
 // Op is the operator of a node.
 type Op uint8
@@ -97,7 +128,13 @@ type Node struct {
 	Name string  // OpSym
 	Kind SymKind // OpSym
 	id   int     // unique per Builder, in creation order (deterministic)
+	hash uint64  // structural hash, independent of creation order
+	ht   int32   // height: 1 for leaves, 1 + max over args otherwise
 }
+
+// Height is the length of the longest path from n down to a leaf, counting
+// both ends (1 for a constant or symbol).
+func (n *Node) Height() int { return int(n.ht) }
 
 // ID is the node's creation index within its Builder; deterministic for a
 // deterministic sequence of constructions.

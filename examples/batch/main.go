@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"math/rand/v2"
 	"os"
 	"sync"
@@ -85,7 +86,7 @@ func perturbed(m model.Model, n int) [][]float64 {
 		p := make([]float64, model.NumParams(m))
 		m.DefaultParams(p)
 		for j := range p {
-			p[j] *= 1 + 0.1*r.NormFloat64()
+			p[j] *= math.Exp(0.1 * r.NormFloat64())
 		}
 		ps[k] = p
 	}
