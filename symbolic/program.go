@@ -12,27 +12,41 @@ type Program struct {
 }
 
 // NewProgram schedules roots (visited in order, arguments depth first, so
-// the order is deterministic).
+// the order is deterministic). It uses an explicit stack, so expressions of
+// any height are accepted.
 func NewProgram(roots []*Node) *Program {
 	p := &Program{Roots: roots, Uses: make(map[*Node]int)}
-	seen := make(map[*Node]bool)
-	var visit func(n *Node)
-	visit = func(n *Node) {
+	type frame struct {
+		n    *Node
+		next int // index of the next argument to visit
+	}
+	var stack []frame
+	// enter counts a use of n and reports whether it is a new step.
+	enter := func(n *Node) bool {
 		if n.Op == OpConst || n.Op == OpSym {
-			return
+			return false
 		}
 		p.Uses[n]++
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		for _, a := range n.Args {
-			visit(a)
-		}
-		p.Steps = append(p.Steps, n)
+		return p.Uses[n] == 1
 	}
 	for _, r := range roots {
-		visit(r)
+		if !enter(r) {
+			continue
+		}
+		stack = append(stack, frame{r, 0})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next < len(top.n.Args) {
+				a := top.n.Args[top.next]
+				top.next++
+				if enter(a) {
+					stack = append(stack, frame{a, 0})
+				}
+				continue
+			}
+			p.Steps = append(p.Steps, top.n)
+			stack = stack[:len(stack)-1]
+		}
 	}
 	return p
 }

@@ -1,0 +1,207 @@
+package symbolic
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Build checks ode and derives its System: F (the rates), X0 (the initial
+// values), and the sparse Jacobians Jx = dF/dx, Jp = dF/dp and
+// X0p = dX0/dp, each sorted by (Row, Col) without structural zeros (an
+// entry whose simplified derivative is the constant 0 is left out).
+//
+// It returns an error, naming the offending state or parameter, if ode
+// has no Builder, a name is empty or used twice (states, parameters and
+// outputs share one namespace), a Rate, Init or output Expr is nil or comes
+// from another Builder, an expression is higher than MaxDepth, a symbol is
+// neither time nor a declared state or parameter, an Init depends on a state
+// or on t, or a derivative cannot be formed (factorial of a variable).
+//
+// Only the symbols that occur in f_i are differentiated against, and one
+// memo per variable is shared by all rows, so the cost is roughly the size
+// of the DAG times the number of variables per row.
+func Build(ode *ODE) (*System, error) {
+	if ode == nil {
+		panic("symbolic: Build: nil ODE")
+	}
+	b := ode.B
+	if b == nil {
+		return nil, fmt.Errorf("symbolic: model %q: ODE has no Builder", ode.Name)
+	}
+	stateIdx := make(map[string]int, len(ode.States))
+	paramIdx := make(map[string]int, len(ode.Params))
+	seen := make(map[string]string)
+	declare := func(what, name string) error {
+		if name == "" {
+			return fmt.Errorf("symbolic: model %q: %s with an empty name", ode.Name, what)
+		}
+		if prev, ok := seen[name]; ok {
+			return fmt.Errorf("symbolic: model %q: %s %q has the name of a %s", ode.Name, what, name, prev)
+		}
+		seen[name] = what
+		return nil
+	}
+	for i, s := range ode.States {
+		if err := declare("state", s.Name); err != nil {
+			return nil, err
+		}
+		stateIdx[s.Name] = i
+	}
+	for j, p := range ode.Params {
+		if err := declare("parameter", p.Name); err != nil {
+			return nil, err
+		}
+		paramIdx[p.Name] = j
+	}
+	for _, o := range ode.Outputs {
+		if err := declare("output", o.Name); err != nil {
+			return nil, err
+		}
+	}
+
+	// check validates one root and returns its state and parameter
+	// symbols, each sorted by index.
+	check := func(what, name string, n *Node, initial bool) (xs, ps []*Node, err error) {
+		switch {
+		case n == nil:
+			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q is nil", ode.Name, what, name)
+		case !b.Owns(n):
+			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q comes from another Builder", ode.Name, what, name)
+		case n.Height() > MaxDepth:
+			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q: %w (height %d)", ode.Name, what, name, ErrTooDeep, n.Height())
+		}
+		for _, s := range FreeSymbols(n) {
+			var ok bool
+			switch s.Kind {
+			case KindTime:
+				ok = !initial
+			case KindState:
+				_, ok = stateIdx[s.Name]
+				ok = ok && !initial
+				xs = append(xs, s)
+			case KindParam:
+				_, ok = paramIdx[s.Name]
+				ps = append(ps, s)
+			}
+			if !ok {
+				return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q uses %s %q, which is not allowed there", ode.Name, what, name, s.Kind, s.Name)
+			}
+		}
+		slices.SortFunc(xs, func(a, c *Node) int { return cmp.Compare(stateIdx[a.Name], stateIdx[c.Name]) })
+		slices.SortFunc(ps, func(a, c *Node) int { return cmp.Compare(paramIdx[a.Name], paramIdx[c.Name]) })
+		return xs, ps, nil
+	}
+
+	sys := &System{ODE: ode, B: b, F: make([]*Node, len(ode.States)), X0: make([]*Node, len(ode.States))}
+	fx := make([][]*Node, len(ode.States))
+	fp := make([][]*Node, len(ode.States))
+	ip := make([][]*Node, len(ode.States))
+	for i, s := range ode.States {
+		var err error
+		if fx[i], fp[i], err = check("rate", s.Name, s.Rate, false); err != nil {
+			return nil, err
+		}
+		if _, ip[i], err = check("initial value", s.Name, s.Init, true); err != nil {
+			return nil, err
+		}
+		sys.F[i], sys.X0[i] = s.Rate, s.Init
+	}
+	for _, o := range ode.Outputs {
+		if _, _, err := check("expression", o.Name, o.Expr, false); err != nil {
+			return nil, err
+		}
+	}
+
+	var err error
+	if sys.Jx, err = jacobian(b, sys.F, fx, stateIdx); err != nil {
+		return nil, err
+	}
+	if sys.Jp, err = jacobian(b, sys.F, fp, paramIdx); err != nil {
+		return nil, err
+	}
+	if sys.X0p, err = jacobian(b, sys.X0, ip, paramIdx); err != nil {
+		return nil, err
+	}
+	return sys, nil
+}
+
+// jacobian differentiates roots[i] with respect to each symbol in vars[i]
+// (the symbols that occur in it), with one memo per variable shared by all
+// rows, and returns the non-zero entries sorted by (Row, Col).
+func jacobian(b *Builder, roots []*Node, vars [][]*Node, col map[string]int) ([]Entry, error) {
+	differs := make(map[*Node]*differ)
+	var es []Entry
+	for i, vs := range vars {
+		for _, v := range vs {
+			d := differs[v]
+			if d == nil {
+				d = newDiffer(b, v)
+				differs[v] = d
+			}
+			e, err := d.diff(roots[i])
+			if err != nil {
+				return nil, err
+			}
+			if !e.IsConst(0) {
+				es = append(es, Entry{Row: i, Col: col[v.Name], Expr: e})
+			}
+		}
+	}
+	// Rows are visited in order and vars[i] is sorted by column already.
+	return es, nil
+}
+
+// FreeSymbols returns the distinct symbols in n, sorted by kind then name.
+// It does not recurse.
+func FreeSymbols(n *Node) []*Node {
+	var syms []*Node
+	seen := make(map[*Node]bool)
+	stack := []*Node{n}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		if m.Op == OpSym {
+			syms = append(syms, m)
+		}
+		stack = append(stack, m.Args...)
+	}
+	slices.SortFunc(syms, func(a, c *Node) int {
+		if r := cmp.Compare(a.Kind, c.Kind); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.Name, c.Name)
+	})
+	return syms
+}
+
+// Exprs returns the expressions of es, in order (for NewProgram or Compile).
+func Exprs(es []Entry) []*Node {
+	out := make([]*Node, len(es))
+	for i, e := range es {
+		out[i] = e.Expr
+	}
+	return out
+}
+
+// StateNames returns the names of the states, in order.
+func (o *ODE) StateNames() []string {
+	out := make([]string, len(o.States))
+	for i, s := range o.States {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// ParamNames returns the names of the parameters, in order.
+func (o *ODE) ParamNames() []string {
+	out := make([]string, len(o.Params))
+	for i, p := range o.Params {
+		out[i] = p.Name
+	}
+	return out
+}
