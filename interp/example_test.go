@@ -7,7 +7,7 @@ import (
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// Example builds dx/dt = -k*x by hand, compiles it and evaluates f, the
+// Example builds dx/dt = -k*x, x(0) = x0, compiles it and evaluates f, the
 // Jacobians and the initial state.
 func Example() {
 	b := symbolic.NewBuilder()
@@ -20,13 +20,10 @@ func Example() {
 		States: []symbolic.State{{Name: "x", Rate: b.Neg(b.Mul(k, x)), Init: x0}},
 		Params: []symbolic.Param{{Name: "k", Value: 0.5}, {Name: "x0", Value: 2}},
 	}
-	sys := &symbolic.System{
-		ODE: ode, B: b,
-		F:   []*symbolic.Node{ode.States[0].Rate},
-		X0:  []*symbolic.Node{x0},
-		Jx:  []symbolic.Entry{{Row: 0, Col: 0, Expr: b.Neg(k)}},
-		Jp:  []symbolic.Entry{{Row: 0, Col: 0, Expr: b.Neg(x)}},
-		X0p: []symbolic.Entry{{Row: 0, Col: 1, Expr: b.Const(1)}},
+	sys, err := symbolic.Build(ode) // derives Jx, Jp and dx0/dp
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
 	m, err := interp.New(sys)
 	if err != nil {

@@ -3,33 +3,16 @@
 // a network at run time (pbgen sim, the SBML test-suite harness) and is the
 // reference that generated packages are checked against.
 //
-// # Compiled form
+// # Evaluation
 //
 // New compiles each function (F, Jx, Jp, the initial state and its
-// parameter derivative, the outputs) once into straight-line code over a
-// flat slot array: t, x, p, constants, then one slot per intermediate
-// value. Evaluation is a loop over a byte opcode; there are no maps or
-// interface calls per node, and each shared subexpression (an interned
-// node) is computed once.
-//
-// # Same rounding as generated code
-//
-// The lowering of each operator is the one codegen emits, so interpreted and
-// generated models agree to the last bit on platforms that do not fuse
-// multiply-adds:
-//
-//   - sums are added left to right; products multiply a leading constant
-//     (-1 becomes a final negation) and the other factors left to right,
-//     then divide by the product of the factors with a negative constant
-//     exponent (c^-1 becomes a division by c, never a multiplication by 1/c);
-//   - x^0.5 is math.Sqrt, x^-0.5 is 1/math.Sqrt, x^n for n = 2, 3, 4 is
-//     repeated multiplication, x^-n is 1/(x*...*x), other powers math.Pow;
-//   - sec, csc, cot and their hyperbolic forms are 1/cos etc.; asec, acsc,
-//     acot and their hyperbolic forms are acos(1/x) etc.; factorial(x) is
-//     math.Gamma(x+1);
-//   - relational operators give 1 or 0; logical operators treat any
-//     non-zero value (NaN included) as true and give 1 or 0; a piecewise
-//     takes the value of the first true condition, else its otherwise.
+// parameter derivative, the outputs) once with symbolic.Compile into
+// straight-line, slice-indexed code in which each shared subexpression (an
+// interned node) is computed once. The numerical semantics of every
+// operator are symbolic's (see symbolic.Eval), which generated code follows:
+// truth values are 1 and 0, any non-zero value (NaN included) is true, a
+// piecewise takes the value of its first true condition, factorial(x) is
+// math.Gamma(x+1), sec(x) is 1/cos(x), asec(x) is acos(1/x).
 //
 // # Concurrency and allocation
 //
@@ -55,39 +38,46 @@ type Model struct {
 	outNames   []string
 	defaults   []float64
 	jx, jp     *model.Pattern
-	x0pRows    []int // dense index row*np+col of each X0p entry
-	consts     []float64
-	nslots     int
-	f, fjx     *prog
-	fjp, x0    *prog
-	x0p, out   *prog
-	pool       sync.Pool // *[]float64 of length nslots, constants filled
+	x0pIdx     []int // dense index row*np+col of each X0p entry
+	f, fjx     *symbolic.Compiled
+	fjp, x0    *symbolic.Compiled
+	x0p, out   *symbolic.Compiled
+	nscratch   int
+	pool       sync.Pool // *scratch
+}
+
+// scratch is one evaluation's working memory: the slots of a Compiled
+// (long enough for every program of the model) and room for the X0p
+// values before they are scattered into the dense dx0/dp.
+type scratch struct {
+	slots []float64
+	x0p   []float64
 }
 
 var _ model.Model = (*Model)(nil)
 
 // New compiles sys. It returns an error if sys refers to symbols that are
 // not its states, parameters or time, if the initial values depend on
-// states or time, if an operator is unsupported, or if the Jacobian entries
-// are not sorted and in range.
+// states or time, or if the Jacobian entries are not sorted and in range.
+// Systems from symbolic.Build satisfy all of this.
 func New(sys *symbolic.System) (*Model, error) {
 	if sys == nil || sys.ODE == nil {
 		return nil, fmt.Errorf("interp: nil system")
 	}
 	nx, np := len(sys.ODE.States), len(sys.ODE.Params)
 	if len(sys.F) != nx || len(sys.X0) != nx {
-		return nil, fmt.Errorf("interp: system has %d states but %d rates and %d initial values", nx, len(sys.F), len(sys.X0))
+		return nil, fmt.Errorf("interp: model %q has %d states but %d rates and %d initial values", sys.ODE.Name, nx, len(sys.F), len(sys.X0))
 	}
 	m := &Model{sys: sys, nx: nx, np: np}
-	for _, s := range sys.ODE.States {
-		m.stateNames = append(m.stateNames, s.Name)
-	}
+	m.stateNames = sys.ODE.StateNames()
+	m.paramNames = sys.ODE.ParamNames()
 	for _, p := range sys.ODE.Params {
-		m.paramNames = append(m.paramNames, p.Name)
 		m.defaults = append(m.defaults, p.Value)
 	}
-	for _, o := range sys.ODE.Outputs {
+	outs := make([]*symbolic.Node, len(sys.ODE.Outputs))
+	for i, o := range sys.ODE.Outputs {
 		m.outNames = append(m.outNames, o.Name)
+		outs[i] = o.Expr
 	}
 	var err error
 	if m.jx, err = pattern(sys.Jx, nx, nx, "Jx"); err != nil {
@@ -100,51 +90,54 @@ func New(sys *symbolic.System) (*Model, error) {
 		return nil, err
 	}
 	for _, e := range sys.X0p {
-		m.x0pRows = append(m.x0pRows, e.Row*np+e.Col)
+		m.x0pIdx = append(m.x0pIdx, e.Row*np+e.Col)
 	}
-	c, err := newCompiler(sys)
-	if err != nil {
-		return nil, err
+	for i, r := range sys.X0 {
+		if hasTime(r) {
+			return nil, fmt.Errorf("interp: model %q: initial value of %q depends on time", sys.ODE.Name, m.stateNames[i])
+		}
 	}
-	outs := make([]*symbolic.Node, len(sys.ODE.Outputs))
-	for i, o := range sys.ODE.Outputs {
-		outs[i] = o.Expr
+	compile := func(roots []*symbolic.Node, states []string, what string) (*symbolic.Compiled, error) {
+		c, err := symbolic.Compile(roots, states, m.paramNames)
+		if err != nil {
+			return nil, fmt.Errorf("interp: model %q: %s: %w", sys.ODE.Name, what, err)
+		}
+		m.nscratch = max(m.nscratch, c.ScratchLen())
+		return c, nil
 	}
-	if m.f, err = c.compile(sys.F, true, "f"); err != nil {
-		return nil, err
+	// Initial values are compiled without states, so a state in them is
+	// an unknown symbol.
+	for _, s := range []struct {
+		dst    **symbolic.Compiled
+		roots  []*symbolic.Node
+		states []string
+		what   string
+	}{
+		{&m.f, sys.F, m.stateNames, "rates"},
+		{&m.fjx, symbolic.Exprs(sys.Jx), m.stateNames, "Jx"},
+		{&m.fjp, symbolic.Exprs(sys.Jp), m.stateNames, "Jp"},
+		{&m.x0, sys.X0, nil, "initial values"},
+		{&m.x0p, symbolic.Exprs(sys.X0p), nil, "initial sensitivities"},
+		{&m.out, outs, m.stateNames, "outputs"},
+	} {
+		if *s.dst, err = compile(s.roots, s.states, s.what); err != nil {
+			return nil, err
+		}
 	}
-	if m.fjx, err = c.compile(exprs(sys.Jx), true, "Jx"); err != nil {
-		return nil, err
-	}
-	if m.fjp, err = c.compile(exprs(sys.Jp), true, "Jp"); err != nil {
-		return nil, err
-	}
-	if m.x0, err = c.compile(sys.X0, false, "initial state"); err != nil {
-		return nil, err
-	}
-	if m.x0p, err = c.compile(exprs(sys.X0p), false, "initial sensitivity"); err != nil {
-		return nil, err
-	}
-	if m.out, err = c.compile(outs, true, "outputs"); err != nil {
-		return nil, err
-	}
-	m.nslots = c.finish(m.f, m.fjx, m.fjp, m.x0, m.x0p, m.out)
-	m.consts = c.consts
-	base := 1 + nx + np
 	m.pool.New = func() any {
-		s := make([]float64, m.nslots)
-		copy(s[base:], m.consts)
-		return &s
+		return &scratch{slots: make([]float64, m.nscratch), x0p: make([]float64, len(m.x0pIdx))}
 	}
 	return m, nil
 }
 
-func exprs(es []symbolic.Entry) []*symbolic.Node {
-	out := make([]*symbolic.Node, len(es))
-	for i, e := range es {
-		out[i] = e.Expr
+// hasTime reports whether n depends on t.
+func hasTime(n *symbolic.Node) bool {
+	for _, s := range symbolic.FreeSymbols(n) {
+		if s.Kind == symbolic.KindTime {
+			return true
+		}
 	}
-	return out
+	return false
 }
 
 // pattern builds the CSR pattern of entries sorted by (Row, Col).
@@ -169,23 +162,11 @@ func pattern(es []symbolic.Entry, rows, cols int, what string) (*model.Pattern, 
 	return p, nil
 }
 
-// run evaluates pr at (t, x, p) and writes root i to dst[idx(i)].
-func (m *Model) run(pr *prog, t float64, x, p []float64) *[]float64 {
-	sp := m.pool.Get().(*[]float64)
-	s := *sp
-	s[0] = t
-	copy(s[1:1+m.nx], x)
-	copy(s[1+m.nx:1+m.nx+m.np], p)
-	pr.run(s)
-	return sp
-}
-
-func (m *Model) gather(dst []float64, pr *prog, sp *[]float64) {
-	s := *sp
-	for i, r := range pr.roots {
-		dst[i] = s[r]
-	}
-	m.pool.Put(sp)
+// eval runs c with a pooled scratch buffer.
+func (m *Model) eval(c *symbolic.Compiled, dst []float64, t float64, x, p []float64) {
+	s := m.pool.Get().(*scratch)
+	c.EvalTo(dst, s.slots, t, x, p)
+	m.pool.Put(s)
 }
 
 func (m *Model) check(dst []float64, n int, x, p []float64, what string) {
@@ -227,25 +208,25 @@ func (m *Model) DefaultParams(dst []float64) {
 // InitialState writes x(t0) for parameters p into dst.
 func (m *Model) InitialState(dst []float64, p []float64) {
 	m.check(dst, m.nx, nil, p, "InitialState")
-	m.gather(dst, m.x0, m.run(m.x0, 0, nil, p))
+	m.eval(m.x0, dst, 0, nil, p)
 }
 
 // InitialSens writes dx(t0)/dp, row-major nx x np, into dst.
 func (m *Model) InitialSens(dst []float64, p []float64) {
 	m.check(dst, m.nx*m.np, nil, p, "InitialSens")
+	s := m.pool.Get().(*scratch)
+	m.x0p.EvalTo(s.x0p, s.slots, 0, nil, p)
 	clear(dst)
-	sp := m.run(m.x0p, 0, nil, p)
-	s := *sp
-	for k, r := range m.x0p.roots {
-		dst[m.x0pRows[k]] = s[r]
+	for k, v := range s.x0p {
+		dst[m.x0pIdx[k]] = v
 	}
-	m.pool.Put(sp)
+	m.pool.Put(s)
 }
 
 // F writes f(t, x, p) into dst.
 func (m *Model) F(dst []float64, t float64, x, p []float64) {
 	m.check(dst, m.nx, x, p, "F")
-	m.gather(dst, m.f, m.run(m.f, t, x, p))
+	m.eval(m.f, dst, t, x, p)
 }
 
 // JxPattern returns a copy of the sparsity pattern of Jx.
@@ -257,20 +238,20 @@ func (m *Model) JpPattern() *model.Pattern { return clonePattern(m.jp) }
 // Jx writes the values of df/dx in JxPattern order into dst.
 func (m *Model) Jx(dst []float64, t float64, x, p []float64) {
 	m.check(dst, m.jx.NNZ(), x, p, "Jx")
-	m.gather(dst, m.fjx, m.run(m.fjx, t, x, p))
+	m.eval(m.fjx, dst, t, x, p)
 }
 
 // Jp writes the values of df/dp in JpPattern order into dst.
 func (m *Model) Jp(dst []float64, t float64, x, p []float64) {
 	m.check(dst, m.jp.NNZ(), x, p, "Jp")
-	m.gather(dst, m.fjp, m.run(m.fjp, t, x, p))
+	m.eval(m.fjp, dst, t, x, p)
 }
 
 // OutputsTo writes the outputs at (t, x, p) into dst, in the order of
 // Outputs.
 func (m *Model) OutputsTo(dst []float64, t float64, x, p []float64) {
 	m.check(dst, len(m.outNames), x, p, "OutputsTo")
-	m.gather(dst, m.out, m.run(m.out, t, x, p))
+	m.eval(m.out, dst, t, x, p)
 }
 
 func clonePattern(p *model.Pattern) *model.Pattern {

@@ -4,10 +4,8 @@
 // piecewise, logical conditions, time dependence, parameter-dependent
 // initial values, outputs) and seeded random mass-action networks.
 //
-// The Jacobians are derived by the small differentiator in this package,
-// which covers only the operators these networks use; the tests check them
-// against finite differences, so a mistake here fails a test rather than
-// hiding one.
+// The Jacobians are derived by symbolic.Build; the tests of interp check
+// them against finite differences.
 package testnet
 
 import (
@@ -59,7 +57,7 @@ func Toy() *symbolic.System {
 		},
 		Outputs: []symbolic.Output{{Name: "total", Expr: b.Add(A, C, T)}},
 	}
-	return Build(ode)
+	return build(ode)
 }
 
 // Random returns a mass-action network with nx states, np rate constants
@@ -106,108 +104,15 @@ func Random(rng *rand.Rand, nx, np int) *symbolic.System {
 		}
 		ode.States = append(ode.States, symbolic.State{Name: fmt.Sprintf("X%d", i), Rate: b.Add(rates[i]...), Init: init})
 	}
-	return Build(ode)
+	return build(ode)
 }
 
-// Build derives the Jacobians of ode with this package's differentiator
-// and returns the System (entries sorted, structural zeros dropped).
-func Build(ode *symbolic.ODE) *symbolic.System {
-	b := ode.B
-	sys := &symbolic.System{ODE: ode, B: b}
-	for _, s := range ode.States {
-		sys.F = append(sys.F, s.Rate)
-		sys.X0 = append(sys.X0, s.Init)
-	}
-	for i, f := range sys.F {
-		for j, s := range ode.States {
-			if d := Diff(b, f, b.Sym(s.Name, symbolic.KindState)); !d.IsConst(0) {
-				sys.Jx = append(sys.Jx, symbolic.Entry{Row: i, Col: j, Expr: d})
-			}
-		}
-		for j, p := range ode.Params {
-			if d := Diff(b, f, b.Sym(p.Name, symbolic.KindParam)); !d.IsConst(0) {
-				sys.Jp = append(sys.Jp, symbolic.Entry{Row: i, Col: j, Expr: d})
-			}
-		}
-	}
-	for i, x0 := range sys.X0 {
-		for j, p := range ode.Params {
-			if d := Diff(b, x0, b.Sym(p.Name, symbolic.KindParam)); !d.IsConst(0) {
-				sys.X0p = append(sys.X0p, symbolic.Entry{Row: i, Col: j, Expr: d})
-			}
-		}
+// build derives the System with symbolic.Build; the networks here are
+// fixed and valid, so an error is a bug in symbolic and panics.
+func build(ode *symbolic.ODE) *symbolic.System {
+	sys, err := symbolic.Build(ode)
+	if err != nil {
+		panic("testnet: " + err.Error())
 	}
 	return sys
-}
-
-// Diff returns d n / d s for the operators used by this package's networks;
-// it panics on others.
-func Diff(b *symbolic.Builder, n, s *symbolic.Node) *symbolic.Node {
-	if n == s {
-		return b.Const(1)
-	}
-	switch n.Op {
-	case symbolic.OpConst, symbolic.OpSym:
-		return b.Const(0)
-	case symbolic.OpAdd:
-		terms := make([]*symbolic.Node, len(n.Args))
-		for i, a := range n.Args {
-			terms[i] = Diff(b, a, s)
-		}
-		return b.Add(terms...)
-	case symbolic.OpMul:
-		var terms []*symbolic.Node
-		for i, a := range n.Args {
-			d := Diff(b, a, s)
-			if d.IsConst(0) {
-				continue
-			}
-			f := append([]*symbolic.Node(nil), n.Args[:i]...)
-			f = append(f, d)
-			f = append(f, n.Args[i+1:]...)
-			terms = append(terms, b.Mul(f...))
-		}
-		return b.Add(terms...)
-	case symbolic.OpPow:
-		a, e := n.Args[0], n.Args[1]
-		da, de := Diff(b, a, s), Diff(b, e, s)
-		var terms []*symbolic.Node
-		if !da.IsConst(0) {
-			terms = append(terms, b.Mul(e, b.Pow(a, b.Add(e, b.Const(-1))), da))
-		}
-		if !de.IsConst(0) {
-			terms = append(terms, b.Mul(n, b.Func(symbolic.OpLn, a), de))
-		}
-		return b.Add(terms...)
-	case symbolic.OpPiecewise:
-		args := append([]*symbolic.Node(nil), n.Args...)
-		allZero := true
-		for i := 0; i < len(args); i += 2 {
-			args[i] = Diff(b, args[i], s)
-			allZero = allZero && args[i].IsConst(0)
-		}
-		if allZero {
-			return b.Const(0)
-		}
-		return b.Piecewise(args...)
-	case symbolic.OpEq, symbolic.OpNeq, symbolic.OpLt, symbolic.OpGt, symbolic.OpLeq, symbolic.OpGeq,
-		symbolic.OpAnd, symbolic.OpOr, symbolic.OpXor, symbolic.OpNot:
-		return b.Const(0)
-	}
-	a := n.Args[0]
-	da := Diff(b, a, s)
-	if da.IsConst(0) {
-		return b.Const(0)
-	}
-	switch n.Op {
-	case symbolic.OpExp:
-		return b.Mul(n, da)
-	case symbolic.OpLn:
-		return b.Div(da, a)
-	case symbolic.OpSin:
-		return b.Mul(b.Func(symbolic.OpCos, a), da)
-	case symbolic.OpCos:
-		return b.Neg(b.Mul(b.Func(symbolic.OpSin, a), da))
-	}
-	panic(fmt.Sprintf("testnet: Diff: unsupported operator %d", n.Op))
 }
