@@ -1,0 +1,670 @@
+package parser
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pbgen/pbgen/symbolic"
+)
+
+// Options select what ODE lowers. A nil *Options means the defaults
+// (every candidate parameter, no compartments, no initial values).
+type Options struct {
+	// Params selects the sensitivity parameters by name, in this order.
+	// Nil means all candidates in the default order (global parameters,
+	// then compartments if SensCompartments, then initial values if
+	// SensInitials). Names that are not candidates are an error.
+	// Candidates left out are folded to their values.
+	Params []string
+	// SensCompartments makes each constant compartment size (one no rule
+	// or initial assignment sets) a sensitivity parameter named by its id.
+	SensCompartments bool
+	// SensInitials makes the initial value of each state species that the
+	// document gives as a number (not by an initial assignment) a
+	// sensitivity parameter named "init_<id>", in the species' units in
+	// math (concentration unless hasOnlySubstanceUnits). x0 then depends
+	// on p.
+	SensInitials bool
+}
+
+// Variable kinds, in the order their states are listed.
+type varKind uint8
+
+const (
+	vSpecies varKind = iota
+	vCompartment
+	vParameter
+	vSpeciesRef
+	vReaction
+)
+
+var kindElem = [...]string{"species", "compartment", "parameter", "speciesReference", "reaction"}
+
+// variable is an SBML symbol with a value during lowering.
+type variable struct {
+	id   string
+	kind varKind
+	line int
+
+	decl   *symbolic.Node // declared value (a constant) or nil when undefined
+	ia     *symbolic.Node // initial assignment math
+	ar, rr *symbolic.Node // assignment rule, rate rule math
+	rule   int            // line of the rule, for messages
+	law    *symbolic.Node // reactions: kinetic law
+
+	sp            *Species
+	comp          *variable // species: its compartment
+	valueIsAmount bool      // species: symbol means amount (hasOnlySubstanceUnits or 0-D)
+	reacting      bool      // species: changed by reactions
+	compVarying   bool      // species: compartment has a rule
+	isState       bool
+	stateIsAmount bool           // species state: amount (else the value in math)
+	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
+	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
+}
+
+const (
+	unvisited uint8 = iota
+	visiting
+	done
+)
+
+type lowering struct {
+	m    *Model
+	b    *symbolic.Builder
+	errs ErrorList
+	vars map[string]*variable
+	list []*variable // document order within each kind: species, compartments, parameters, species references, reactions
+
+	initMemo, valMemo   map[*variable]*symbolic.Node
+	initState, valState map[*variable]uint8
+	undef               map[*variable]string // why a value is undefined: the root id ("" after a reported cycle)
+	stack               []*variable
+	paramValue          map[string]float64
+}
+
+func (l *lowering) errorf(v *variable, line int, format string, args ...any) {
+	if line == 0 {
+		line = v.line
+	}
+	l.errs.add(l.m.File, line, kindElem[v.kind], v.id, format, args...)
+}
+
+// ODE lowers the model to an ODE system over states, sensitivity
+// parameters and time; see the package documentation for the choices of
+// states, parameters and outputs. The error, if any, is an ErrorList.
+func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
+	l := &lowering{
+		m: m, b: m.B,
+		vars:      make(map[string]*variable),
+		initMemo:  make(map[*variable]*symbolic.Node),
+		valMemo:   make(map[*variable]*symbolic.Node),
+		initState: make(map[*variable]uint8),
+		valState:  make(map[*variable]uint8),
+		undef:     make(map[*variable]string),
+	}
+	l.collect()
+	params := l.sensParams(opt)
+	if err := l.errs.Err(); err != nil {
+		return nil, err
+	}
+	ode := &symbolic.ODE{B: m.B, Name: m.ID, Source: m.File, Params: params}
+	l.states(ode)
+	l.outputs(ode)
+	if err := l.errs.Err(); err != nil {
+		return nil, err
+	}
+	return ode, nil
+}
+
+func (l *lowering) add(v *variable) {
+	l.vars[v.id] = v
+	l.list = append(l.list, v)
+}
+
+// collect builds the variables and classifies species.
+func (l *lowering) collect() {
+	m, b := l.m, l.b
+	for _, s := range m.Species {
+		v := &variable{id: s.ID, kind: vSpecies, line: s.Line, sp: s}
+		l.add(v)
+	}
+	for _, c := range m.Compartments {
+		v := &variable{id: c.ID, kind: vCompartment, line: c.Line}
+		if c.HasSize {
+			v.decl = b.Const(c.Size)
+		}
+		l.add(v)
+	}
+	for _, p := range m.Parameters {
+		v := &variable{id: p.ID, kind: vParameter, line: p.Line}
+		if p.HasValue {
+			v.decl = b.Const(p.Value)
+		}
+		l.add(v)
+	}
+	for _, rx := range m.Reactions {
+		for _, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+			for _, sr := range list {
+				if sr.ID == "" {
+					continue
+				}
+				v := &variable{id: sr.ID, kind: vSpeciesRef, line: sr.Line, decl: b.Const(stoich(sr))}
+				l.add(v)
+			}
+		}
+	}
+	for _, rx := range m.Reactions {
+		l.add(&variable{id: rx.ID, kind: vReaction, line: rx.Line, law: rx.Rate})
+	}
+	for _, ia := range m.InitialAssignments {
+		if ia.Math != nil {
+			l.vars[ia.Symbol].ia = ia.Math
+		}
+	}
+	for _, ru := range m.Rules {
+		if ru.Math == nil {
+			continue
+		}
+		v := l.vars[ru.Variable]
+		v.rule = ru.Line
+		if ru.Kind == RateRule {
+			v.rr = ru.Math
+			v.isState = true
+		} else {
+			v.ar = ru.Math
+		}
+	}
+	for _, rx := range m.Reactions {
+		for _, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+			for _, sr := range list {
+				l.vars[sr.Species].reacting = true
+			}
+		}
+	}
+	for _, s := range m.Species {
+		v := l.vars[s.ID]
+		v.comp = l.vars[s.Compartment]
+		dims := 3.0
+		for _, c := range m.Compartments {
+			if c.ID == s.Compartment {
+				dims = c.SpatialDimensions
+			}
+		}
+		v.valueIsAmount = s.HasOnlySubstanceUnits || dims == 0
+		v.compVarying = v.comp.ar != nil || v.comp.rr != nil
+		v.reacting = v.reacting && !s.BoundaryCondition && !s.Constant
+		switch {
+		case v.rr != nil:
+			v.stateIsAmount = v.valueIsAmount
+		case v.reacting:
+			v.isState = true
+			v.stateIsAmount = v.valueIsAmount || v.compVarying
+		}
+		switch {
+		case s.HasInitialAmount && v.valueIsAmount:
+			v.decl = b.Const(s.InitialAmount)
+		case s.HasInitialConcentration && !v.valueIsAmount:
+			v.decl = b.Const(s.InitialConcentration)
+		}
+	}
+}
+
+// stoich is the declared stoichiometry of a species reference: SBML L2's
+// default is 1, and an unset L3 stoichiometry (with no rule or initial
+// assignment setting it) is also read as 1, as common simulators do.
+func stoich(sr *SpeciesReference) float64 {
+	if sr.HasStoichiometry {
+		return sr.Stoichiometry
+	}
+	return 1
+}
+
+// sensParams chooses the sensitivity parameters.
+func (l *lowering) sensParams(opt *Options) []symbolic.Param {
+	type cand struct {
+		v      *variable
+		name   string
+		value  float64
+		isInit bool
+	}
+	var cands []cand
+	fixed := func(v *variable) bool { return v.ia == nil && v.ar == nil && v.rr == nil && v.decl != nil }
+	for _, p := range l.m.Parameters {
+		if v := l.vars[p.ID]; p.Constant && fixed(v) {
+			cands = append(cands, cand{v: v, name: p.ID, value: v.decl.Val})
+		}
+	}
+	if opt.SensCompartments {
+		for _, c := range l.m.Compartments {
+			if v := l.vars[c.ID]; c.Constant && fixed(v) {
+				cands = append(cands, cand{v: v, name: c.ID, value: v.decl.Val})
+			}
+		}
+	}
+	if opt.SensInitials {
+		for _, s := range l.m.Species {
+			v := l.vars[s.ID]
+			if !v.isState || v.ia != nil || !(s.HasInitialAmount || s.HasInitialConcentration) {
+				continue
+			}
+			name := "init_" + s.ID
+			if _, clash := l.vars[name]; clash {
+				l.errorf(v, 0, "sensitivity parameter %q would collide with an SBML id", name)
+				continue
+			}
+			cands = append(cands, cand{v: v, name: name, isInit: true})
+		}
+	}
+	chosen := cands
+	if opt.Params != nil {
+		byName := make(map[string]int, len(cands))
+		for i, c := range cands {
+			byName[c.name] = i
+		}
+		chosen = nil
+		seen := make(map[string]bool)
+		for _, name := range opt.Params {
+			i, ok := byName[name]
+			switch {
+			case seen[name]:
+				l.errs.add(l.m.File, 0, "option Params", name, "listed twice")
+			case !ok:
+				why := "not a constant parameter of the model"
+				if v, isVar := l.vars[name]; isVar {
+					why = "the " + kindElem[v.kind] + " is not a sensitivity parameter candidate (constant, with a value, and set by no rule or initial assignment)"
+				}
+				l.errs.add(l.m.File, 0, "option Params", name, "%s", why)
+			default:
+				chosen = append(chosen, cands[i])
+			}
+			seen[name] = true
+		}
+	}
+	// Parameters first, so that init_ values (which may involve compartment
+	// parameters) evaluate with the defaults.
+	l.paramValue = make(map[string]float64)
+	var out []symbolic.Param
+	for _, c := range chosen {
+		sym := l.b.Sym(c.name, symbolic.KindParam)
+		if c.isInit {
+			c.v.initParam = sym
+			continue
+		}
+		c.v.param = sym
+		l.paramValue[c.name] = c.value
+	}
+	for _, c := range chosen {
+		meta := map[string]string{"sbml": kindElem[c.v.kind], "id": c.v.id}
+		if c.isInit {
+			meta["sbml"] = "initialValue"
+			c.value = l.evalDefault(l.declInit(c.v))
+			l.paramValue[c.name] = c.value
+		}
+		out = append(out, symbolic.Param{Name: c.name, Value: c.value, Meta: meta})
+	}
+	return out
+}
+
+// evalDefault evaluates an expression of p (and t = 0) at the default
+// parameter values; NaN if it is undefined.
+func (l *lowering) evalDefault(n *symbolic.Node) float64 {
+	if n == nil {
+		return math.NaN()
+	}
+	return eval(n, func(s *symbolic.Node) float64 {
+		if s.Kind == symbolic.KindParam {
+			if v, ok := l.paramValue[s.Name]; ok {
+				return v
+			}
+		}
+		if s.Kind == symbolic.KindTime {
+			return 0
+		}
+		return math.NaN()
+	})
+}
+
+// deps returns the variables of the KindOther symbols in n, in a
+// deterministic order.
+func (l *lowering) deps(n *symbolic.Node) []*variable {
+	var out []*variable
+	seen := make(map[*symbolic.Node]bool)
+	var walk func(*symbolic.Node)
+	walk = func(n *symbolic.Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.Op == symbolic.OpSym && n.Kind == symbolic.KindOther {
+			out = append(out, l.vars[n.Name])
+		}
+		for _, a := range n.Args {
+			walk(a)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// subst replaces the variables in n by f of them (and t by 0 when atT0).
+// It returns nil, recording the reason in l.undef[owner], when a variable
+// is undefined.
+func (l *lowering) subst(owner *variable, n *symbolic.Node, f func(*variable) *symbolic.Node, atT0 bool) *symbolic.Node {
+	repl := make(map[*symbolic.Node]*symbolic.Node)
+	for _, d := range l.deps(n) {
+		r := f(d)
+		if r == nil {
+			if _, ok := l.undef[owner]; !ok {
+				l.undef[owner] = l.undef[d]
+			}
+			return nil
+		}
+		repl[l.b.Sym(d.id, symbolic.KindOther)] = r
+	}
+	if atT0 {
+		repl[l.b.Time()] = l.b.Const(0)
+	}
+	return l.b.Substitute(n, repl)
+}
+
+// enter and leave implement memoised depth-first evaluation with cycle
+// detection; enter returns false when v is already on the stack.
+func (l *lowering) enter(v *variable, state map[*variable]uint8, what string) bool {
+	if state[v] == visiting {
+		var ids []string
+		start := 0
+		for i, s := range l.stack {
+			if s == v {
+				start = i
+			}
+		}
+		for _, s := range l.stack[start:] {
+			ids = append(ids, s.id)
+		}
+		ids = append(ids, v.id)
+		line := v.rule
+		if what == "initial values" && v.ia != nil {
+			line = 0
+			for _, ia := range l.m.InitialAssignments {
+				if ia.Symbol == v.id {
+					line = ia.Line
+				}
+			}
+		}
+		l.errorf(v, line, "cyclic dependency of %s: %s", what, strings.Join(ids, " -> "))
+		l.undef[v] = ""
+		return false
+	}
+	state[v] = visiting
+	l.stack = append(l.stack, v)
+	return true
+}
+
+func (l *lowering) leave(v *variable, state map[*variable]uint8, memo map[*variable]*symbolic.Node, r *symbolic.Node) *symbolic.Node {
+	l.stack = l.stack[:len(l.stack)-1]
+	state[v] = done
+	memo[v] = r
+	return r
+}
+
+// declInit is the initial value in the units of the symbol in math from
+// the declaration alone (converting between amount and concentration
+// through the compartment's initial size), or nil.
+func (l *lowering) declInit(v *variable) *symbolic.Node {
+	if v.kind != vSpecies {
+		if v.decl == nil {
+			l.undef[v] = v.id
+		}
+		return v.decl
+	}
+	if v.decl != nil {
+		return v.decl
+	}
+	s, b := v.sp, l.b
+	if !s.HasInitialAmount && !s.HasInitialConcentration {
+		l.undef[v] = v.id
+		return nil
+	}
+	size := l.init(v.comp)
+	if size == nil {
+		l.undef[v] = l.undef[v.comp]
+		return nil
+	}
+	if s.HasInitialAmount { // value in math is a concentration
+		return b.Div(b.Const(s.InitialAmount), size)
+	}
+	return b.Mul(b.Const(s.InitialConcentration), size)
+}
+
+// init is the value of v's symbol at t = 0 as an expression of p, or nil.
+func (l *lowering) init(v *variable) *symbolic.Node {
+	if l.initState[v] == done {
+		return l.initMemo[v]
+	}
+	if !l.enter(v, l.initState, "initial values") {
+		return nil
+	}
+	var r *symbolic.Node
+	switch {
+	case v.param != nil:
+		r = v.param
+	case v.ia != nil:
+		r = l.subst(v, v.ia, l.init, true)
+	case v.ar != nil:
+		r = l.subst(v, v.ar, l.init, true)
+	case v.kind == vReaction:
+		r = l.subst(v, v.law, l.init, true)
+	case v.initParam != nil:
+		r = v.initParam
+	default:
+		r = l.declInit(v)
+	}
+	return l.leave(v, l.initState, l.initMemo, r)
+}
+
+// value is the value of v's symbol in math as an expression of (x, p, t),
+// or nil.
+func (l *lowering) value(v *variable) *symbolic.Node {
+	if l.valState[v] == done {
+		return l.valMemo[v]
+	}
+	if !l.enter(v, l.valState, "assignment rules") {
+		return nil
+	}
+	b := l.b
+	var r *symbolic.Node
+	switch {
+	case v.isState:
+		r = b.Sym(v.id, symbolic.KindState)
+		if v.kind == vSpecies && v.stateIsAmount && !v.valueIsAmount {
+			if size := l.value(v.comp); size != nil {
+				r = b.Div(r, size)
+			} else {
+				r, l.undef[v] = nil, l.undef[v.comp]
+			}
+		}
+	case v.param != nil:
+		r = v.param
+	case v.ar != nil:
+		r = l.subst(v, v.ar, l.value, false)
+	case v.kind == vReaction:
+		r = l.subst(v, v.law, l.value, false)
+	case v.kind == vSpecies && !v.valueIsAmount && v.compVarying:
+		// Nothing changes the amount, so the concentration follows the
+		// compartment size.
+		c0, x0, c := l.init(v.comp), l.init(v), l.value(v.comp)
+		if c0 != nil && x0 != nil && c != nil {
+			r = b.Div(b.Mul(x0, c0), c)
+		} else if _, ok := l.undef[v]; !ok {
+			l.undef[v] = firstUndef(l, v.comp, v)
+		}
+	default:
+		r = l.init(v)
+	}
+	return l.leave(v, l.valState, l.valMemo, r)
+}
+
+func firstUndef(l *lowering, vs ...*variable) string {
+	for _, v := range vs {
+		if why, ok := l.undef[v]; ok {
+			return why
+		}
+	}
+	return ""
+}
+
+// reportUndef reports that what of v could not be formed.
+func (l *lowering) reportUndef(v *variable, what string, dep *variable) {
+	why, ok := l.undef[dep]
+	if !ok || why == "" {
+		if ok {
+			return // a cycle, already reported
+		}
+		why = dep.id
+	}
+	if why == v.id {
+		l.errorf(v, 0, "%s: no value given", what)
+		return
+	}
+	l.errorf(v, 0, "%s depends on %q, which has no value", what, why)
+}
+
+// states builds the states in order: species, compartments, parameters,
+// species references, each in document order.
+func (l *lowering) states(ode *symbolic.ODE) {
+	b := l.b
+	for _, v := range l.list {
+		if !v.isState {
+			continue
+		}
+		st := symbolic.State{Name: v.id, Meta: map[string]string{"sbml": kindElem[v.kind]}}
+		init := l.init(v)
+		if init == nil {
+			l.reportUndef(v, "initial value", v)
+			continue
+		}
+		if v.kind == vSpecies {
+			st.Meta["compartment"] = v.comp.id
+			st.Meta["units"] = "concentration"
+			if v.stateIsAmount {
+				st.Meta["units"] = "amount"
+			}
+			if v.stateIsAmount && !v.valueIsAmount {
+				size := l.init(v.comp)
+				if size == nil {
+					l.reportUndef(v, "initial value", v.comp)
+					continue
+				}
+				init = b.Mul(init, size)
+			}
+		}
+		if x := l.evalDefault(init); math.IsNaN(x) || math.IsInf(x, 0) {
+			l.errorf(v, 0, "initial value is %v (division by zero or undefined math?)", x)
+			continue
+		}
+		st.Init = init
+		if v.rr != nil {
+			st.Rate = l.subst(v, v.rr, l.value, false)
+			if st.Rate == nil {
+				l.reportUndef(v, "rate rule", v)
+				continue
+			}
+		} else {
+			st.Rate = l.reactionRate(v)
+			if st.Rate == nil {
+				continue
+			}
+		}
+		ode.States = append(ode.States, st)
+	}
+}
+
+// reactionRate is d(state)/dt of a species changed by reactions:
+// sum of stoichiometry * rate * conversion factor, divided by the
+// compartment size when the state is a concentration.
+func (l *lowering) reactionRate(v *variable) *symbolic.Node {
+	b := l.b
+	var terms []*symbolic.Node
+	for _, rx := range l.m.Reactions {
+		rv := l.vars[rx.ID]
+		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+			for _, sr := range list {
+				if sr.Species != v.id {
+					continue
+				}
+				st := b.Const(stoich(sr))
+				if sr.ID != "" {
+					if st = l.value(l.vars[sr.ID]); st == nil {
+						l.reportUndef(v, "stoichiometry in reaction "+rx.ID, l.vars[sr.ID])
+						return nil
+					}
+				}
+				rate := l.value(rv)
+				if rate == nil {
+					l.reportUndef(v, "rate of reaction "+rx.ID, rv)
+					return nil
+				}
+				if i == 0 {
+					st = b.Neg(st)
+				}
+				terms = append(terms, b.Mul(st, rate))
+			}
+		}
+	}
+	sum := b.Add(terms...)
+	cf := v.sp.ConversionFactor
+	if cf == "" {
+		cf = l.m.ConversionFactor
+	}
+	if cf != "" {
+		f := l.value(l.vars[cf])
+		if f == nil {
+			l.reportUndef(v, "conversion factor", l.vars[cf])
+			return nil
+		}
+		sum = b.Mul(sum, f)
+	}
+	if !v.stateIsAmount {
+		size := l.value(v.comp)
+		if size == nil {
+			l.reportUndef(v, "rate", v.comp)
+			return nil
+		}
+		sum = b.Div(sum, size)
+	}
+	return sum
+}
+
+// outputs lists every SBML symbol's value (NaN when undefined), and the
+// amount and concentration of every species.
+func (l *lowering) outputs(ode *symbolic.ODE) {
+	b := l.b
+	nan := b.Const(math.NaN())
+	val := func(v *variable) *symbolic.Node {
+		if r := l.value(v); r != nil {
+			return r
+		}
+		return nan
+	}
+	for _, v := range l.list {
+		x := val(v)
+		ode.Outputs = append(ode.Outputs, symbolic.Output{Name: v.id, Expr: x})
+		if v.kind != vSpecies {
+			continue
+		}
+		size := val(v.comp)
+		amount, conc := x, x
+		if v.valueIsAmount {
+			conc = b.Div(x, size)
+		} else {
+			amount = b.Mul(x, size)
+		}
+		ode.Outputs = append(ode.Outputs,
+			symbolic.Output{Name: "amount:" + v.id, Expr: amount},
+			symbolic.Output{Name: "conc:" + v.id, Expr: conc})
+	}
+}

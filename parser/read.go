@@ -1,0 +1,838 @@
+package parser
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pbgen/pbgen/symbolic"
+)
+
+// ReadFile reads the SBML document at path; see Read.
+func ReadFile(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read parses an SBML document (Level 2 versions 1-5, Level 3 versions 1-2,
+// core only) from r. filename is used in error messages and as
+// Model.File. The error, if any, is an ErrorList naming every problem
+// found, each with its line, element and id.
+func Read(r io.Reader, filename string) (*Model, error) {
+	rd := &reader{
+		file:  filename,
+		ids:   make(map[string]idEntry),
+		funcs: make(map[string]*funcDef),
+	}
+	root := readTree(r, filename, &rd.errs)
+	if root == nil {
+		return nil, rd.errs.Err()
+	}
+	m := rd.document(root)
+	if err := rd.errs.Err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// idEntry records what a global SBML id names.
+type idEntry struct {
+	kind string // "compartment", "species", "parameter", "speciesReference", "reaction", "functionDefinition"
+	line int
+}
+
+// funcDef is a function definition during reading.
+type funcDef struct {
+	fd     *FunctionDefinition
+	bvars  []string
+	body   *mnode
+	bad    bool // errors already reported; calls yield NaN silently
+	active bool // being expanded: a call now is recursion
+	memo   map[string]*symbolic.Node
+}
+
+// pending is math parsed during the first pass, resolved when all ids are
+// known.
+type pending struct {
+	dst    **symbolic.Node
+	ast    *mnode
+	locals map[string]*symbolic.Node
+	el, id string
+}
+
+type reader struct {
+	file    string
+	errs    ErrorList
+	m       *Model
+	ns      string // SBML namespace of the document
+	ids     map[string]idEntry
+	funcs   map[string]*funcDef
+	pending []pending
+}
+
+func (r *reader) errorf(line int, el, id, format string, args ...any) {
+	r.errs.add(r.file, line, el, id, format, args...)
+}
+
+func (r *reader) refuse(line int, el, id, what string) {
+	r.errorf(line, el, id, "%s is not supported", what)
+}
+
+var sbmlNamespaces = map[string][2]int{
+	"http://www.sbml.org/sbml/level2":               {2, 1},
+	"http://www.sbml.org/sbml/level2/version2":      {2, 2},
+	"http://www.sbml.org/sbml/level2/version3":      {2, 3},
+	"http://www.sbml.org/sbml/level2/version4":      {2, 4},
+	"http://www.sbml.org/sbml/level2/version5":      {2, 5},
+	"http://www.sbml.org/sbml/level3/version1/core": {3, 1},
+	"http://www.sbml.org/sbml/level3/version2/core": {3, 2},
+}
+
+// pkgName names an SBML package by its namespace URI
+// (http://www.sbml.org/sbml/level3/version1/comp/version1 -> "comp").
+func pkgName(uri string) string {
+	const pre = "http://www.sbml.org/sbml/level3/version"
+	if s, ok := strings.CutPrefix(uri, pre); ok {
+		parts := strings.Split(s, "/")
+		if len(parts) >= 2 && parts[1] != "" {
+			return parts[1]
+		}
+	}
+	return uri
+}
+
+// harmlessPackage reports whether elements of a package namespace can be
+// ignored for simulation: layout and render only describe drawings.
+func harmlessPackage(uri string) bool {
+	switch pkgName(uri) {
+	case "layout", "render":
+		return true
+	}
+	return false
+}
+
+// core reports whether e is an SBML core element. Elements of harmless
+// packages are silently ignored; those of any other package are refused.
+func (r *reader) core(e *elem) bool {
+	if e.space == r.ns {
+		return true
+	}
+	if harmlessPackage(e.space) {
+		return false
+	}
+	id, _ := e.attr("id")
+	if e.space == "" || e.space == mathNS {
+		r.errorf(e.line, e.local, id, "element is not in the SBML namespace")
+		return false
+	}
+	r.refuse(e.line, pkgName(e.space)+":"+e.local, id, "SBML package "+strconv.Quote(pkgName(e.space)))
+	return false
+}
+
+func (r *reader) document(root *elem) *Model {
+	if root.local != "sbml" {
+		r.errorf(root.line, root.local, "", "root element is not <sbml>")
+		return nil
+	}
+	lv, ok := sbmlNamespaces[root.space]
+	lvs, _ := root.attr("level")
+	vs, _ := root.attr("version")
+	level, err1 := strconv.Atoi(strings.TrimSpace(lvs))
+	version, err2 := strconv.Atoi(strings.TrimSpace(vs))
+	switch {
+	case err1 == nil && level == 1:
+		r.refuse(root.line, "sbml", "", "SBML Level 1")
+		return nil
+	case !ok:
+		r.errorf(root.line, "sbml", "", "unknown SBML namespace %q", root.space)
+		return nil
+	case err1 != nil || err2 != nil || level != lv[0] || version != lv[1]:
+		r.errorf(root.line, "sbml", "", "level %q version %q do not match namespace %q", lvs, vs, root.space)
+		return nil
+	}
+	r.ns = root.space
+	for _, a := range root.attrs {
+		if a.Name.Local == "required" && a.Name.Space != "" && strings.TrimSpace(a.Value) == "true" {
+			r.refuse(root.line, "sbml", "", "required SBML package "+strconv.Quote(pkgName(a.Name.Space)))
+		}
+	}
+	var me *elem
+	for _, k := range root.kids {
+		if !r.core(k) {
+			continue
+		}
+		if k.local != "model" {
+			r.errorf(k.line, k.local, "", "unexpected element in <sbml>")
+			continue
+		}
+		if me != nil {
+			r.errorf(k.line, "model", "", "more than one <model>")
+			continue
+		}
+		me = k
+	}
+	if me == nil {
+		r.errorf(root.line, "sbml", "", "no <model>")
+		return nil
+	}
+	m := &Model{File: r.file, Level: level, Version: version, Line: me.line, B: symbolic.NewBuilder()}
+	r.m = m
+	m.ID, _ = me.attr("id")
+	m.Name, _ = me.attr("name")
+	if cf, ok := me.attr("conversionFactor"); ok {
+		m.ConversionFactor = strings.TrimSpace(cf)
+	}
+	r.model(me)
+	if len(r.errs) > 0 {
+		return m
+	}
+	r.resolve()
+	r.validate()
+	return m
+}
+
+// model reads the lists of the model in any order.
+func (r *reader) model(me *elem) {
+	m := r.m
+	for _, l := range me.kids {
+		if !r.core(l) {
+			continue
+		}
+		switch l.local {
+		case "listOfUnitDefinitions", "listOfCompartmentTypes", "listOfSpeciesTypes", "listOfConstraints":
+			// Units are not converted (SBML does not ask simulators to);
+			// types and constraints do not change the dynamics.
+		case "listOfFunctionDefinitions":
+			r.list(l, "functionDefinition", r.functionDefinition)
+		case "listOfCompartments":
+			r.list(l, "compartment", r.compartment)
+		case "listOfSpecies":
+			r.list(l, "species", r.species)
+		case "listOfParameters":
+			r.list(l, "parameter", func(e *elem) {
+				if p := r.parameter(e, true); p != nil {
+					m.Parameters = append(m.Parameters, p)
+				}
+			})
+		case "listOfInitialAssignments":
+			r.list(l, "initialAssignment", r.initialAssignment)
+		case "listOfRules":
+			for _, e := range l.kids {
+				if r.core(e) {
+					r.rule(e)
+				}
+			}
+		case "listOfReactions":
+			r.list(l, "reaction", r.reaction)
+		case "listOfEvents":
+			for _, e := range l.kids {
+				if r.core(e) {
+					id, _ := e.attr("id")
+					r.refuse(e.line, e.local, id, "event")
+				}
+			}
+		default:
+			r.errorf(l.line, l.local, "", "unknown element in <model>")
+		}
+	}
+}
+
+// list applies f to each core child of l, which must be named want.
+func (r *reader) list(l *elem, want string, f func(*elem)) {
+	for _, e := range l.kids {
+		if !r.core(e) {
+			continue
+		}
+		if e.local != want {
+			id, _ := e.attr("id")
+			r.errorf(e.line, e.local, id, "unexpected element in <%s>", l.local)
+			continue
+		}
+		f(e)
+	}
+}
+
+func validSId(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && '0' <= c && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// id reads and checks the id attribute of e; required ids must be present.
+func (r *reader) id(e *elem, required bool) (string, bool) {
+	id, ok := e.attr("id")
+	id = strings.TrimSpace(id)
+	if !ok {
+		if required {
+			r.errorf(e.line, e.local, "", "missing id")
+			return "", false
+		}
+		return "", true
+	}
+	if !validSId(id) {
+		r.errorf(e.line, e.local, id, "invalid id")
+		return "", false
+	}
+	return id, true
+}
+
+// declare enters a global id.
+func (r *reader) declare(id, kind string, line int) bool {
+	if prev, ok := r.ids[id]; ok {
+		r.errorf(line, kind, id, "duplicate id (already used by the %s on line %d)", prev.kind, prev.line)
+		return false
+	}
+	r.ids[id] = idEntry{kind: kind, line: line}
+	return true
+}
+
+// boolAttr parses an optional boolean attribute.
+func (r *reader) boolAttr(e *elem, id, name string, def bool) bool {
+	s, ok := e.attr(name)
+	if !ok {
+		return def
+	}
+	switch strings.TrimSpace(s) {
+	case "true", "1":
+		return true
+	case "false", "0":
+		return false
+	}
+	r.errorf(e.line, e.local, id, "attribute %s=%q is not a boolean", name, s)
+	return def
+}
+
+// floatAttr parses an optional number attribute (SBML doubles: INF, -INF
+// and NaN are allowed spellings).
+func (r *reader) floatAttr(e *elem, id, name string) (float64, bool) {
+	s, ok := e.attr(name)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return v, true
+		}
+		r.errorf(e.line, e.local, id, "attribute %s=%q is not a number", name, s)
+		return 0, false
+	}
+	return v, true
+}
+
+// idRef reads an attribute naming another SBML id.
+func (r *reader) idRef(e *elem, id, name string) string {
+	s, ok := e.attr(name)
+	if !ok {
+		return ""
+	}
+	s = strings.TrimSpace(s)
+	if !validSId(s) {
+		r.errorf(e.line, e.local, id, "attribute %s=%q is not a valid id", name, s)
+		return ""
+	}
+	return s
+}
+
+// mathOf finds the <math> child of e (nil if none).
+func (r *reader) mathOf(e *elem) *elem {
+	var found *elem
+	for _, k := range e.kids {
+		if k.local == "math" {
+			found = k
+		}
+	}
+	return found
+}
+
+// queue parses the math child of e and schedules its resolution into dst.
+func (r *reader) queue(e *elem, dst **symbolic.Node, locals map[string]*symbolic.Node, el, id string) {
+	me := r.mathOf(e)
+	if me == nil {
+		return
+	}
+	p := &mathParser{file: r.file, errs: &r.errs, el: el, id: id}
+	ast := p.parseMath(me)
+	if ast != nil {
+		r.pending = append(r.pending, pending{dst: dst, ast: ast, locals: locals, el: el, id: id})
+	}
+}
+
+// checkKids reports core children of e not in allowed.
+func (r *reader) checkKids(e *elem, id string, allowed ...string) {
+	for _, k := range e.kids {
+		if k.space == mathNS && k.local == "math" {
+			if !contains(allowed, "math") {
+				r.errorf(k.line, e.local, id, "unexpected <math>")
+			}
+			continue
+		}
+		if !r.core(k) {
+			continue
+		}
+		if !contains(allowed, k.local) {
+			if k.local == "stoichiometryMath" {
+				r.refuse(k.line, e.local, id, "stoichiometryMath")
+				continue
+			}
+			r.errorf(k.line, e.local, id, "unexpected element <%s>", k.local)
+		}
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reader) functionDefinition(e *elem) {
+	id, ok := r.id(e, true)
+	if !ok || !r.declare(id, "functionDefinition", e.line) {
+		return
+	}
+	r.checkKids(e, id, "math")
+	fd := &FunctionDefinition{ID: id, Line: e.line}
+	f := &funcDef{fd: fd, memo: make(map[string]*symbolic.Node)}
+	if me := r.mathOf(e); me != nil {
+		p := &mathParser{file: r.file, errs: &r.errs, el: "functionDefinition", id: id}
+		bvars, body, ok := p.parseLambda(me)
+		f.bvars, f.body, f.bad = bvars, body, !ok
+		fd.Args = bvars
+	}
+	r.funcs[id] = f
+	r.m.FunctionDefinitions = append(r.m.FunctionDefinitions, fd)
+}
+
+func (r *reader) compartment(e *elem) {
+	id, ok := r.id(e, true)
+	if !ok || !r.declare(id, "compartment", e.line) {
+		return
+	}
+	r.checkKids(e, id)
+	c := &Compartment{ID: id, Line: e.line, SpatialDimensions: 3, Constant: true}
+	c.Name, _ = e.attr("name")
+	if v, ok := r.floatAttr(e, id, "spatialDimensions"); ok {
+		c.SpatialDimensions = v
+	}
+	c.Size, c.HasSize = r.floatAttr(e, id, "size")
+	if !c.HasSize && r.m.Level == 2 && c.SpatialDimensions != 0 {
+		// L2 leaves an unset size undefined; we read it like L1's volume default.
+		c.Size, c.HasSize = 1, true
+	}
+	if c.HasSize && (math.IsNaN(c.Size) || math.IsInf(c.Size, 0)) {
+		r.errorf(e.line, "compartment", id, "size %v is not finite", c.Size)
+	}
+	c.Constant = r.boolAttr(e, id, "constant", true)
+	r.m.Compartments = append(r.m.Compartments, c)
+}
+
+func (r *reader) species(e *elem) {
+	id, ok := r.id(e, true)
+	if !ok || !r.declare(id, "species", e.line) {
+		return
+	}
+	r.checkKids(e, id)
+	s := &Species{ID: id, Line: e.line}
+	s.Name, _ = e.attr("name")
+	s.Compartment = r.idRef(e, id, "compartment")
+	if s.Compartment == "" {
+		r.errorf(e.line, "species", id, "missing compartment")
+	}
+	s.InitialAmount, s.HasInitialAmount = r.floatAttr(e, id, "initialAmount")
+	s.InitialConcentration, s.HasInitialConcentration = r.floatAttr(e, id, "initialConcentration")
+	if s.HasInitialAmount && s.HasInitialConcentration {
+		r.errorf(e.line, "species", id, "both initialAmount and initialConcentration are set")
+	}
+	s.HasOnlySubstanceUnits = r.boolAttr(e, id, "hasOnlySubstanceUnits", false)
+	s.BoundaryCondition = r.boolAttr(e, id, "boundaryCondition", false)
+	s.Constant = r.boolAttr(e, id, "constant", false)
+	s.ConversionFactor = r.idRef(e, id, "conversionFactor")
+	r.m.Species = append(r.m.Species, s)
+}
+
+// parameter reads a global or local parameter; global ones enter the id
+// table.
+func (r *reader) parameter(e *elem, global bool) *Parameter {
+	id, ok := r.id(e, true)
+	if !ok || global && !r.declare(id, "parameter", e.line) {
+		return nil
+	}
+	r.checkKids(e, id)
+	p := &Parameter{ID: id, Line: e.line}
+	p.Name, _ = e.attr("name")
+	p.Value, p.HasValue = r.floatAttr(e, id, "value")
+	p.Constant = r.boolAttr(e, id, "constant", true)
+	return p
+}
+
+func (r *reader) initialAssignment(e *elem) {
+	sym := r.idRef(e, "", "symbol")
+	if sym == "" {
+		r.errorf(e.line, "initialAssignment", "", "missing symbol")
+		return
+	}
+	r.checkKids(e, sym, "math")
+	ia := &InitialAssignment{Symbol: sym, Line: e.line}
+	r.queue(e, &ia.Math, nil, "initialAssignment", sym)
+	r.m.InitialAssignments = append(r.m.InitialAssignments, ia)
+}
+
+func (r *reader) rule(e *elem) {
+	var kind RuleKind
+	switch e.local {
+	case "assignmentRule":
+		kind = AssignmentRule
+	case "rateRule":
+		kind = RateRule
+	case "algebraicRule":
+		r.refuse(e.line, "algebraicRule", "", "algebraic rule")
+		return
+	default:
+		r.errorf(e.line, e.local, "", "unexpected element in <listOfRules>")
+		return
+	}
+	v := r.idRef(e, "", "variable")
+	if v == "" {
+		r.errorf(e.line, e.local, "", "missing variable")
+		return
+	}
+	r.checkKids(e, v, "math")
+	ru := &Rule{Kind: kind, Variable: v, Line: e.line}
+	r.queue(e, &ru.Math, nil, e.local, v)
+	r.m.Rules = append(r.m.Rules, ru)
+}
+
+func (r *reader) reaction(e *elem) {
+	id, ok := r.id(e, true)
+	if !ok || !r.declare(id, "reaction", e.line) {
+		return
+	}
+	rx := &Reaction{ID: id, Line: e.line}
+	rx.Name, _ = e.attr("name")
+	rx.Reversible = r.boolAttr(e, id, "reversible", true)
+	if r.boolAttr(e, id, "fast", false) {
+		r.refuse(e.line, "reaction", id, "fast reaction")
+	}
+	r.checkKids(e, id, "listOfReactants", "listOfProducts", "listOfModifiers", "kineticLaw")
+	for _, l := range e.kids {
+		if l.space != r.ns {
+			continue
+		}
+		switch l.local {
+		case "listOfReactants":
+			r.list(l, "speciesReference", func(s *elem) { rx.Reactants = append(rx.Reactants, r.speciesRef(s)) })
+		case "listOfProducts":
+			r.list(l, "speciesReference", func(s *elem) { rx.Products = append(rx.Products, r.speciesRef(s)) })
+		case "listOfModifiers":
+			r.list(l, "modifierSpeciesReference", func(s *elem) {
+				r.checkKids(s, "")
+				sp := r.idRef(s, "", "species")
+				if sp == "" {
+					r.errorf(s.line, "modifierSpeciesReference", "", "missing species")
+				}
+				rx.Modifiers = append(rx.Modifiers, sp)
+			})
+		case "kineticLaw":
+			r.kineticLaw(l, rx)
+		}
+	}
+	r.m.Reactions = append(r.m.Reactions, rx)
+}
+
+func (r *reader) speciesRef(e *elem) *SpeciesReference {
+	id, _ := r.id(e, false)
+	sr := &SpeciesReference{ID: id, Line: e.line, Constant: true}
+	if id != "" {
+		r.declare(id, "speciesReference", e.line)
+	}
+	r.checkKids(e, id)
+	sr.Species = r.idRef(e, id, "species")
+	if sr.Species == "" {
+		r.errorf(e.line, "speciesReference", id, "missing species")
+	}
+	sr.Stoichiometry, sr.HasStoichiometry = r.floatAttr(e, id, "stoichiometry")
+	if !sr.HasStoichiometry && r.m.Level == 2 {
+		sr.Stoichiometry, sr.HasStoichiometry = 1, true
+	}
+	if sr.HasStoichiometry && (math.IsNaN(sr.Stoichiometry) || math.IsInf(sr.Stoichiometry, 0)) {
+		r.errorf(e.line, "speciesReference", id, "stoichiometry %v is not finite", sr.Stoichiometry)
+	}
+	if d, ok := r.floatAttr(e, id, "denominator"); ok { // L2v1
+		sr.Stoichiometry /= d
+	}
+	sr.Constant = r.boolAttr(e, id, "constant", true)
+	return sr
+}
+
+func (r *reader) kineticLaw(e *elem, rx *Reaction) {
+	rx.RateLine = e.line
+	r.checkKids(e, rx.ID, "math", "listOfParameters", "listOfLocalParameters")
+	locals := make(map[string]*symbolic.Node)
+	for _, l := range e.kids {
+		if l.space != r.ns {
+			continue
+		}
+		want := ""
+		switch l.local {
+		case "listOfParameters":
+			want = "parameter"
+		case "listOfLocalParameters":
+			want = "localParameter"
+		default:
+			continue
+		}
+		r.list(l, want, func(pe *elem) {
+			p := r.parameter(pe, false)
+			if p == nil {
+				return
+			}
+			if _, dup := locals[p.ID]; dup {
+				r.errorf(pe.line, want, p.ID, "duplicate local parameter in reaction %q", rx.ID)
+				return
+			}
+			if !p.HasValue {
+				r.errorf(pe.line, want, p.ID, "local parameter has no value")
+				p.Value = math.NaN()
+			}
+			locals[p.ID] = r.m.B.Const(p.Value)
+			rx.LocalParams = append(rx.LocalParams, p)
+		})
+	}
+	r.queue(e, &rx.Rate, locals, "reaction", rx.ID)
+}
+
+// scope resolves names while converting MathML: bound variables of the
+// function being expanded, else reaction-local parameters, else global
+// ids (as KindOther symbols).
+type scope struct {
+	bvars  map[string]*symbolic.Node
+	locals map[string]*symbolic.Node
+	el, id string
+}
+
+// resolve converts all queued math: function calls expanded, names
+// checked.
+func (r *reader) resolve() {
+	// Check function bodies first so that their errors are reported once,
+	// against the definition.
+	for _, fd := range r.m.FunctionDefinitions {
+		f := r.funcs[fd.ID]
+		if f.bad || f.body == nil {
+			continue
+		}
+		before := len(r.errs)
+		bv := make(map[string]*symbolic.Node, len(f.bvars))
+		for _, v := range f.bvars {
+			bv[v] = r.m.B.Sym(v, symbolic.KindOther)
+		}
+		f.active = true
+		r.conv(f.body, &scope{bvars: bv, el: "functionDefinition", id: fd.ID})
+		f.active = false
+		f.bad = len(r.errs) > before
+	}
+	for _, p := range r.pending {
+		*p.dst = r.conv(p.ast, &scope{locals: p.locals, el: p.el, id: p.id})
+	}
+}
+
+func (r *reader) nan() *symbolic.Node { return r.m.B.Const(math.NaN()) }
+
+// conv converts a MathML node to a symbolic expression. After an error it
+// returns NaN (the model is discarded anyway).
+func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
+	b := r.m.B
+	switch n.kind {
+	case mNum:
+		return b.Const(n.val)
+	case mTime:
+		return b.Time()
+	case mAvogadro:
+		return b.Const(avogadroL3)
+	case mIdent:
+		if v, ok := sc.bvars[n.name]; ok {
+			return v
+		}
+		if sc.bvars == nil {
+			if v, ok := sc.locals[n.name]; ok {
+				return v
+			}
+		}
+		e, ok := r.ids[n.name]
+		switch {
+		case !ok:
+			r.errorf(n.line, sc.el, sc.id, "unknown identifier %q", n.name)
+			return r.nan()
+		case e.kind == "functionDefinition":
+			r.errorf(n.line, sc.el, sc.id, "function %q used as a value", n.name)
+			return r.nan()
+		}
+		return b.Sym(n.name, symbolic.KindOther)
+	case mPiecewise:
+		args := make([]*symbolic.Node, 0, len(n.args)+1)
+		for _, a := range n.args {
+			args = append(args, r.conv(a, sc))
+		}
+		if n.other != nil {
+			args = append(args, r.conv(n.other, sc))
+		} else {
+			args = append(args, r.nan())
+		}
+		return b.Piecewise(args...)
+	case mCall:
+		return r.call(n, sc)
+	}
+	args := make([]*symbolic.Node, len(n.args))
+	for i, a := range n.args {
+		args[i] = r.conv(a, sc)
+	}
+	if op, ok := unaryFuncs[n.op]; ok {
+		return b.Func(op, args[0])
+	}
+	switch n.op {
+	case "plus":
+		return b.Add(args...)
+	case "times":
+		return b.Mul(args...)
+	case "minus":
+		if len(args) == 1 {
+			return b.Neg(args[0])
+		}
+		return b.Sub(args[0], args[1])
+	case "divide":
+		return b.Div(args[0], args[1])
+	case "power":
+		return b.Pow(args[0], args[1])
+	case "root":
+		deg := b.Const(2)
+		if n.qual != nil {
+			deg = r.conv(n.qual, sc)
+		}
+		return b.Root(deg, args[0])
+	case "log":
+		base := b.Const(10)
+		if n.qual != nil {
+			base = r.conv(n.qual, sc)
+		}
+		return b.Log(base, args[0])
+	case "eq", "lt", "gt", "leq", "geq", "neq":
+		op := map[string]symbolic.Op{"eq": symbolic.OpEq, "neq": symbolic.OpNeq, "lt": symbolic.OpLt,
+			"gt": symbolic.OpGt, "leq": symbolic.OpLeq, "geq": symbolic.OpGeq}[n.op]
+		if len(args) == 1 {
+			return b.Const(1)
+		}
+		rels := make([]*symbolic.Node, len(args)-1)
+		for i := range rels {
+			rels[i] = b.Rel(op, args[i], args[i+1])
+		}
+		if len(rels) == 1 {
+			return rels[0]
+		}
+		return b.Logic(symbolic.OpAnd, rels...)
+	case "and", "or", "xor":
+		op := map[string]symbolic.Op{"and": symbolic.OpAnd, "or": symbolic.OpOr, "xor": symbolic.OpXor}[n.op]
+		switch len(args) {
+		case 0:
+			if op == symbolic.OpAnd {
+				return b.Const(1)
+			}
+			return b.Const(0)
+		case 1:
+			// The truth value of the argument itself (non-zero = true).
+			return b.Rel(symbolic.OpNeq, args[0], b.Const(0))
+		}
+		return b.Logic(op, args...)
+	case "not":
+		return b.Logic(symbolic.OpNot, args[0])
+	case "implies":
+		return b.Logic(symbolic.OpOr, b.Logic(symbolic.OpNot, args[0]), args[1])
+	case "max", "min":
+		rel := symbolic.OpGeq
+		if n.op == "min" {
+			rel = symbolic.OpLeq
+		}
+		acc := args[0]
+		for _, a := range args[1:] {
+			acc = b.Piecewise(acc, b.Rel(rel, acc, a), a)
+		}
+		return acc
+	case "quotient":
+		return trunc(b, b.Div(args[0], args[1]))
+	case "rem":
+		return b.Sub(args[0], b.Mul(args[1], trunc(b, b.Div(args[0], args[1]))))
+	}
+	panic(fmt.Sprintf("parser: unhandled MathML operator %q", n.op))
+}
+
+// trunc rounds toward zero: MathML quotient is the integer part of the
+// quotient, and rem has the sign of the dividend (as C's % and fmod).
+func trunc(b *symbolic.Builder, x *symbolic.Node) *symbolic.Node {
+	return b.Piecewise(b.Func(symbolic.OpFloor, x), b.Rel(symbolic.OpGeq, x, b.Const(0)), b.Func(symbolic.OpCeil, x))
+}
+
+// call expands a call of a function definition. Expansions are memoised on
+// the (interned) arguments, so nested calls stay linear in size.
+func (r *reader) call(n *mnode, sc *scope) *symbolic.Node {
+	f, ok := r.funcs[n.name]
+	if !ok {
+		if e, isID := r.ids[n.name]; isID {
+			r.errorf(n.line, sc.el, sc.id, "%s %q called as a function", e.kind, n.name)
+		} else {
+			r.errorf(n.line, sc.el, sc.id, "undefined function %q", n.name)
+		}
+		return r.nan()
+	}
+	if len(n.args) != len(f.bvars) {
+		r.errorf(n.line, sc.el, sc.id, "function %q takes %d arguments, got %d", n.name, len(f.bvars), len(n.args))
+		return r.nan()
+	}
+	if f.body == nil && !f.bad {
+		r.errorf(n.line, sc.el, sc.id, "function %q has no math", n.name)
+		return r.nan()
+	}
+	if f.active {
+		r.errorf(n.line, sc.el, sc.id, "recursive call of function %q", n.name)
+		return r.nan()
+	}
+	args := make([]*symbolic.Node, len(n.args))
+	var key strings.Builder
+	key.Grow(8 * len(args))
+	for i, a := range n.args {
+		args[i] = r.conv(a, sc)
+		fmt.Fprintf(&key, "%d,", args[i].ID())
+	}
+	if f.bad {
+		return r.nan()
+	}
+	if v, ok := f.memo[key.String()]; ok {
+		return v
+	}
+	bv := make(map[string]*symbolic.Node, len(args))
+	for i, name := range f.bvars {
+		bv[name] = args[i]
+	}
+	f.active = true
+	v := r.conv(f.body, &scope{bvars: bv, el: sc.el, id: sc.id})
+	f.active = false
+	f.memo[key.String()] = v
+	return v
+}

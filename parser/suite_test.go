@@ -1,0 +1,123 @@
+package parser
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const suiteDir = "../../shared/sbml-test-suite/cases"
+
+// excludedTags are the SBML Test Suite tags of constructs this package
+// refuses; a case carrying none of them (and of no package) is core.
+var excludedTags = []string{"EventNoDelay", "EventWithDelay", "EventPriority", "AlgebraicRule",
+	"FastReaction", "CSymbolDelay", "CSymbolRateOf", "StoichiometryMath"}
+
+type suiteCase struct {
+	id     string
+	dir    string
+	core   bool
+	files  []string // SBML files, highest level and version first
+	reason string   // why not core
+}
+
+// readSuite lists the test suite cases, skipping the test when the suite
+// is absent.
+func readSuite(t testing.TB) []suiteCase {
+	ents, err := os.ReadDir(suiteDir)
+	if err != nil {
+		t.Skipf("SBML test suite not available: %v", err)
+	}
+	var out []suiteCase
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		c := suiteCase{id: e.Name(), dir: filepath.Join(suiteDir, e.Name()), core: true}
+		f, err := os.Open(filepath.Join(c.dir, c.id+"-model.m"))
+		if err != nil {
+			continue
+		}
+		timeCourse := false
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			key, val, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			switch strings.TrimSpace(key) {
+			case "testType":
+				timeCourse = strings.TrimSpace(val) == "TimeCourse"
+			case "componentTags", "testTags":
+				for _, tag := range strings.Split(val, ",") {
+					tag = strings.TrimSpace(tag)
+					if contains(excludedTags, tag) || strings.HasPrefix(tag, "comp:") || strings.HasPrefix(tag, "fbc:") {
+						c.core = false
+						c.reason = tag
+					}
+				}
+			}
+		}
+		f.Close()
+		if !timeCourse {
+			c.core, c.reason = false, "not TimeCourse"
+		}
+		xmls, _ := filepath.Glob(filepath.Join(c.dir, c.id+"-sbml-l*.xml"))
+		sort.Sort(sort.Reverse(sort.StringSlice(xmls))) // l3v2 > l3v1 > l2v5 > ...
+		c.files = xmls
+		if len(xmls) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestSuite reads and lowers every core case of the SBML Test Suite (the
+// highest level file, and every Level 2 file), and checks that every
+// other case either lowers or fails naming a refused construct.
+func TestSuite(t *testing.T) {
+	cases := readSuite(t)
+	core, coreOK, other, otherOK := 0, 0, 0, 0
+	for _, c := range cases {
+		files := c.files[:1]
+		for _, f := range c.files[1:] {
+			if strings.Contains(f, "-l2v") {
+				files = append(files, f)
+			}
+		}
+		for i, file := range files {
+			m, err := ReadFile(file)
+			if err == nil {
+				_, err = m.ODE(&Options{SensCompartments: true, SensInitials: true})
+			}
+			if c.core {
+				if i == 0 {
+					core++
+				}
+				if err != nil {
+					t.Errorf("core case %s: %v", c.id, err)
+				} else if i == 0 {
+					coreOK++
+				}
+				continue
+			}
+			if i == 0 {
+				other++
+			}
+			if err == nil {
+				if i == 0 {
+					otherOK++
+				}
+				continue
+			}
+			if !strings.Contains(err.Error(), "is not supported") {
+				t.Errorf("non-core case %s (%s): error does not name a refused construct: %v", c.id, c.reason, err)
+			}
+		}
+	}
+	t.Logf("core cases: %d of %d read and lowered; non-core: %d of %d lowered, the rest refused", coreOK, core, otherOK, other)
+}
