@@ -1,0 +1,115 @@
+//go:build cvodes
+
+package cvodes
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// Return values of the callbacks, as CVODES reads them.
+const (
+	cbOK          = 0
+	cbRecoverable = 1  // CVODES retries with a smaller step
+	cbFatal       = -1 // CVODES stops and returns a *_FAIL flag
+)
+
+// The callbacks wrap C arrays as Go slices without copying or allocating.
+// They must not keep those slices after returning.
+
+func solverOf(h C.uintptr_t) *Solver { return cgo.Handle(h).Value().(*Solver) }
+
+func cSlice(p *C.double, n int) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(p)), n)
+}
+
+// recoverTo turns a panic in the model into a fatal callback failure whose
+// cause Solve reports.
+func (s *Solver) recoverTo(ret *C.int, where string, t C.double) {
+	if r := recover(); r != nil {
+		if s.cbErr == nil {
+			s.cbErr = fmt.Errorf("model %q panicked in %s at t=%g: %v", s.m.Name(), where, float64(t), r)
+		}
+		*ret = cbFatal
+	}
+}
+
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+//export pbcvGoRhs
+func pbcvGoRhs(h C.uintptr_t, t C.double, y, ydot *C.double) (ret C.int) {
+	s := solverOf(h)
+	defer s.recoverTo(&ret, "F", t)
+	dst := cSlice(ydot, s.nx)
+	s.m.F(dst, float64(t), cSlice(y, s.nx), s.p)
+	if !allFinite(dst) {
+		return cbRecoverable
+	}
+	return cbOK
+}
+
+//export pbcvGoJac
+func pbcvGoJac(h C.uintptr_t, t C.double, y, jac *C.double) (ret C.int) {
+	s := solverOf(h)
+	defer s.recoverTo(&ret, "Jx", t)
+	nx := s.nx
+	s.m.Jx(s.jx, float64(t), cSlice(y, nx), s.p)
+	if !allFinite(s.jx) {
+		return cbRecoverable
+	}
+	// Column-major nx x nx: element (i, c) at c*nx+i.
+	J := cSlice(jac, nx*nx)
+	clear(J)
+	pat := s.jxPat
+	for i := 0; i < nx; i++ {
+		for k := pat.RowPtr[i]; k < pat.RowPtr[i+1]; k++ {
+			J[pat.ColIdx[k]*nx+i] = s.jx[k]
+		}
+	}
+	return cbOK
+}
+
+//export pbcvGoSensRhs
+func pbcvGoSensRhs(h C.uintptr_t, t C.double, y *C.double, ys, ysdot **C.double) (ret C.int) {
+	s := solverOf(h)
+	defer s.recoverTo(&ret, "sensitivity right-hand side", t)
+	nx, ns := s.nx, s.ns
+	yv := cSlice(y, nx)
+	s.m.Jx(s.jx, float64(t), yv, s.p)
+	s.m.Jp(s.jp, float64(t), yv, s.p)
+	if !allFinite(s.jx) || !allFinite(s.jp) {
+		return cbRecoverable
+	}
+	ysv := unsafe.Slice(ys, ns)
+	ysdotv := unsafe.Slice(ysdot, ns)
+	rowPtr, colIdx, jx, jp := s.jxPat.RowPtr, s.jxPat.ColIdx, s.jx, s.jp
+	for j := 0; j < ns; j++ {
+		sj := cSlice(ysv[j], nx)
+		dj := cSlice(ysdotv[j], nx)
+		for i := 0; i < nx; i++ {
+			sum := 0.0
+			for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+				sum += jx[k] * sj[colIdx[k]]
+			}
+			dj[i] = sum
+		}
+		for q := s.jpColPtr[j]; q < s.jpColPtr[j+1]; q++ {
+			dj[s.jpRow[q]] += jp[s.jpK[q]]
+		}
+	}
+	return cbOK
+}

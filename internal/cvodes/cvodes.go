@@ -1,0 +1,344 @@
+//go:build cvodes
+
+package cvodes
+
+/*
+#cgo LDFLAGS: -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lm
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime/cgo"
+	"unsafe"
+
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+// Options configure a Solver. The zero value gives the tolerances of the
+// Peano-Baker paper's CVODES runs.
+type Options struct {
+	// RTol is the relative tolerance of states (and, through
+	// CVodeSensEEtolerances, of sensitivities); 0 means 1e-5.
+	RTol float64
+	// ATol is the scalar absolute tolerance; 0 means 1e-6.
+	ATol float64
+	// MaxSteps bounds the steps CVODES takes to reach one output time;
+	// 0 means CVODES's default (500), a negative value means no bound.
+	MaxSteps int
+	// ErrCon includes the sensitivities in the local error test
+	// (CVodeSetSensErrCon). Without it the step size is chosen from the
+	// states alone and the sensitivities only have to converge.
+	ErrCon bool
+	// Sens turns on forward sensitivities with respect to all parameters.
+	Sens bool
+}
+
+// Stats are CVODES's counters. Solver.Stats sums them over all solves,
+// Solver.LastStats has those of the last solve.
+type Stats struct {
+	Solves          int // number of Solve calls counted
+	Steps           int // internal steps (CVodeGetNumSteps)
+	FEvals          int // state right-hand side evaluations
+	JacEvals        int // analytic Jacobian evaluations
+	LUs             int // linear solver setups = dense LU factorisations
+	ErrTestFails    int // state local error test failures
+	NonlinIters     int // state Newton iterations
+	NonlinConvFails int // state Newton convergence failures
+	SensFEvals      int // calls of the sensitivity right-hand side (all np at once)
+	FEvalsSens      int // state right-hand side calls made for sensitivities (0: fS is analytic)
+	SensErrFails    int // sensitivity local error test failures (ErrCon only)
+	SensNonlinIters int // staggered sensitivity Newton iterations
+	SensConvFails   int // staggered sensitivity Newton convergence failures
+}
+
+func (s *Stats) add(o Stats) {
+	s.Solves += o.Solves
+	s.Steps += o.Steps
+	s.FEvals += o.FEvals
+	s.JacEvals += o.JacEvals
+	s.LUs += o.LUs
+	s.ErrTestFails += o.ErrTestFails
+	s.NonlinIters += o.NonlinIters
+	s.NonlinConvFails += o.NonlinConvFails
+	s.SensFEvals += o.SensFEvals
+	s.FEvalsSens += o.FEvalsSens
+	s.SensErrFails += o.SensErrFails
+	s.SensNonlinIters += o.SensNonlinIters
+	s.SensConvFails += o.SensConvFails
+}
+
+// Error is a failure reported by SUNDIALS.
+type Error struct {
+	Op    string  // the SUNDIALS function that failed, e.g. "CVode"
+	Flag  int     // its return flag
+	Name  string  // the flag's name, e.g. "CV_TOO_MUCH_WORK"
+	T     float64 // the time reached (the initial time if no step was taken)
+	Tout  float64 // the output time being computed, NaN outside CVode
+	Msg   string  // CVODES's last error message, if any
+	Cause error   // a panic recovered from the model during a callback
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("cvodes: %s failed with %s (%d) at t=%g", e.Op, e.Name, e.Flag, e.T)
+	if !math.IsNaN(e.Tout) {
+		s += fmt.Sprintf(" (tout %g)", e.Tout)
+	}
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
+}
+
+// Unwrap returns the recovered panic, if any.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Solver computes x(t) and S(t) of one model with one CVODES memory block.
+// It is not safe for concurrent use: use one Solver per goroutine. Close
+// releases the C memory; a Solver that is not closed leaks it.
+type Solver struct {
+	m      model.Model
+	opt    Options
+	nx, np int
+	ns     int // np with Sens, else 0
+
+	pb *C.pbcv
+	h  cgo.Handle
+
+	// State the callbacks read; C memory is wrapped, Go memory preallocated.
+	p            []float64
+	jxPat, jpPat *model.Pattern
+	jx, jp       []float64
+	// Jp by column (parameter): entries jpK[q] (value index) at rows
+	// jpRow[q], q in [jpColPtr[j], jpColPtr[j+1]).
+	jpColPtr, jpRow, jpK []int
+
+	x0, s0 []float64
+	raw    [C.PBCV_NSTATS]C.long
+	cbErr  error // first panic recovered in a callback during this solve
+
+	total, last Stats
+}
+
+// New creates the CVODES memory for m once: the N_Vectors, the dense
+// matrix and linear solver, and with opt.Sens the staggered sensitivity
+// module. Invalid options (negative tolerances) panic; an invalid model
+// pattern or a SUNDIALS failure is returned as an error.
+func New(m model.Model, opt Options) (*Solver, error) {
+	if m == nil {
+		panic("cvodes: nil model")
+	}
+	if opt.RTol < 0 || opt.ATol < 0 || math.IsNaN(opt.RTol) || math.IsNaN(opt.ATol) {
+		panic("cvodes: negative or NaN tolerance")
+	}
+	if opt.RTol == 0 {
+		opt.RTol = 1e-5
+	}
+	if opt.ATol == 0 {
+		opt.ATol = 1e-6
+	}
+	nx, np := model.NumStates(m), model.NumParams(m)
+	if nx == 0 {
+		return nil, fmt.Errorf("cvodes: model %q has no states", m.Name())
+	}
+	jxPat, jpPat := m.JxPattern(), m.JpPattern()
+	if err := jxPat.Validate(); err != nil {
+		return nil, fmt.Errorf("cvodes: model %q: Jx pattern: %w", m.Name(), err)
+	}
+	if err := jpPat.Validate(); err != nil {
+		return nil, fmt.Errorf("cvodes: model %q: Jp pattern: %w", m.Name(), err)
+	}
+	if jxPat.Rows != nx || jxPat.Cols != nx || jpPat.Rows != nx || jpPat.Cols != np {
+		return nil, fmt.Errorf("cvodes: model %q: Jx pattern %dx%d, Jp pattern %dx%d, want %dx%d and %dx%d",
+			m.Name(), jxPat.Rows, jxPat.Cols, jpPat.Rows, jpPat.Cols, nx, nx, nx, np)
+	}
+	s := &Solver{
+		m: m, opt: opt, nx: nx, np: np,
+		p:     make([]float64, np),
+		jxPat: jxPat, jpPat: jpPat,
+		jx: make([]float64, jxPat.NNZ()),
+		jp: make([]float64, jpPat.NNZ()),
+		x0: make([]float64, nx),
+	}
+	if opt.Sens {
+		s.ns = np
+		s.s0 = make([]float64, nx*np)
+		s.jpColPtr, s.jpRow, s.jpK = byColumn(jpPat)
+	}
+	s.h = cgo.NewHandle(s)
+	s.pb = C.pbcv_new()
+	if s.pb == nil {
+		s.h.Delete()
+		return nil, &Error{Op: "calloc", Flag: int(C.CV_MEM_FAIL), Name: "CV_MEM_FAIL", Tout: math.NaN()}
+	}
+	errcon := C.int(0)
+	if opt.ErrCon {
+		errcon = 1
+	}
+	flag := C.pbcv_init(s.pb, C.int(nx), C.int(s.ns), C.uintptr_t(s.h),
+		C.double(opt.RTol), C.double(opt.ATol), C.long(opt.MaxSteps), errcon)
+	if flag < 0 {
+		err := s.flagError(flag, 0, math.NaN())
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// byColumn indexes a CSR pattern by column.
+func byColumn(p *model.Pattern) (colPtr, row, k []int) {
+	colPtr = make([]int, p.Cols+1)
+	for _, c := range p.ColIdx {
+		colPtr[c+1]++
+	}
+	for j := 0; j < p.Cols; j++ {
+		colPtr[j+1] += colPtr[j]
+	}
+	next := append([]int(nil), colPtr[:p.Cols]...)
+	row = make([]int, p.NNZ())
+	k = make([]int, p.NNZ())
+	for i := 0; i < p.Rows; i++ {
+		for q := p.RowPtr[i]; q < p.RowPtr[i+1]; q++ {
+			c := p.ColIdx[q]
+			row[next[c]], k[next[c]] = i, q
+			next[c]++
+		}
+	}
+	return colPtr, row, k
+}
+
+// Solve integrates from x(t0) = x0 with parameters p and writes the states
+// at the output times tout into dstX (len(tout)*nx) and, when the Solver was
+// made with Sens, the sensitivities into dstS (len(tout)*nx*np; ignored
+// otherwise, may be nil). S(t0) is the model's InitialSens(p). The output
+// times must be non-decreasing and not before t0; an output time equal to
+// t0 gets the initial values. Solve allocates nothing on success.
+//
+// On failure Solve returns an *Error; the outputs before the failing time
+// are written, the rest are unspecified, and the Solver stays usable.
+func (s *Solver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, dstS []float64) error {
+	if s.pb == nil {
+		panic("cvodes: Solve on a closed Solver")
+	}
+	nx, np, nt := s.nx, s.np, len(tout)
+	if len(p) != np {
+		panic("cvodes: p length mismatch")
+	}
+	if len(x0) != nx {
+		panic("cvodes: x0 length mismatch")
+	}
+	if len(dstX) != nt*nx {
+		panic("cvodes: dstX length mismatch")
+	}
+	if s.ns > 0 && len(dstS) != nt*nx*np {
+		panic("cvodes: dstS length mismatch")
+	}
+	prev := t0
+	for _, t := range tout {
+		if !(t >= prev) || math.IsInf(t, 0) {
+			panic("cvodes: output times must be finite, non-decreasing and not before t0")
+		}
+		prev = t
+	}
+	if nt == 0 {
+		return nil
+	}
+	copy(s.p, p)
+	copy(s.x0, x0)
+	var s0p, dstSp *C.double
+	if s.ns > 0 {
+		s.m.InitialSens(s.s0, s.p)
+		s0p = (*C.double)(unsafe.Pointer(&s.s0[0]))
+		dstSp = (*C.double)(unsafe.Pointer(&dstS[0]))
+	}
+	s.cbErr = nil
+	flag := C.pbcv_solve(s.pb, C.double(t0),
+		(*C.double)(unsafe.Pointer(&s.x0[0])), s0p,
+		(*C.double)(unsafe.Pointer(&tout[0])), C.int(nt),
+		(*C.double)(unsafe.Pointer(&dstX[0])), dstSp)
+	s.readStats()
+	if flag < 0 {
+		tk := math.NaN()
+		if k := int(s.pb.kfail); k >= 0 {
+			tk = tout[k]
+		}
+		return s.flagError(flag, float64(s.pb.tcur), tk)
+	}
+	return nil
+}
+
+// flagError turns a negative SUNDIALS flag into an *Error.
+func (s *Solver) flagError(flag C.int, t, tout float64) error {
+	op := "unknown"
+	if s.pb.where != nil {
+		op = C.GoString(s.pb.where)
+	}
+	var cname *C.char
+	switch op {
+	case "CVodeSetLinearSolver", "CVodeSetJacFn", "CVodeGetNumJacEvals":
+		cname = C.CVodeGetLinReturnFlagName(C.long(flag))
+	default:
+		cname = C.CVodeGetReturnFlagName(C.long(flag))
+	}
+	name := C.GoString(cname)
+	C.free(unsafe.Pointer(cname))
+	e := &Error{Op: op, Flag: int(flag), Name: name, T: t, Tout: tout, Cause: s.cbErr}
+	if s.pb.err_code < 0 {
+		e.Msg = C.GoString(&s.pb.err_msg[0])
+	}
+	s.cbErr = nil
+	return e
+}
+
+// readStats reads CVODES's counters, which CVodeReInit resets, after a solve.
+func (s *Solver) readStats() {
+	if C.pbcv_stats(s.pb, &s.raw[0]) < 0 {
+		// Only CV_MEM_NULL/CV_NO_SENS are possible, neither after New succeeded.
+		panic("cvodes: reading CVODES statistics failed")
+	}
+	r := &s.raw
+	s.last = Stats{
+		Solves:          1,
+		Steps:           int(r[C.PBCV_NST]),
+		FEvals:          int(r[C.PBCV_NFE]),
+		JacEvals:        int(r[C.PBCV_NJE]),
+		LUs:             int(r[C.PBCV_NSETUPS]),
+		ErrTestFails:    int(r[C.PBCV_NETF]),
+		NonlinIters:     int(r[C.PBCV_NNI]),
+		NonlinConvFails: int(r[C.PBCV_NCFN]),
+		SensFEvals:      int(r[C.PBCV_NFSE]),
+		FEvalsSens:      int(r[C.PBCV_NFESENS]),
+		SensErrFails:    int(r[C.PBCV_NETFS]),
+		SensNonlinIters: int(r[C.PBCV_NNIS]),
+		SensConvFails:   int(r[C.PBCV_NCFNS]),
+	}
+	s.total.add(s.last)
+}
+
+// Stats returns CVODES's counters summed over all solves since New.
+func (s *Solver) Stats() Stats { return s.total }
+
+// LastStats returns CVODES's counters of the last solve.
+func (s *Solver) LastStats() Stats { return s.last }
+
+// NumStates is the model's number of states.
+func (s *Solver) NumStates() int { return s.nx }
+
+// NumParams is the model's number of parameters.
+func (s *Solver) NumParams() int { return s.np }
+
+// Close frees the C memory. It is safe to call more than once.
+func (s *Solver) Close() {
+	if s.pb == nil {
+		return
+	}
+	C.pbcv_free(s.pb)
+	s.pb = nil
+	s.h.Delete()
+}

@@ -1,0 +1,47 @@
+// Package cvodes computes states and forward sensitivities of a
+// model.Model with SUNDIALS CVODES, so that pbgen's own methods (PBS, PBSR,
+// Exp, FS) can be benchmarked and checked against the solver the
+// Peano-Baker paper compared with.
+//
+// The package is a cgo binding behind the build tag `cvodes`: without the
+// tag only this documentation is compiled, so `go build ./...` and
+// `go vet ./...` need neither a C compiler nor SUNDIALS. With the tag it
+// links Debian's libsundials-dev (SUNDIALS 6.4 in bookworm); install it with
+// scripts/install-sundials.sh and test with
+//
+//	go test -tags cvodes ./internal/cvodes
+//
+// # Method
+//
+// One Solver owns one CVODES memory block, created once by New and reused
+// by every Solve through CVodeReInit and CVodeSensReInit, so a solve costs
+// no allocation. The state ODE is integrated with BDF and Newton iteration,
+// with a dense SUNMatrix and the dense (LU) SUNLinearSolver; the Jacobian is
+// the model's analytic Jx, scattered from its CSR pattern into the
+// column-major dense matrix. Forward sensitivities use CV_STAGGERED with a
+// user sensitivity right-hand side that computes Jx*S_j + Jp[:,j] from the
+// model's sparse Jx and Jp. Sensitivity tolerances come from
+// CVodeSensEEtolerances (the state tolerances, with CVODES's default scaling
+// pbar = 1), and Options.ErrCon switches CVodeSetSensErrCon, i.e. whether
+// the sensitivities take part in the local error test.
+//
+// Output times are reached the way CVODE is normally run: CVode(tout,
+// CV_NORMAL) steps past tout and interpolates, with no stop time.
+//
+// # Layouts
+//
+// As in runtime/model: states at output k are dstX[k*nx:(k+1)*nx], and the
+// sensitivities at output k are the row-major nx x np matrix
+// dstS[k*nx*np:(k+1)*nx*np] (row i = state i, column j = parameter j).
+//
+// # Errors
+//
+// Wrong slice lengths and unordered output times are misuse and panic with
+// a "cvodes: " prefix. A failure of CVODES (too much work, repeated error
+// test or convergence failures, a callback that fails) is returned as an
+// *Error carrying the CVODES flag name, the time reached and CVODES's own
+// message. A panic inside the model during a callback is recovered, stops
+// the solve and is returned as the Error's cause, so it never unwinds
+// through C frames. Non-finite right-hand sides or Jacobians are reported to
+// CVODES as recoverable failures (it then retries with a smaller step).
+package cvodes
