@@ -5,6 +5,13 @@
 # build tag `cvodes`. It is idempotent: when the CVODES headers and the
 # libraries are already present it does nothing. It runs apt-get update at
 # most once, and only when something has to be installed.
+#
+# Debian's package ships no pkg-config files (only CMake configuration), so
+# internal/cvodes names the libraries directly in its #cgo LDFLAGS:
+# -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense
+# -lsundials_sunmatrixdense. Beware that libsundials-dev depends on the MPI,
+# PETSc, hypre and Trilinos development packages: the first install pulls in
+# a few hundred MB.
 set -euo pipefail
 
 have_sundials() {
@@ -12,7 +19,9 @@ have_sundials() {
 		[ -f /usr/include/sunlinsol/sunlinsol_dense.h ] &&
 		[ -f /usr/include/sunmatrix/sunmatrix_dense.h ] &&
 		[ -f /usr/include/nvector/nvector_serial.h ] &&
-		ldconfig -p 2>/dev/null | grep -q 'libsundials_cvodes\.so'
+		# grep without -q reads all of ldconfig's output: with -q and
+		# pipefail, ldconfig could die of SIGPIPE and fail the check.
+		ldconfig -p 2>/dev/null | grep 'libsundials_cvodes\.so' >/dev/null
 }
 
 if have_sundials; then
@@ -32,7 +41,7 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
-$SUDO apt-get install -y --no-install-recommends libsundials-dev pkg-config
+$SUDO apt-get install -y --no-install-recommends libsundials-dev
 
 if ! have_sundials; then
 	echo "install-sundials: libsundials-dev installed but CVODES headers or libraries are missing" >&2
