@@ -441,9 +441,13 @@ func (n *Network) linear(e *Expr, species map[string]bool, dynamic *bool) bool {
 	return false
 }
 
-// NumStates, NumParams and NumReactions are the network's dimensions.
-func (n *Network) NumStates() int    { return len(n.States) }
-func (n *Network) NumParams() int    { return len(n.Params) }
+// NumStates is the number of states nx (rows of the sensitivity matrix).
+func (n *Network) NumStates() int { return len(n.States) }
+
+// NumParams is the number of sensitivity parameters np (its columns).
+func (n *Network) NumParams() int { return len(n.Params) }
+
+// NumReactions is the number of reactions (fluxes).
 func (n *Network) NumReactions() int { return len(n.Reactions) }
 
 // DefaultParams writes the default parameter values into dst.
