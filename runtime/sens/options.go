@@ -1,0 +1,268 @@
+package sens
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pbgen/pbgen/runtime/ode"
+)
+
+// Method selects how S = dx/dp is computed.
+type Method int
+
+const (
+	// PBSR is the Peano-Baker series with refinement (Algorithm 2), the
+	// default.
+	PBSR Method = iota
+	// PBS is the Peano-Baker step on every grid interval (Algorithm 1).
+	PBS
+	// Exp is the exponential step on every grid interval (Algorithm 3).
+	Exp
+	// FS is forward sensitivity integrated together with the state by
+	// runtime/ode: the accuracy reference.
+	FS
+)
+
+var methodNames = [...]string{PBSR: "PBSR", PBS: "PBS", Exp: "Exp", FS: "FS"}
+
+// String returns the method's name as ParseMethod accepts it.
+func (m Method) String() string {
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// ParseMethod parses a method name (case-insensitive: fs, pbs, pbsr, exp).
+func ParseMethod(s string) (Method, error) {
+	for i, n := range methodNames {
+		if strings.EqualFold(s, n) {
+			return Method(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sens: unknown method %q (want FS, PBS, PBSR or Exp)", s)
+}
+
+// Norm selects the matrix norm used by the Jacobian-change test and the
+// paper's refinement count n_int.
+type Norm int
+
+const (
+	// NormInf is the maximum absolute row sum (the default: cheap on CSR).
+	NormInf Norm = iota
+	// Norm1 is the maximum absolute column sum.
+	Norm1
+	// NormFro is the Frobenius norm.
+	NormFro
+	// Norm2 is the spectral norm (estimated by power iteration on J^T J;
+	// the published Julia code uses it).
+	Norm2
+)
+
+// Interp selects how x is evaluated inside a grid interval.
+type Interp int
+
+const (
+	// InterpDefault: Dense, or Linear in paper mode.
+	InterpDefault Interp = iota
+	// InterpLinear interpolates x linearly between the grid points
+	// (the paper's Algorithm 2).
+	InterpLinear
+	// InterpDense uses the trajectory's cubic Hermite dense output (as the
+	// published code uses the solver's dense output).
+	InterpDense
+)
+
+// ExpStep selects the matrices frozen in an exponential step on [ta, tb].
+type ExpStep int
+
+const (
+	// ExpDefault: Magnus, or Frozen in paper mode.
+	ExpDefault ExpStep = iota
+	// ExpFrozen uses A = Jx(ta), B = Jp(ta) (Corollary 1 of the paper):
+	// first order where Jx varies.
+	ExpFrozen
+	// ExpMagnus uses A = (Jx(ta)+Jx(tb))/2 and B = (Jp(ta)+Jp(tb))/2: the
+	// second-order Magnus exponential with trapezoidal forcing, at the
+	// same cost.
+	ExpMagnus
+)
+
+// Refine selects how PBSR decides to subdivide a grid interval.
+type Refine int
+
+const (
+	// RefineDefault: LocalError, or NInt in paper mode.
+	RefineDefault Refine = iota
+	// RefineNInt is the paper's rule: exponential step if the relative
+	// change of Jx is <= JacTol or n_int = ceil(NIntFactor dt ||Jx||) >
+	// NMax, otherwise n_int PBS steps.
+	RefineNInt
+	// RefineLocalError takes the exponential step (ExpStep) on the
+	// interval and on its two halves, estimates the local error of the
+	// two-half result as a third of their difference, and bisects further
+	// only where that exceeds RTol ||S|| + ATol.
+	RefineLocalError
+)
+
+// Options configure a Solver. A nil *Options means all defaults; a zero
+// field means that field's default (which depends on Paper where noted).
+type Options struct {
+	Method Method
+	// Paper selects the published algorithms exactly (frozen-Jacobian
+	// exponential step, the n_int refinement rule, linear interpolation of
+	// x inside a step, S only at grid points) instead of the improved
+	// defaults. Individual fields below override either choice.
+	Paper bool
+
+	// RTol and ATol are the state integrator's tolerances (when ODE.RTol,
+	// ODE.ATol are zero) and the local error tolerances of RefineLocalError
+	// (relative to ||S||_F, absolute in S units). Defaults 1e-6 and 1e-8.
+	RTol, ATol float64
+	// SensRTol, SensATol override RTol, ATol for the local error test of
+	// RefineLocalError only.
+	SensRTol, SensATol float64
+
+	// ODE are the integrator options; the default method is BDF.
+	ODE ode.Settings
+	// ErrCon includes S in the error control of FS (CVODES errconS).
+	ErrCon bool
+	// Params are the parameter indices (columns of S, in this order);
+	// nil means all.
+	Params []int
+
+	// Thresholds of the Peano-Baker methods.
+	//
+	// JacTol is the relative change ||Jx(tb) - Jx(ta)|| / ||Jx(ta)|| at or
+	// below which PBS and PBSR (RefineNInt) take the exponential step;
+	// default 1e-4; negative disables the test.
+	JacTol float64
+	// JpCheck also requires the relative change of Jp to be <= JacTol for
+	// the exponential branch (the published code's variant).
+	JpCheck bool
+	// NIntFactor is c in n_int = ceil(c dt ||Jx(ta)||); default 10.
+	NIntFactor float64
+	// NMax is the largest n_int refined with PBS steps; beyond it the
+	// exponential step is taken. Default 10 (the paper's text; the
+	// published code uses 100).
+	NMax int
+	// MaxDepth bounds the bisection depth of RefineLocalError (at most
+	// 2^MaxDepth pieces per grid interval); default 8.
+	MaxDepth int
+	Norm     Norm
+	Interp   Interp
+	ExpStep  ExpStep
+	Refine   Refine
+	// CutAtOutputs, when ODE.Interpolate lets the integrator step over
+	// output times, splits the grid interval containing an output time at
+	// it (x there from the dense output) so that S is stepped to it.
+	// Otherwise (the default) S at an output time is the cubic Hermite
+	// interpolant of S and dS/dt = Jx S + Jp at the enclosing grid points.
+	// With ODE.Interpolate false every output is a grid point and this
+	// field is irrelevant.
+	CutAtOutputs bool
+	// ReuseTol is the relative change of the exponential's matrix (in
+	// max-abs entries) below which the previous exponential is reused when
+	// the step is the same (or, after the exponential converged to the
+	// steady-state projector, longer). Default 1e-3*RTol (0 in paper mode:
+	// reuse only when bit-identical); negative disables reuse.
+	ReuseTol float64
+}
+
+// resolved options with defaults filled in.
+type config struct {
+	method             Method
+	rtol, atol         float64
+	srtol, satol       float64
+	jacTol             float64
+	jpCheck            bool
+	nintFactor         float64
+	nmax, maxDepth     int
+	norm               Norm
+	interp             Interp
+	expStep            ExpStep
+	refine             Refine
+	hermiteOut         bool
+	reuseTol           float64
+	ode                ode.Settings
+	errCon             bool
+	params             []int
+	paper, interpolate bool
+}
+
+func resolve(o *Options) config {
+	var d Options
+	if o == nil {
+		o = &d
+	}
+	c := config{method: o.Method, paper: o.Paper, jpCheck: o.JpCheck, norm: o.Norm,
+		errCon: o.ErrCon, ode: o.ODE}
+	if o.Method < PBSR || o.Method > FS {
+		panic("sens: unknown method")
+	}
+	if o.Params != nil {
+		c.params = append([]int(nil), o.Params...)
+	}
+	c.rtol, c.atol = o.RTol, o.ATol
+	if c.rtol == 0 {
+		c.rtol = 1e-6
+	}
+	if c.atol == 0 {
+		c.atol = 1e-8
+	}
+	if c.ode.RTol == 0 {
+		c.ode.RTol = c.rtol
+	}
+	if c.ode.ATol == 0 {
+		c.ode.ATol = c.atol
+	}
+	c.srtol, c.satol = o.SensRTol, o.SensATol
+	if c.srtol == 0 {
+		c.srtol = c.rtol
+	}
+	if c.satol == 0 {
+		c.satol = c.atol
+	}
+	c.jacTol = o.JacTol
+	if c.jacTol == 0 {
+		c.jacTol = 1e-4
+	}
+	c.nintFactor = o.NIntFactor
+	if c.nintFactor == 0 {
+		c.nintFactor = 10
+	}
+	c.nmax = o.NMax
+	if c.nmax == 0 {
+		c.nmax = 10
+	}
+	c.maxDepth = o.MaxDepth
+	if c.maxDepth == 0 {
+		c.maxDepth = 8
+	}
+	c.interp, c.expStep, c.refine = o.Interp, o.ExpStep, o.Refine
+	if c.interp == InterpDefault {
+		c.interp = InterpDense
+		if o.Paper {
+			c.interp = InterpLinear
+		}
+	}
+	if c.expStep == ExpDefault {
+		c.expStep = ExpMagnus
+		if o.Paper {
+			c.expStep = ExpFrozen
+		}
+	}
+	if c.refine == RefineDefault {
+		c.refine = RefineLocalError
+		if o.Paper {
+			c.refine = RefineNInt
+		}
+	}
+	c.interpolate = c.ode.Interpolate
+	c.hermiteOut = c.interpolate && !o.CutAtOutputs
+	c.reuseTol = o.ReuseTol
+	if c.reuseTol == 0 && !o.Paper {
+		c.reuseTol = 1e-3 * c.rtol
+	}
+	return c
+}

@@ -1,0 +1,260 @@
+package sens
+
+import (
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+)
+
+// Stats counts the work of one Solve.
+type Stats struct {
+	ODE ode.Stats // the state (or FS) integration
+
+	Intervals    int // sensitivity grid intervals (integrator steps, plus output cuts)
+	Refinements  int // extra sub-intervals from refinement (PBSR)
+	PBSSteps     int // Peano-Baker (I + I1 + I2) steps
+	ExpSteps     int // exponential steps
+	Exponentials int // matrix exponentials computed
+	ExpReuses    int // exponential steps that reused the previous exponential
+	Squarings    int // total squarings over all exponentials
+	JacEvals     int // evaluations of (Jx, Jp) by the sensitivity method
+	// ExpTimes are the start times of the grid intervals where an
+	// exponential step was taken (Exp, PBS and PBSR with RefineNInt), or of
+	// every interval (RefineLocalError, whose steps are all exponential).
+	ExpTimes []float64
+}
+
+// Result holds the output of Solve; its slices are reused by later solves.
+type Result struct {
+	T []float64 // the output times ts
+	// X is x at the output times, row k = x(T[k]), len(T)*nx.
+	X []float64
+	// S is dx/dp at the output times, len(T)*nx*ns (ns = number of
+	// sensitivity parameters), block k row-major nx x ns: S[k*nx*ns+i*ns+j]
+	// = dx_i(T[k])/dp_{Params[j]}.
+	S     []float64
+	NX    int
+	NS    int
+	Stats Stats
+}
+
+// SAt returns the nx x ns block of output k (a view).
+func (r *Result) SAt(k int) []float64 { b := r.NX * r.NS; return r.S[k*b : (k+1)*b] }
+
+// XAt returns x at output k (a view).
+func (r *Result) XAt(k int) []float64 { return r.X[k*r.NX : (k+1)*r.NX] }
+
+// Solver computes x(t) and S(t) for one model; it owns every buffer, so
+// repeated solves of the same model allocate nothing. A Solver is not safe
+// for concurrent use: use one per goroutine (the Model may be shared).
+type Solver struct {
+	m      model.Model
+	cfg    config
+	nx, np int
+	params []int
+	ode    *ode.Solver
+	tr     ode.Trajectory
+	en     *engine // nil for FS
+	x0     []float64
+	s0full []float64
+	s0     []float64
+	s      []float64
+}
+
+// NewSolver returns a Solver for m with options opt (nil = defaults).
+func NewSolver(m model.Model, opt *Options) *Solver {
+	if m == nil {
+		panic("sens: nil model")
+	}
+	cfg := resolve(opt)
+	nx, np := model.NumStates(m), model.NumParams(m)
+	params := cfg.params
+	if params == nil {
+		params = make([]int, np)
+		for i := range params {
+			params[i] = i
+		}
+	}
+	for _, j := range params {
+		if j < 0 || j >= np {
+			panic("sens: parameter index out of range")
+		}
+	}
+	s := &Solver{m: m, cfg: cfg, nx: nx, np: np, params: params}
+	s.ode = ode.NewSolver(m, &s.cfg.ode)
+	if cfg.method != FS {
+		s.en = newEngine(m, &s.cfg, params)
+	}
+	ns := len(params)
+	s.x0 = make([]float64, nx)
+	s.s0full = make([]float64, nx*np)
+	s.s0 = make([]float64, nx*ns)
+	s.s = make([]float64, nx*ns)
+	return s
+}
+
+// Trajectory returns the state trajectory of the last solve (a view, valid
+// until the next solve).
+func (s *Solver) Trajectory() *ode.Trajectory { return &s.tr }
+
+// Solve computes x and S at the output times ts (ascending, all >= t0) from
+// x(t0) = x0 and writes them into res (resized as needed; row k of res
+// corresponds to ts[k]). With x0 nil, x(t0) = m.InitialState(p) and
+// S(t0) = m.InitialSens(p); with x0 given, x0 is taken as independent of p
+// and S(t0) = 0. After the first solve with the same sizes it allocates
+// nothing (res is reused).
+//
+// Data-dependent failures (step size underflow, non-finite values) are
+// returned as errors from runtime/ode; res then holds unspecified values.
+func (s *Solver) Solve(res *Result, p, x0 []float64, t0 float64, ts []float64) error {
+	nx, ns := s.nx, len(s.params)
+	if len(p) != s.np {
+		panic("sens: parameter vector length does not match the model")
+	}
+	if x0 != nil && len(x0) != nx {
+		panic("sens: initial state length does not match the model")
+	}
+	if x0 == nil {
+		s.m.InitialState(s.x0, p)
+		s.m.InitialSens(s.s0full, p)
+		for i := 0; i < nx; i++ {
+			for c, j := range s.params {
+				s.s0[i*ns+c] = s.s0full[i*s.np+j]
+			}
+		}
+	} else {
+		copy(s.x0, x0)
+		clear(s.s0)
+	}
+	res.NX, res.NS = nx, ns
+	res.T = append(res.T[:0], ts...)
+	res.X = resize(res.X, len(ts)*nx)
+	res.S = resize(res.S, len(ts)*nx*ns)
+	st := &res.Stats
+	times := st.ExpTimes[:0]
+	*st = Stats{ExpTimes: times}
+
+	if s.cfg.method == FS {
+		var params []int
+		if s.cfg.params != nil {
+			params = s.params
+		}
+		err := s.ode.IntegrateSens(&s.tr, res.S, p, s.x0, s.s0, t0, ts,
+			&ode.SensSettings{ErrCon: s.cfg.errCon, Params: params})
+		st.ODE = s.ode.Stats()
+		if err != nil {
+			return err
+		}
+		s.fillX(res, ts)
+		return nil
+	}
+	err := s.ode.Integrate(&s.tr, p, s.x0, t0, ts)
+	st.ODE = s.ode.Stats()
+	if err != nil {
+		return err
+	}
+	s.fillX(res, ts)
+	s.en.stats = st
+	s.en.run(&s.tr, res.S, p, s.s0, ts, s.s)
+	return nil
+}
+
+func (s *Solver) fillX(res *Result, ts []float64) {
+	nx := s.nx
+	if !s.cfg.interpolate && len(s.tr.Out) == len(ts) {
+		for k, g := range s.tr.Out {
+			copy(res.X[k*nx:(k+1)*nx], s.tr.XAt(g))
+		}
+		return
+	}
+	for k, t := range ts {
+		s.tr.InterpTo(res.X[k*nx:(k+1)*nx], t)
+	}
+}
+
+func resize(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+// Solve is the one-call convenience: a new Solver for m and opt, x(t0) and
+// S(t0) from the model, and t0 = ts[0] (so the first output row is the
+// initial condition; prepend the start time to ts to start elsewhere).
+// For repeated solves keep a Solver instead.
+func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, error) {
+	if len(ts) == 0 {
+		panic("sens: no output times")
+	}
+	res := &Result{}
+	err := NewSolver(m, opt).Solve(res, p, nil, ts[0], ts)
+	return res, err
+}
+
+// run computes S at the outputs ts on the trajectory tr (from S(T[0]) = s0)
+// into dst (len(ts) blocks of nx*ns), using sw as the running S.
+func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64) {
+	en.tr, en.p = tr, p
+	en.cacheValid = false
+	blk := en.nx * en.ns
+	copy(sw, s0)
+	a, b := &en.a, &en.b
+	a.t = tr.T[0]
+	copy(a.x, tr.XAt(0))
+	en.eval(a)
+	iout := 0
+	emit := func(i int, src []float64) { copy(dst[i*blk:(i+1)*blk], src) }
+	for iout < len(ts) && ts[iout] <= a.t {
+		emit(iout, sw)
+		iout++
+	}
+	onGrid := !en.cfg.interpolate && len(tr.Out) == len(ts)
+	cut := en.cfg.interpolate && !en.cfg.hermiteOut
+	n := tr.Len()
+	for k := 0; k+1 < n; k++ {
+		tb := tr.T[k+1]
+		// Output cuts inside (T[k], T[k+1]).
+		for cut && iout < len(ts) && ts[iout] < tb {
+			if ts[iout] > a.t {
+				b.t = ts[iout]
+				en.interpX(b.x, b.t, k)
+				en.eval(b)
+				en.interval(sw, a, b, k)
+				a, b = b, a
+			}
+			emit(iout, sw)
+			iout++
+		}
+		hermite := !onGrid && !cut && iout < len(ts) && ts[iout] < tb
+		if hermite {
+			copy(en.sPrev, sw)
+			en.derivTo(en.dSa, sw, a)
+		}
+		b.t = tb
+		copy(b.x, tr.XAt(k+1))
+		en.eval(b)
+		en.interval(sw, a, b, k)
+		if hermite {
+			en.derivTo(en.dSb, sw, b)
+			for iout < len(ts) && ts[iout] < tb {
+				ode.HermiteTo(dst[iout*blk:(iout+1)*blk], ts[iout], a.t, tb, en.sPrev, sw, en.dSa, en.dSb)
+				iout++
+			}
+		}
+		if onGrid {
+			for iout < len(ts) && tr.Out[iout] == k+1 {
+				emit(iout, sw)
+				iout++
+			}
+		} else {
+			for iout < len(ts) && ts[iout] <= tb {
+				emit(iout, sw)
+				iout++
+			}
+		}
+		a, b = b, a
+	}
+	for ; iout < len(ts); iout++ { // outputs beyond the grid (not expected)
+		emit(iout, sw)
+	}
+}
