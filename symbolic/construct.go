@@ -31,8 +31,14 @@ func (b *Builder) Sub(a, c *Node) *Node { return b.Add(a, b.Neg(c)) }
 // Neg returns -a.
 func (b *Builder) Neg(a *Node) *Node { return b.Mul(b.Const(-1), a) }
 
-// Div returns a / c, represented as a * c^-1.
-func (b *Builder) Div(a, c *Node) *Node { return b.Mul(a, b.Pow(c, b.Const(-1))) }
+// Div returns a / c, represented as a * c^-1 (two constants fold to a/c,
+// correctly rounded).
+func (b *Builder) Div(a, c *Node) *Node {
+	if a.Op == OpConst && c.Op == OpConst {
+		return b.Const(a.Val / c.Val)
+	}
+	return b.Mul(a, b.Pow(c, b.Const(-1)))
+}
 
 // Pow returns a^e.
 func (b *Builder) Pow(a, e *Node) *Node {
