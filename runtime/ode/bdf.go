@@ -1,0 +1,897 @@
+package ode
+
+import "math"
+
+// The BDF integrator follows CVODE (cvode.c, SUNDIALS 6) step by step: the
+// Nordsieck history array zn, the coefficient updates for variable steps
+// (cvSetBDF, cvSetTqBDF), order changes (cvIncreaseBDF, cvDecreaseBDF),
+// the modified Newton iteration with a stale iteration matrix and its
+// reuse heuristics, the local error test, and step and order selection
+// (cvPrepareNextStep, cvChooseEta). Keeping the same constants keeps the
+// step sequences close to CVODE's, which is what users compare against.
+//
+// With sensitivities every Nordsieck column zn[j] holds the state followed
+// by the row-major nx x nsp block of S, so prediction, rescaling, order
+// changes and step completion treat both with one loop, as CVODES does
+// with its znS arrays.
+
+// Newton and step return flags (CVODE's names).
+const (
+	firstCall = iota
+	prevConvFail
+	prevErrFail
+)
+
+const (
+	nlsOK = iota
+	nlsConvFail
+	nlsTryAgain
+)
+
+const (
+	failNone = iota
+	failBadJ
+	failOther
+)
+
+func (s *Solver) bdf(tr *Trajectory, dstS, p []float64, t0 float64, tout []float64, iout int) error {
+	nx, nz := s.nx, s.nz
+	interp := s.set.Interpolate
+	tfinal := tout[len(tout)-1]
+	s.tstop = tout[iout]
+	if interp {
+		s.tstop = tfinal
+	}
+	s.tn = t0
+	s.setEwt(s.zn[0][:nz])
+
+	h := s.set.H0
+	if h == 0 {
+		h = s.hin(p, s.tstop)
+	}
+	if s.hmaxInv*h > 1 {
+		h = 1 / s.hmaxInv
+	}
+	if t0+h > s.tstop {
+		h = s.tstop - t0
+	}
+	s.h, s.hscale, s.hprime = h, h, h
+	z1 := s.zn[1][:nz]
+	for i := range z1 {
+		z1[i] *= h
+	}
+	s.q, s.qprime, s.L, s.qwait = 1, 1, 2, 2
+	s.etamax = etamx1
+	s.eta = 1
+	s.tau = [lmax + 1]float64{}
+	s.tq = [6]float64{}
+	s.l = [lmax]float64{}
+	s.nst, s.nstlp, s.nstlj, s.nscon = 0, 0, 0, 0
+	s.crate, s.crateS = 1, 1
+	s.savedTq5 = 0
+	s.gammap, s.gamrat = 0, 1
+	s.jcur = false
+	s.acnrmS = 0
+
+	for {
+		if s.nst >= s.set.MaxSteps {
+			return s.fail(ErrTooManySteps, s.tn, s.h, -1, "")
+		}
+		if s.nst > 0 {
+			s.setEwt(s.zn[0][:nz])
+			if s.tn+s.hprime > s.tstop {
+				s.hprime = s.tstop - s.tn
+				s.eta = s.hprime / s.h
+			}
+		}
+		if err := s.bdfStep(p); err != nil {
+			return err
+		}
+		s.stats.Steps++
+		y := s.zn[0][:nx]
+		f := s.fsave[:nx]
+		s.m.F(f, s.tn, y, p)
+		s.stats.FEvals++
+		if i := firstNonFinite(y); i >= 0 {
+			return s.fail(ErrNonFinite, s.tn, s.h, i, "state")
+		}
+		if i := firstNonFinite(f); i >= 0 {
+			return s.fail(ErrNonFinite, s.tn, s.h, i, "f")
+		}
+		tr.Append(s.tn, y, f)
+		if interp {
+			for iout < len(tout) && tout[iout] <= s.tn {
+				if s.sens {
+					blk := nx * s.nsp
+					s.dkySens(dstS[iout*blk:(iout+1)*blk], tout[iout])
+				}
+				iout++
+			}
+		} else {
+			for iout < len(tout) && tout[iout] <= s.tn {
+				s.output(tr, dstS, iout, s.zn[0][:nz])
+				iout++
+			}
+			if iout < len(tout) {
+				s.tstop = tout[iout]
+			}
+		}
+		if iout == len(tout) {
+			return nil
+		}
+	}
+}
+
+// dkySens evaluates the sensitivity part of the Nordsieck polynomial at t
+// (CVodeGetDky with k = 0), valid in [tn - hu, tn].
+func (s *Solver) dkySens(dst []float64, t float64) {
+	if t == s.tn {
+		copy(dst, s.zn[0][s.nx:s.nz])
+		return
+	}
+	r := (t - s.tn) / s.h
+	q := s.q
+	off := s.nx
+	for e := range dst {
+		v := s.zn[q][off+e]
+		for j := q - 1; j >= 0; j-- {
+			v = s.zn[j][off+e] + r*v
+		}
+		dst[e] = v
+	}
+}
+
+// bdfStep is cvStep: one successful step, with retries after Newton or
+// error test failures.
+func (s *Solver) bdfStep(p []float64) error {
+	savedT := s.tn
+	ncf, nef, ncfS, nefS := 0, 0, 0, 0
+	nflag := firstCall
+	if s.nst > 0 && s.hprime != s.h {
+		s.adjustParams()
+	}
+	var dsm float64
+	for {
+		if s.tn+s.h <= s.tn {
+			return s.fail(ErrStepUnderflow, s.tn, s.h, -1, "")
+		}
+		s.predict()
+		s.setCoeffs()
+		ret := s.nls(p, nflag)
+		if ret != nlsOK {
+			if err := s.handleConvFail(savedT, &ncf, &nflag); err != nil {
+				return err
+			}
+			continue
+		}
+		// Error test on the state.
+		dsm = s.acnrm * s.tq[2]
+		if dsm > 1 {
+			if err := s.handleErrFail(p, savedT, &nef, &nflag, dsm); err != nil {
+				return err
+			}
+			continue
+		}
+		if s.sens {
+			ret := s.sensCorrector(p)
+			if ret != nlsOK {
+				s.stats.SensNewtonFails++
+				if err := s.handleConvFail(savedT, &ncfS, &nflag); err != nil {
+					return err
+				}
+				continue
+			}
+			if s.errcon {
+				dsmS := s.acnrmS * s.tq[2]
+				if dsmS > 1 {
+					if err := s.handleErrFail(p, savedT, &nefS, &nflag, dsmS); err != nil {
+						return err
+					}
+					continue
+				}
+				dsm = math.Max(dsm, dsmS)
+			}
+		}
+		break
+	}
+	s.completeStep()
+	s.prepareNextStep(dsm)
+	if s.nst <= smallNst {
+		s.etamax = etamx2
+	} else {
+		s.etamax = etamx3
+	}
+	return nil
+}
+
+// handleConvFail is cvHandleNFlag after a failed corrector.
+func (s *Solver) handleConvFail(savedT float64, ncf, nflag *int) error {
+	s.stats.NewtonFails++
+	s.stats.Rejected++
+	s.restore(savedT)
+	*ncf++
+	s.etamax = 1
+	if *ncf == maxncf {
+		kind := s.lastFail
+		if kind == 0 {
+			kind = ErrConvergence
+		}
+		idx := -1
+		if kind == ErrNonFinite {
+			idx = s.lastIndex
+		}
+		return s.fail(kind, s.tn, s.h, idx, "corrector failed repeatedly")
+	}
+	s.eta = etacf
+	*nflag = prevConvFail
+	s.rescale()
+	return nil
+}
+
+// handleErrFail is the failure branch of cvDoErrorTest.
+func (s *Solver) handleErrFail(p []float64, savedT float64, nef, nflag *int, dsm float64) error {
+	s.stats.ErrFails++
+	s.stats.Rejected++
+	*nef++
+	*nflag = prevErrFail
+	s.restore(savedT)
+	if *nef == maxnef {
+		return s.fail(ErrConvergence, s.tn, s.h, -1, "error test failed repeatedly")
+	}
+	s.etamax = 1
+	if *nef <= mxnef1 {
+		s.eta = 1 / (math.Pow(bias2*dsm, 1/float64(s.L)) + addon)
+		s.eta = math.Max(etamin, s.eta)
+		if *nef >= smallNef {
+			s.eta = math.Min(s.eta, etamxf)
+		}
+		s.rescale()
+		return nil
+	}
+	if s.q > 1 {
+		s.eta = etamin
+		s.decreaseOrder()
+		s.L = s.q
+		s.q--
+		s.qwait = s.L
+		s.rescale()
+		return nil
+	}
+	// Order 1 already: restart from the current state with a smaller step.
+	s.eta = etamin
+	s.h *= s.eta
+	s.hprime = s.h
+	s.hscale = s.h
+	s.qwait = longWait
+	s.nscon = 0
+	nx, nz := s.nx, s.nz
+	z0, z1 := s.zn[0][:nz], s.zn[1][:nz]
+	s.m.F(z1[:nx], s.tn, z0[:nx], p)
+	s.stats.FEvals++
+	if s.sens {
+		if err := s.sensRHS(z1[nx:], s.tn, z0[:nx], z0[nx:], p); err != nil {
+			return err
+		}
+	}
+	for i := range z1 {
+		z1[i] *= s.h
+	}
+	return nil
+}
+
+func (s *Solver) predict() {
+	s.tn += s.h
+	if s.tn >= s.tstop || math.Abs(s.tn-s.tstop) <= 100*uround*(math.Abs(s.tn)+math.Abs(s.h)) {
+		s.tn = s.tstop
+	}
+	nz, q := s.nz, s.q
+	for k := 1; k <= q; k++ {
+		for j := q; j >= k; j-- {
+			a, b := s.zn[j-1][:nz], s.zn[j][:nz]
+			for i, v := range b {
+				a[i] += v
+			}
+		}
+	}
+}
+
+func (s *Solver) restore(savedT float64) {
+	s.tn = savedT
+	nz, q := s.nz, s.q
+	for k := 1; k <= q; k++ {
+		for j := q; j >= k; j-- {
+			a, b := s.zn[j-1][:nz], s.zn[j][:nz]
+			for i, v := range b {
+				a[i] -= v
+			}
+		}
+	}
+}
+
+func (s *Solver) rescale() {
+	factor := s.eta
+	nz := s.nz
+	for j := 1; j <= s.q; j++ {
+		z := s.zn[j][:nz]
+		for i := range z {
+			z[i] *= factor
+		}
+		factor *= s.eta
+	}
+	s.h = s.hscale * s.eta
+	s.hscale = s.h
+	s.nscon = 0
+}
+
+func (s *Solver) adjustParams() {
+	if s.qprime != s.q {
+		if s.qprime > s.q {
+			s.increaseOrder()
+		} else {
+			s.decreaseOrder()
+		}
+		s.q = s.qprime
+		s.L = s.q + 1
+		s.qwait = s.L
+	}
+	s.rescale()
+}
+
+// increaseOrder is cvIncreaseBDF: adds column zn[L] from the saved
+// correction and adjusts columns 2..q.
+func (s *Solver) increaseOrder() {
+	var l [lmax]float64
+	l[2] = 1
+	alpha1, prod, xiold := 1.0, 1.0, 1.0
+	alpha0 := -1.0
+	hsum := s.hscale
+	if s.q > 1 {
+		for j := 1; j < s.q; j++ {
+			hsum += s.tau[j+1]
+			xi := hsum / s.hscale
+			prod *= xi
+			alpha0 -= 1 / float64(j+1)
+			alpha1 += 1 / xi
+			for i := j + 2; i >= 2; i-- {
+				l[i] = l[i]*xiold + l[i-1]
+			}
+			xiold = xi
+		}
+	}
+	a1 := (-alpha0 - alpha1) / prod
+	nz := s.nz
+	zL, za := s.zn[s.L][:nz], s.zn[qmax][:nz]
+	for i, v := range za {
+		zL[i] = a1 * v
+	}
+	for j := 2; j <= s.q; j++ {
+		zj := s.zn[j][:nz]
+		c := l[j]
+		for i, v := range zL {
+			zj[i] += c * v
+		}
+	}
+}
+
+// decreaseOrder is cvDecreaseBDF.
+func (s *Solver) decreaseOrder() {
+	var l [lmax]float64
+	l[2] = 1
+	hsum := 0.0
+	for j := 1; j <= s.q-2; j++ {
+		hsum += s.tau[j]
+		xi := hsum / s.hscale
+		for i := j + 2; i >= 2; i-- {
+			l[i] = l[i]*xi + l[i-1]
+		}
+	}
+	nz := s.nz
+	zq := s.zn[s.q][:nz]
+	for j := 2; j < s.q; j++ {
+		zj := s.zn[j][:nz]
+		c := l[j]
+		for i, v := range zq {
+			zj[i] -= c * v
+		}
+	}
+}
+
+// setCoeffs is cvSet with cvSetBDF and cvSetTqBDF.
+func (s *Solver) setCoeffs() {
+	q := s.q
+	l := &s.l
+	l[0], l[1] = 1, 1
+	xiInv, xistarInv := 1.0, 1.0
+	for i := 2; i <= q; i++ {
+		l[i] = 0
+	}
+	alpha0, alpha0Hat := -1.0, -1.0
+	hsum := s.h
+	if q > 1 {
+		for j := 2; j < q; j++ {
+			hsum += s.tau[j-1]
+			xiInv = s.h / hsum
+			alpha0 -= 1 / float64(j)
+			for i := j; i >= 1; i-- {
+				l[i] += l[i-1] * xiInv
+			}
+		}
+		alpha0 -= 1 / float64(q)
+		xistarInv = -l[1] - alpha0
+		hsum += s.tau[q-1]
+		xiInv = s.h / hsum
+		alpha0Hat = -l[1] - xiInv
+		for i := q; i >= 1; i-- {
+			l[i] += l[i-1] * xistarInv
+		}
+	}
+	// cvSetTqBDF
+	a1 := 1 - alpha0Hat + alpha0
+	a2 := 1 + float64(q)*a1
+	s.tq[2] = math.Abs(a1 / (alpha0 * a2))
+	s.tq[5] = math.Abs(a2 * xistarInv / (l[q] * xiInv))
+	if s.qwait == 1 {
+		if q > 1 {
+			c := xistarInv / l[q]
+			a3 := alpha0 + 1/float64(q)
+			a4 := alpha0Hat + xiInv
+			cpinv := (1 - a4 + a3) / a3
+			s.tq[1] = math.Abs(c * cpinv)
+		} else {
+			s.tq[1] = 1
+		}
+		hsum += s.tau[q]
+		xiInv = s.h / hsum
+		a5 := alpha0 - 1/float64(q+1)
+		a6 := alpha0Hat - xiInv
+		cppinv := (1 - a6 + a5) / a2
+		s.tq[3] = math.Abs(cppinv / (xiInv * float64(q+2) * a5))
+	}
+	s.tq[4] = nlscoef / s.tq[2]
+
+	s.rl1 = 1 / l[1]
+	s.gamma = s.h * s.rl1
+	if s.nst == 0 {
+		s.gammap = s.gamma
+	}
+	if s.nst > 0 {
+		s.gamrat = s.gamma / s.gammap
+	} else {
+		s.gamrat = 1
+	}
+}
+
+// nls is cvNls: decides whether to refresh the iteration matrix, then runs
+// the Newton iteration, retrying once with a fresh Jacobian if the matrix
+// was stale.
+func (s *Solver) nls(p []float64, nflag int) int {
+	nx := s.nx
+	convfail := failOther
+	if nflag == firstCall || nflag == prevErrFail {
+		convfail = failNone
+	}
+	callSetup := nflag == prevConvFail || nflag == prevErrFail || s.nst == 0 ||
+		s.nst >= s.nstlp+msbp || math.Abs(s.gamrat-1) > dgmax
+	z0 := s.zn[0][:nx]
+	for {
+		f := s.ftemp[:nx]
+		s.m.F(f, s.tn, z0, p)
+		s.stats.FEvals++
+		if i := firstNonFinite(f); i >= 0 {
+			s.lastFail, s.lastIndex = ErrNonFinite, i
+			return nlsConvFail
+		}
+		if callSetup {
+			ok := s.lsetup(convfail, z0, p, false)
+			callSetup = false
+			s.gamrat, s.crate, s.crateS = 1, 1, 1
+			s.gammap = s.gamma
+			s.nstlp = s.nst
+			if !ok {
+				return nlsConvFail
+			}
+		}
+		ret := s.newton(p)
+		if ret != nlsTryAgain {
+			return ret
+		}
+		callSetup = true
+		convfail = failBadJ
+	}
+}
+
+// lsetup is cvLsSetup: re-evaluates Jx at x when it is judged bad, then
+// forms and factors M = I - gamma*Jx. With haveJ, s.jvS already holds Jx
+// at x and is copied instead of re-evaluated.
+func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
+	nx := s.nx
+	dgamma := math.Abs(s.gamma/s.gammap - 1)
+	jbad := s.nst == 0 || s.nst >= s.nstlj+msbj ||
+		(convfail == failBadJ && dgamma < dgmaxJ) || convfail == failOther
+	if jbad {
+		if haveJ {
+			copy(s.jv, s.jvS)
+		} else {
+			s.m.Jx(s.jv, s.tn, x, p)
+			s.stats.JacEvals++
+		}
+		s.nstlj = s.nst
+		s.jcur = true
+		if i := firstNonFinite(s.jv); i >= 0 {
+			s.lastFail, s.lastIndex = ErrNonFinite, -1
+			return false
+		}
+	} else {
+		s.jcur = false
+	}
+	a := s.mat
+	clear(a)
+	g := -s.gamma
+	rp, ci := s.jxPat.RowPtr, s.jxPat.ColIdx
+	for i := 0; i < nx; i++ {
+		row := a[i*nx : (i+1)*nx]
+		for k := rp[i]; k < rp[i+1]; k++ {
+			row[ci[k]] = g * s.jv[k]
+		}
+		row[i] += 1
+	}
+	s.stats.LUs++
+	if !luFactor(a, nx, s.piv) {
+		s.lastFail = ErrSingular
+		return false
+	}
+	return true
+}
+
+// newton is cvNewtonIteration for the state.
+func (s *Solver) newton(p []float64) int {
+	nx := s.nx
+	acor := s.acor[:nx]
+	clear(acor)
+	z0, z1 := s.zn[0][:nx], s.zn[1][:nx]
+	y := s.y[:nx]
+	copy(y, z0)
+	f := s.ftemp[:nx]
+	b := s.tmp[:nx]
+	ewt := s.ewt[:nx]
+	var delp float64
+	for m := 0; ; m++ {
+		g, rl1 := s.gamma, s.rl1
+		for i := range b {
+			b[i] = g*f[i] - (rl1*z1[i] + acor[i])
+		}
+		luSolve(s.mat, nx, s.piv, b)
+		if s.gamrat != 1 {
+			c := 2 / (1 + s.gamrat)
+			for i := range b {
+				b[i] *= c
+			}
+		}
+		s.stats.NewtonIters++
+		del := wrms(b, ewt)
+		if del != del || math.IsInf(del, 0) {
+			s.lastFail, s.lastIndex = ErrNonFinite, firstNonFinite(b)
+			if !s.jcur {
+				return nlsTryAgain
+			}
+			return nlsConvFail
+		}
+		for i, v := range b {
+			acor[i] += v
+			y[i] = z0[i] + acor[i]
+		}
+		if m > 0 {
+			s.crate = math.Max(crdown*s.crate, del/delp)
+		}
+		dcon := del * math.Min(1, s.crate) / s.tq[4]
+		if dcon <= 1 {
+			if m == 0 {
+				s.acnrm = del
+			} else {
+				s.acnrm = wrms(acor, ewt)
+			}
+			s.jcur = false
+			return nlsOK
+		}
+		if m+1 == maxcor || (m >= 1 && del > rdiv*delp) {
+			s.lastFail = ErrConvergence
+			if !s.jcur {
+				return nlsTryAgain
+			}
+			return nlsConvFail
+		}
+		delp = del
+		s.m.F(f, s.tn, y, p)
+		s.stats.FEvals++
+		if i := firstNonFinite(f); i >= 0 {
+			s.lastFail, s.lastIndex = ErrNonFinite, i
+			if !s.jcur {
+				return nlsTryAgain
+			}
+			return nlsConvFail
+		}
+	}
+}
+
+// sensCorrector is CVODES's staggered sensitivity corrector (cvStgrNls):
+// with the state converged at y, all sensitivity columns are corrected with
+// the current factorisation of M; if that fails with a stale matrix, M is
+// rebuilt from Jx at y (already evaluated) and the correction retried.
+func (s *Solver) sensCorrector(p []float64) int {
+	nx := s.nx
+	y := s.y[:nx]
+	s.m.Jx(s.jvS, s.tn, y, p)
+	s.m.Jp(s.jpv, s.tn, y, p)
+	s.stats.SensJacEvals++
+	if firstNonFinite(s.jvS) >= 0 || firstNonFinite(s.jpv) >= 0 {
+		s.lastFail, s.lastIndex = ErrNonFinite, -1
+		return nlsConvFail
+	}
+	callSetup := false
+	for {
+		if callSetup {
+			ok := s.lsetup(failBadJ, y, p, true)
+			s.gamrat, s.crate, s.crateS = 1, 1, 1
+			s.gammap = s.gamma
+			s.nstlp = s.nst
+			if !ok {
+				return nlsConvFail
+			}
+		}
+		ret := s.sensNewton()
+		if ret != nlsTryAgain {
+			return ret
+		}
+		callSetup = true
+	}
+}
+
+func (s *Solver) sensNewton() int {
+	nx, nz, m := s.nx, s.nz, s.nsp
+	zS0, zS1 := s.zn[0][nx:nz], s.zn[1][nx:nz]
+	acorS := s.acor[nx:nz]
+	clear(acorS)
+	yS := s.y[nx:nz]
+	copy(yS, zS0)
+	fS := s.ftemp[nx:nz]
+	s.sensApply(fS, yS)
+	b := s.tmp[nx:nz]
+	ewtS := s.ewt[nx:nz]
+	var delp float64
+	for it := 0; ; it++ {
+		g, rl1 := s.gamma, s.rl1
+		for i := range b {
+			b[i] = g*fS[i] - (rl1*zS1[i] + acorS[i])
+		}
+		luSolveMulti(s.mat, nx, s.piv, b, m)
+		if s.gamrat != 1 {
+			c := 2 / (1 + s.gamrat)
+			for i := range b {
+				b[i] *= c
+			}
+		}
+		s.stats.SensNewtonIters++
+		del := s.sensNorm(b, ewtS)
+		if del != del || math.IsInf(del, 0) {
+			s.lastFail, s.lastIndex = ErrNonFinite, -1
+			if !s.jcur {
+				return nlsTryAgain
+			}
+			return nlsConvFail
+		}
+		for i, v := range b {
+			acorS[i] += v
+			yS[i] = zS0[i] + acorS[i]
+		}
+		if it > 0 {
+			s.crateS = math.Max(crdown*s.crateS, del/delp)
+		}
+		dcon := del * math.Min(1, s.crateS) / s.tq[4]
+		if dcon <= 1 {
+			if s.errcon {
+				if it == 0 {
+					s.acnrmS = del
+				} else {
+					s.acnrmS = s.sensNorm(acorS, ewtS)
+				}
+			}
+			s.jcur = false
+			return nlsOK
+		}
+		if it+1 == maxcor || (it >= 1 && del > rdiv*delp) {
+			s.lastFail = ErrConvergence
+			if !s.jcur {
+				return nlsTryAgain
+			}
+			return nlsConvFail
+		}
+		delp = del
+		s.sensApply(fS, yS)
+	}
+}
+
+// completeStep is cvCompleteStep.
+func (s *Solver) completeStep() {
+	s.nst++
+	s.nscon++
+	q := s.q
+	for i := q; i >= 2; i-- {
+		s.tau[i] = s.tau[i-1]
+	}
+	if q == 1 && s.nst > 1 {
+		s.tau[2] = s.tau[1]
+	}
+	s.tau[1] = s.h
+	nz := s.nz
+	acor := s.acor[:nz]
+	for j := 0; j <= q; j++ {
+		zj := s.zn[j][:nz]
+		c := s.l[j]
+		for i, v := range acor {
+			zj[i] += c * v
+		}
+	}
+	s.qwait--
+	if s.qwait == 1 && q != qmax {
+		copy(s.zn[qmax][:nz], acor)
+		s.savedTq5 = s.tq[5]
+	}
+}
+
+// prepareNextStep is cvPrepareNextStep with cvSetEta and cvChooseEta.
+func (s *Solver) prepareNextStep(dsm float64) {
+	if s.etamax == 1 {
+		if s.qwait < 2 {
+			s.qwait = 2
+		}
+		s.qprime = s.q
+		s.hprime = s.h
+		s.eta = 1
+		return
+	}
+	s.etaq = 1 / (math.Pow(bias2*dsm, 1/float64(s.L)) + addon)
+	if s.qwait != 0 {
+		s.eta = s.etaq
+		s.qprime = s.q
+		s.setEta()
+		return
+	}
+	s.qwait = 2
+	s.etaqm1 = 0
+	if s.q > 1 {
+		ddn := s.errNorm(s.zn[s.q]) * s.tq[1]
+		s.etaqm1 = 1 / (math.Pow(bias1*ddn, 1/float64(s.q)) + addon)
+	}
+	s.etaqp1 = 0
+	if s.q != qmax && s.savedTq5 != 0 {
+		cquot := (s.tq[5] / s.savedTq5) * math.Pow(s.h/s.tau[2], float64(s.L))
+		nz := s.nz
+		t, a, zq := s.tmp[:nz], s.acor[:nz], s.zn[qmax][:nz]
+		for i := range t {
+			t[i] = a[i] - cquot*zq[i]
+		}
+		dup := s.errNorm(t) * s.tq[3]
+		s.etaqp1 = 1 / (math.Pow(bias3*dup, 1/float64(s.L+1)) + addon)
+	}
+	// cvChooseEta
+	etam := math.Max(s.etaqm1, math.Max(s.etaq, s.etaqp1))
+	if etam < thresh {
+		s.eta = 1
+		s.qprime = s.q
+	} else if etam == s.etaq {
+		s.eta = s.etaq
+		s.qprime = s.q
+	} else if etam == s.etaqm1 {
+		s.eta = s.etaqm1
+		s.qprime = s.q - 1
+	} else {
+		s.eta = s.etaqp1
+		s.qprime = s.q + 1
+		copy(s.zn[qmax][:s.nz], s.acor[:s.nz])
+	}
+	s.setEta()
+}
+
+// setEta is cvSetEta: small changes of h are not worth the rescaling.
+func (s *Solver) setEta() {
+	if s.eta < thresh {
+		s.eta = 1
+		s.hprime = s.h
+		return
+	}
+	s.eta = math.Min(s.eta, s.etamax)
+	s.eta /= math.Max(1, math.Abs(s.h)*s.hmaxInv*s.eta)
+	s.hprime = s.h * s.eta
+	if s.qprime < s.q {
+		s.nscon = 0
+	}
+}
+
+// hin is CVODE's initial step estimate (cvHin): the step for which the
+// second-derivative term of the local error is about the tolerance, bounded
+// by 0.1|tout - t0| and by the size of x relative to x'.
+func (s *Solver) hin(p []float64, tout float64) float64 {
+	nx := s.nx
+	t0 := s.tn
+	tdist := tout - t0
+	tround := uround * math.Max(math.Abs(t0), math.Abs(tout))
+	if tdist < 2*tround {
+		return tdist
+	}
+	x0, f0 := s.zn[0][:nx], s.zn[1][:nx]
+	hlb := 100 * tround
+	// cvUpperBoundH0
+	hubInv := 0.0
+	for i := 0; i < nx; i++ {
+		v := math.Abs(f0[i]) / (0.1*math.Abs(x0[i]) + s.atol[i])
+		if v > hubInv {
+			hubInv = v
+		}
+	}
+	hub := 0.1 * tdist
+	if hub*hubInv > 1 {
+		hub = 1 / hubInv
+	}
+	hg := math.Sqrt(hlb * hub)
+	if hub < hlb {
+		return hg
+	}
+	y, ft, ewt := s.y[:nx], s.tmp[:nx], s.ewt[:nx]
+	hnewOK := false
+	hs, hnew := hg, hg
+	for count1 := 1; count1 <= 4; count1++ {
+		hgOK := false
+		var yddnrm float64
+		for count2 := 1; count2 <= 4; count2++ {
+			for i := range y {
+				y[i] = x0[i] + hg*f0[i]
+			}
+			s.m.F(ft, t0+hg, y, p)
+			s.stats.FEvals++
+			for i := range ft {
+				ft[i] = (ft[i] - f0[i]) / hg
+			}
+			yddnrm = wrms(ft, ewt)
+			if yddnrm == yddnrm && !math.IsInf(yddnrm, 0) {
+				hgOK = true
+				break
+			}
+			hg *= 0.2
+		}
+		if !hgOK {
+			if count1 <= 2 {
+				hnew = hlb
+				break
+			}
+			hnew = hs
+			break
+		}
+		hs = hg
+		if hnewOK || count1 == 4 {
+			hnew = hg
+			break
+		}
+		if yddnrm*hub*hub > 2 {
+			hnew = math.Sqrt(2 / yddnrm)
+		} else {
+			hnew = math.Sqrt(hg * hub)
+		}
+		hrat := hnew / hg
+		if hrat > 0.5 && hrat < 2 {
+			hnewOK = true
+		}
+		if count1 > 1 && hrat > 2 {
+			hnew = hg
+			hnewOK = true
+		}
+		hg = hnew
+	}
+	h0 := 0.5 * hnew
+	if h0 < hlb {
+		h0 = hlb
+	}
+	if h0 > hub {
+		h0 = hub
+	}
+	return h0
+}

@@ -1,0 +1,126 @@
+package ode
+
+import "math"
+
+// luFactor factors the row-major n x n matrix a in place into P*A = L*U with
+// partial pivoting (L unit lower triangular below the diagonal, U on and above
+// it) and records the row interchanges in piv. It reports false when a pivot
+// is exactly zero or not finite (a singular or corrupted iteration matrix).
+//
+// A hand-written kernel on a flat []float64 is used instead of gonum's
+// mat.LU because, for the n <= 100 systems of reaction networks, the LAPACK
+// blocking and interface dispatch in gonum cost more than the arithmetic
+// (see BenchmarkLU in lu_test.go). Zero multipliers are skipped, which makes
+// the elimination cheap for the sparse iteration matrices I - gamma*Jx.
+func luFactor(a []float64, n int, piv []int) bool {
+	for k := 0; k < n; k++ {
+		// Pivot search in column k.
+		p := k
+		maxv := math.Abs(a[k*n+k])
+		for i := k + 1; i < n; i++ {
+			if v := math.Abs(a[i*n+k]); v > maxv {
+				maxv, p = v, i
+			}
+		}
+		if maxv == 0 || maxv > math.MaxFloat64 || maxv != maxv {
+			return false
+		}
+		piv[k] = p
+		if p != k {
+			rk, rp := a[k*n:(k+1)*n], a[p*n:(p+1)*n]
+			for j := range rk {
+				rk[j], rp[j] = rp[j], rk[j]
+			}
+		}
+		inv := 1 / a[k*n+k]
+		rowk := a[k*n+k+1 : (k+1)*n]
+		for i := k + 1; i < n; i++ {
+			lik := a[i*n+k]
+			if lik == 0 {
+				continue
+			}
+			lik *= inv
+			a[i*n+k] = lik
+			rowi := a[i*n+k+1 : (i+1)*n]
+			rowi = rowi[:len(rowk)]
+			for j, v := range rowk {
+				rowi[j] -= lik * v
+			}
+		}
+	}
+	return true
+}
+
+// luSolve solves A x = b in place (b becomes x) with the factors from luFactor.
+func luSolve(a []float64, n int, piv []int, b []float64) {
+	b = b[:n]
+	for k := 0; k < n; k++ {
+		if p := piv[k]; p != k {
+			b[k], b[p] = b[p], b[k]
+		}
+	}
+	for i := 1; i < n; i++ {
+		row := a[i*n : i*n+i]
+		s := b[i]
+		for j, v := range row {
+			s -= v * b[j]
+		}
+		b[i] = s
+	}
+	for i := n - 1; i >= 0; i-- {
+		row := a[i*n+i+1 : (i+1)*n]
+		s := b[i]
+		bb := b[i+1:]
+		bb = bb[:len(row)]
+		for j, v := range row {
+			s -= v * bb[j]
+		}
+		b[i] = s / a[i*n+i]
+	}
+}
+
+// luSolveMulti solves A X = B in place for the row-major n x m matrix B
+// (all m right-hand sides at once, so the inner loops run over contiguous
+// rows of B).
+func luSolveMulti(a []float64, n int, piv []int, b []float64, m int) {
+	for k := 0; k < n; k++ {
+		if p := piv[k]; p != k {
+			rk, rp := b[k*m:(k+1)*m], b[p*m:(p+1)*m]
+			for j := range rk {
+				rk[j], rp[j] = rp[j], rk[j]
+			}
+		}
+	}
+	for i := 1; i < n; i++ {
+		bi := b[i*m : (i+1)*m]
+		for j := 0; j < i; j++ {
+			l := a[i*n+j]
+			if l == 0 {
+				continue
+			}
+			bj := b[j*m : (j+1)*m]
+			bj = bj[:len(bi)]
+			for c, v := range bj {
+				bi[c] -= l * v
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		bi := b[i*m : (i+1)*m]
+		for j := i + 1; j < n; j++ {
+			u := a[i*n+j]
+			if u == 0 {
+				continue
+			}
+			bj := b[j*m : (j+1)*m]
+			bj = bj[:len(bi)]
+			for c, v := range bj {
+				bi[c] -= u * v
+			}
+		}
+		inv := 1 / a[i*n+i]
+		for c := range bi {
+			bi[c] *= inv
+		}
+	}
+}

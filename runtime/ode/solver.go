@@ -1,0 +1,600 @@
+package ode
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+// Method selects the integration formula.
+type Method int
+
+const (
+	// BDF is the variable-order (1-5), variable-step backward differentiation
+	// formula in Nordsieck form with Newton iteration, as in CVODE. It is the
+	// default because reaction networks are usually stiff.
+	BDF Method = iota
+	// DOPRI5 is the explicit Dormand-Prince 5(4) pair with PI step control,
+	// for non-stiff models.
+	DOPRI5
+)
+
+// String returns the method's name.
+func (m Method) String() string {
+	switch m {
+	case BDF:
+		return "BDF"
+	case DOPRI5:
+		return "DOPRI5"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Settings are the integrator options. A nil *Settings means all defaults;
+// a zero field means that field's default.
+type Settings struct {
+	Method   Method
+	RTol     float64   // relative tolerance, default 1e-6
+	ATol     float64   // absolute tolerance, default 1e-8
+	ATolVec  []float64 // per-state absolute tolerances (all > 0); overrides ATol when non-nil
+	MaxSteps int       // accepted steps per Integrate call, default 100000
+	H0       float64   // initial step; 0 = automatic (CVODE's estimate for BDF, Hairer's for DOPRI5)
+	HMax     float64   // maximum step; 0 = unbounded
+	// Interpolate, if true, lets the integrator step over output times: the
+	// grid holds only the integrator's own steps (plus the final time, where
+	// it stops exactly), tr.Out is nil and x at an output time is obtained
+	// with tr.InterpTo. Sensitivities written by IntegrateSens are then
+	// interpolated with the method's own polynomial. The default (false)
+	// lands on every output time, so each is a grid point.
+	Interpolate bool
+}
+
+// Default tolerances and limits.
+const (
+	DefaultRTol     = 1e-6
+	DefaultATol     = 1e-8
+	DefaultMaxSteps = 100000
+)
+
+// Stats counts the work of the last Integrate or IntegrateSens call.
+type Stats struct {
+	Steps       int // accepted steps
+	Rejected    int // rejected step attempts (error test and convergence failures)
+	ErrFails    int // error test failures (included in Rejected)
+	FEvals      int // evaluations of f (including the one per grid point for Trajectory.F)
+	JacEvals    int // evaluations of Jx for the iteration matrix
+	LUs         int // factorisations of the iteration matrix
+	NewtonIters int // state Newton iterations (linear solves)
+	NewtonFails int // state Newton convergence failures
+	// Sensitivity counters (IntegrateSens only).
+	SensJacEvals    int // evaluations of the pair (Jx, Jp) for the sensitivity right-hand side
+	SensNewtonIters int // sensitivity corrector iterations (one multi-column solve each)
+	SensNewtonFails int // sensitivity corrector convergence failures
+}
+
+// SensSettings are the options of IntegrateSens. A nil *SensSettings means
+// ErrCon false and all parameters.
+type SensSettings struct {
+	// ErrCon includes the sensitivities in the local error test and in the
+	// step-size and order selection (CVODES errconS). Without it the step
+	// sequence is the one of the state alone.
+	ErrCon bool
+	// Params is the subset of parameter indices whose sensitivities are
+	// computed, in output column order; nil means all parameters.
+	Params []int
+}
+
+// ErrKind classifies a StepError.
+type ErrKind int
+
+const (
+	// ErrStepUnderflow: the step size fell below the resolution of t.
+	ErrStepUnderflow ErrKind = iota + 1
+	// ErrTooManySteps: MaxSteps accepted steps did not reach the final time.
+	ErrTooManySteps
+	// ErrNonFinite: f, Jx, Jp or the state produced Inf or NaN.
+	ErrNonFinite
+	// ErrSingular: the iteration matrix stayed singular after step reductions.
+	ErrSingular
+	// ErrConvergence: repeated Newton or error test failures at one step.
+	ErrConvergence
+)
+
+func (k ErrKind) String() string {
+	switch k {
+	case ErrStepUnderflow:
+		return "step size underflow"
+	case ErrTooManySteps:
+		return "too many steps"
+	case ErrNonFinite:
+		return "non-finite values"
+	case ErrSingular:
+		return "singular iteration matrix"
+	case ErrConvergence:
+		return "repeated failures"
+	}
+	return "unknown"
+}
+
+// StepError is the failure of an integration at time T with step H. X is a
+// copy of the last accepted state; Index is the offending component for
+// ErrNonFinite (-1 if unknown). The trajectory holds the steps accepted
+// before the failure.
+type StepError struct {
+	Kind   ErrKind
+	T, H   float64
+	X      []float64
+	Index  int
+	Reason string
+}
+
+func (e *StepError) Error() string {
+	s := fmt.Sprintf("ode: %s at t=%g (h=%g)", e.Kind, e.T, e.H)
+	if e.Kind == ErrNonFinite && e.Index >= 0 {
+		s += fmt.Sprintf(", component %d", e.Index)
+	}
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
+}
+
+// BDF constants, named and valued as in CVODE (cvode.c).
+const (
+	qmax     = 5
+	lmax     = qmax + 1
+	etamx1   = 10000.0 // bound on the step growth after the first step
+	etamx2   = 10.0
+	etamx3   = 10.0
+	smallNst = 10
+	etamxf   = 0.2
+	etamin   = 0.1
+	etacf    = 0.25
+	thresh   = 1.5
+	addon    = 1e-6
+	bias1    = 6.0
+	bias2    = 6.0
+	bias3    = 10.0
+	onepsm   = 1.000001
+	mxnef1   = 3
+	smallNef = 2
+	longWait = 10
+	maxnef   = 7
+	maxncf   = 10
+	maxcor   = 3
+	crdown   = 0.3
+	rdiv     = 2.0
+	dgmax    = 0.3 // refactor the iteration matrix when gamma changes by more than this
+	msbp     = 20  // ... or after this many steps
+	msbj     = 51  // re-evaluate Jx after this many steps
+	dgmaxJ   = 0.2
+	nlscoef  = 0.1
+	uround   = 0x1p-52
+)
+
+// Solver integrates one model. It owns all workspaces; a Solver is not safe
+// for concurrent use (use one per goroutine; the Model may be shared).
+type Solver struct {
+	m      model.Model
+	set    Settings
+	nx, np int
+	jxPat  *model.Pattern
+	jpPat  *model.Pattern
+	atol   []float64 // per-state absolute tolerance
+	rtol   float64
+	stats  Stats
+
+	// Sparse Jacobian values: jv is the Jx used for the iteration matrix,
+	// jvS and jpv are Jx and Jp at the current point for sensitivities.
+	jv, jvS, jpv []float64
+	mat          []float64 // LU factors of I - gamma*Jx
+	piv          []int
+	jpCol        []int // Jp pattern entry -> column in the sensitivity subset, or -1
+
+	// Sensitivity configuration of the current call.
+	sens   bool
+	errcon bool
+	nsp    int
+	params []int
+	nz     int // active vector length: nx, or nx*(1+nsp) with sensitivities
+
+	// Vectors of length nx*(1+np) (state first, then row-major S).
+	zn                       [lmax][]float64
+	ewt, acor, y, tmp, ftemp []float64
+	fsave                    []float64
+	colAcc                   []float64 // per-column norm accumulators (len np)
+	allParams                []int
+
+	// BDF state (names as in CVODE).
+	q, qprime, qwait, L                int
+	h, hprime, eta, hscale, tn, etamax float64
+	etaq, etaqm1, etaqp1               float64
+	tau                                [lmax + 1]float64
+	tq                                 [6]float64
+	l                                  [lmax]float64
+	rl1, gamma, gammap, gamrat         float64
+	crate, crateS, acnrm, acnrmS       float64
+	savedTq5, hmaxInv, tstop           float64
+	nst, nstlp, nstlj, nscon           int
+	jcur                               bool
+	lastFail                           ErrKind
+	lastIndex                          int
+
+	// DOPRI5 stages.
+	k [7][]float64
+}
+
+// NewSolver returns a solver for m with settings s (nil = defaults). It
+// validates the model's patterns and allocates every workspace, so that
+// Integrate and IntegrateSens allocate nothing (apart from growing the
+// Trajectory on first use).
+func NewSolver(m model.Model, s *Settings) *Solver {
+	if m == nil {
+		panic("ode: nil model")
+	}
+	sv := &Solver{m: m}
+	if s != nil {
+		sv.set = *s
+	}
+	st := &sv.set
+	if st.RTol == 0 {
+		st.RTol = DefaultRTol
+	}
+	if st.ATol == 0 {
+		st.ATol = DefaultATol
+	}
+	if st.MaxSteps == 0 {
+		st.MaxSteps = DefaultMaxSteps
+	}
+	if st.RTol < 0 || st.ATol < 0 || st.MaxSteps < 0 || st.H0 < 0 || st.HMax < 0 {
+		panic("ode: negative tolerance, step or step count in Settings")
+	}
+	if st.Method != BDF && st.Method != DOPRI5 {
+		panic("ode: unknown Method")
+	}
+	nx, np := model.NumStates(m), model.NumParams(m)
+	sv.nx, sv.np = nx, np
+	sv.jxPat, sv.jpPat = m.JxPattern(), m.JpPattern()
+	if err := sv.jxPat.Validate(); err != nil {
+		panic("ode: invalid Jx pattern: " + err.Error())
+	}
+	if err := sv.jpPat.Validate(); err != nil {
+		panic("ode: invalid Jp pattern: " + err.Error())
+	}
+	if sv.jxPat.Rows != nx || sv.jxPat.Cols != nx || sv.jpPat.Rows != nx || sv.jpPat.Cols != np {
+		panic("ode: Jacobian pattern dimensions do not match the model")
+	}
+	sv.rtol = st.RTol
+	sv.atol = make([]float64, nx)
+	if st.ATolVec != nil {
+		if len(st.ATolVec) != nx {
+			panic("ode: ATolVec length does not match the number of states")
+		}
+		for i, v := range st.ATolVec {
+			if !(v > 0) {
+				panic("ode: ATolVec entries must be positive")
+			}
+			sv.atol[i] = v
+		}
+	} else {
+		for i := range sv.atol {
+			sv.atol[i] = st.ATol
+		}
+	}
+	if st.HMax > 0 {
+		sv.hmaxInv = 1 / st.HMax
+	}
+	nmax := nx * (1 + np)
+	sv.jv = make([]float64, sv.jxPat.NNZ())
+	sv.jvS = make([]float64, sv.jxPat.NNZ())
+	sv.jpv = make([]float64, sv.jpPat.NNZ())
+	sv.jpCol = make([]int, sv.jpPat.NNZ())
+	sv.mat = make([]float64, nx*nx)
+	sv.piv = make([]int, nx)
+	for j := range sv.zn {
+		sv.zn[j] = make([]float64, nmax)
+	}
+	sv.ewt = make([]float64, nmax)
+	sv.acor = make([]float64, nmax)
+	sv.y = make([]float64, nmax)
+	sv.tmp = make([]float64, nmax)
+	sv.ftemp = make([]float64, nmax)
+	sv.fsave = make([]float64, nmax)
+	sv.colAcc = make([]float64, np)
+	for j := range sv.k {
+		sv.k[j] = make([]float64, nmax)
+	}
+	sv.allParams = make([]int, np)
+	for j := range sv.allParams {
+		sv.allParams[j] = j
+	}
+	sv.params = sv.allParams
+	return sv
+}
+
+// Stats returns the statistics of the last Integrate or IntegrateSens call.
+func (s *Solver) Stats() Stats { return s.stats }
+
+// Model returns the solver's model.
+func (s *Solver) Model() model.Model { return s.m }
+
+// Settings returns the solver's settings with defaults filled in.
+func (s *Solver) Settings() Settings { return s.set }
+
+// Integrate integrates dx/dt = f(t, x, p) from (t0, x0) through every time
+// in tout (ascending, each >= t0; tout may start at t0) and records every
+// accepted step (t, x, f(t, x)) into tr, which is Reset first, so that
+// tr.T[0] = t0. Unless Settings.Interpolate is set, each output time is a
+// grid point and tr.Out[i] is the index of tout[i] in tr.T. The integration
+// never steps past the last output time.
+//
+// After the first call with the same sizes it allocates nothing. A failure
+// returns a *StepError; tr then holds the steps accepted so far.
+func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) error {
+	s.checkArgs(tr, p, x0, t0, tout)
+	s.sens, s.errcon, s.nsp, s.params = false, false, 0, s.allParams[:0]
+	s.nz = s.nx
+	return s.run(tr, nil, p, x0, nil, t0, tout)
+}
+
+// IntegrateSens integrates the state as Integrate does and, alongside, the
+// forward sensitivities S = dx/dp[:, Params]:
+//
+//	S' = Jx(t, x, p) S + Jp(t, x, p)[:, Params],  S(t0) = s0,
+//
+// with s0 row-major nx x nsp (nsp = len(Params), or np when Params is nil;
+// nil s0 means zeros). S at output time i is written to
+// dstS[i*nx*nsp : (i+1)*nx*nsp] (row-major nx x nsp).
+//
+// With BDF the sensitivities use CVODES's staggered corrector: after the
+// state corrector has converged at a step, all nsp columns are corrected
+// with the same factorisation of I - gamma*Jx (a multi-column solve), with
+// the right-hand side evaluated with Jx and Jp at the converged state. The
+// (nsp+1)nx system is never formed. With DOPRI5 the sensitivities are
+// integrated explicitly as extra components.
+func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float64, t0 float64, tout []float64, ss *SensSettings) error {
+	s.checkArgs(tr, p, x0, t0, tout)
+	s.sens = true
+	s.errcon = false
+	s.params = s.allParams
+	if ss != nil {
+		s.errcon = ss.ErrCon
+		if ss.Params != nil {
+			for _, j := range ss.Params {
+				if j < 0 || j >= s.np {
+					panic("ode: sensitivity parameter index out of range")
+				}
+			}
+			s.params = ss.Params
+		}
+	}
+	s.nsp = len(s.params)
+	s.nz = s.nx * (1 + s.nsp)
+	blk := s.nx * s.nsp
+	if len(dstS) != len(tout)*blk {
+		panic("ode: dstS length is not len(tout)*nx*nsp")
+	}
+	if s0 != nil && len(s0) != blk {
+		panic("ode: s0 length is not nx*nsp")
+	}
+	// Map Jp pattern entries to sensitivity columns.
+	for k := range s.jpCol {
+		s.jpCol[k] = -1
+	}
+	for c, j := range s.params {
+		for i := 0; i < s.nx; i++ {
+			for k := s.jpPat.RowPtr[i]; k < s.jpPat.RowPtr[i+1]; k++ {
+				if s.jpPat.ColIdx[k] == j {
+					s.jpCol[k] = c
+				}
+			}
+		}
+	}
+	return s.run(tr, dstS, p, x0, s0, t0, tout)
+}
+
+func (s *Solver) checkArgs(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) {
+	if tr == nil {
+		panic("ode: nil Trajectory")
+	}
+	if len(p) != s.np {
+		panic("ode: parameter vector length does not match the model")
+	}
+	if len(x0) != s.nx {
+		panic("ode: initial state length does not match the model")
+	}
+	if len(tout) == 0 {
+		panic("ode: no output times")
+	}
+	prev := t0
+	for _, t := range tout {
+		if !(t >= prev) {
+			panic("ode: output times must be ascending and >= t0")
+		}
+		prev = t
+	}
+	if math.IsInf(t0, 0) || math.IsNaN(t0) || math.IsInf(prev, 0) {
+		panic("ode: non-finite time")
+	}
+}
+
+// run is the common driver: initial checks, the first grid point, then the
+// method's loop.
+func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout []float64) error {
+	s.stats = Stats{}
+	nx := s.nx
+	tr.Reset(nx)
+	if s.set.Interpolate {
+		tr.Out = nil
+	}
+	z := s.zn[0][:s.nz]
+	copy(z, x0)
+	if s.sens {
+		if s0 != nil {
+			copy(z[nx:], s0)
+		} else {
+			clear(z[nx:])
+		}
+	}
+	if i := firstNonFinite(z); i >= 0 {
+		return s.fail(ErrNonFinite, t0, 0, i, "initial value")
+	}
+	f0 := s.zn[1][:s.nz]
+	s.m.F(f0[:nx], t0, z[:nx], p)
+	s.stats.FEvals++
+	if i := firstNonFinite(f0[:nx]); i >= 0 {
+		return s.fail(ErrNonFinite, t0, 0, i, "f at the initial value")
+	}
+	if s.sens {
+		if err := s.sensRHS(f0[nx:], t0, z[:nx], z[nx:], p); err != nil {
+			return err
+		}
+	}
+	tr.Append(t0, z[:nx], f0[:nx])
+	iout := 0
+	for iout < len(tout) && tout[iout] == t0 {
+		s.output(tr, dstS, iout, z)
+		iout++
+	}
+	if iout == len(tout) {
+		return nil
+	}
+	if s.set.Method == DOPRI5 {
+		return s.dopri(tr, dstS, p, t0, tout, iout)
+	}
+	return s.bdf(tr, dstS, p, t0, tout, iout)
+}
+
+// output records output iout at the current grid point (the last one of
+// tr), with the full vector z = [x, S].
+func (s *Solver) output(tr *Trajectory, dstS []float64, iout int, z []float64) {
+	if !s.set.Interpolate {
+		tr.Out = append(tr.Out, tr.Len()-1)
+	}
+	if s.sens {
+		blk := s.nx * s.nsp
+		copy(dstS[iout*blk:(iout+1)*blk], z[s.nx:s.nz])
+	}
+}
+
+// sensRHS writes Jx S + Jp[:, params] at (t, x) into dst (row-major nx x nsp)
+// and leaves Jx values in s.jvS.
+func (s *Solver) sensRHS(dst []float64, t float64, x, S, p []float64) error {
+	s.m.Jx(s.jvS, t, x, p)
+	s.m.Jp(s.jpv, t, x, p)
+	s.stats.SensJacEvals++
+	if i := firstNonFinite(s.jvS); i >= 0 {
+		return s.fail(ErrNonFinite, t, s.h, -1, "Jx")
+	}
+	if i := firstNonFinite(s.jpv); i >= 0 {
+		return s.fail(ErrNonFinite, t, s.h, -1, "Jp")
+	}
+	s.sensApply(dst, S)
+	return nil
+}
+
+// sensApply writes Jx S + Jp with the stored values jvS, jpv.
+func (s *Solver) sensApply(dst, S []float64) {
+	m := s.nsp
+	rp, ci := s.jxPat.RowPtr, s.jxPat.ColIdx
+	for i := 0; i < s.nx; i++ {
+		di := dst[i*m : (i+1)*m]
+		clear(di)
+		for k := rp[i]; k < rp[i+1]; k++ {
+			v := s.jvS[k]
+			sj := S[ci[k]*m : (ci[k]+1)*m]
+			sj = sj[:len(di)]
+			for c, w := range sj {
+				di[c] += v * w
+			}
+		}
+		for k := s.jpPat.RowPtr[i]; k < s.jpPat.RowPtr[i+1]; k++ {
+			if c := s.jpCol[k]; c >= 0 {
+				di[c] += s.jpv[k]
+			}
+		}
+	}
+}
+
+func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) error {
+	x := make([]float64, s.nx)
+	copy(x, s.zn[0][:s.nx])
+	return &StepError{Kind: kind, T: t, H: h, X: x, Index: index, Reason: reason}
+}
+
+func firstNonFinite(v []float64) int {
+	for i, x := range v {
+		if x-x != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// setEwt sets the error weights from z = [x, S]: 1/(rtol|x_i| + atol_i),
+// and for S_ij the same with the atol of state i.
+func (s *Solver) setEwt(z []float64) {
+	nx := s.nx
+	for i := 0; i < nx; i++ {
+		s.ewt[i] = 1 / (s.rtol*math.Abs(z[i]) + s.atol[i])
+	}
+	if s.sens {
+		m := s.nsp
+		for i := 0; i < nx; i++ {
+			a := s.atol[i]
+			e := s.ewt[nx+i*m : nx+(i+1)*m]
+			zz := z[nx+i*m : nx+(i+1)*m]
+			for c := range e {
+				e[c] = 1 / (s.rtol*math.Abs(zz[c]) + a)
+			}
+		}
+	}
+}
+
+// wrms is the weighted root-mean-square norm of v with weights w.
+func wrms(v, w []float64) float64 {
+	w = w[:len(v)]
+	var sum float64
+	for i, x := range v {
+		t := x * w[i]
+		sum += t * t
+	}
+	return math.Sqrt(sum / float64(len(v)))
+}
+
+// sensNorm is CVODES's sensitivity norm: the largest WRMS norm over the
+// columns of the row-major nx x nsp block v.
+func (s *Solver) sensNorm(v, w []float64) float64 {
+	m := s.nsp
+	acc := s.colAcc[:m]
+	clear(acc)
+	for i := 0; i < s.nx; i++ {
+		vi := v[i*m : (i+1)*m]
+		wi := w[i*m : (i+1)*m]
+		wi = wi[:len(vi)]
+		for c, x := range vi {
+			t := x * wi[c]
+			acc[c] += t * t
+		}
+	}
+	var mx float64
+	for _, a := range acc {
+		if a > mx {
+			mx = a
+		}
+	}
+	return math.Sqrt(mx / float64(s.nx))
+}
+
+// errNorm is the norm used in error tests and step selection: the state
+// norm, maximised with the sensitivity norm when ErrCon is set.
+func (s *Solver) errNorm(v []float64) float64 {
+	n := wrms(v[:s.nx], s.ewt[:s.nx])
+	if s.errcon {
+		if ns := s.sensNorm(v[s.nx:s.nz], s.ewt[s.nx:s.nz]); ns > n {
+			n = ns
+		}
+	}
+	return n
+}
