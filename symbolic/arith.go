@@ -5,35 +5,41 @@ import (
 	"slices"
 )
 
-// Add returns the sum of args (0 for none): nested sums flattened,
+// Add returns the sum of args (0 for none): nested sums flattened (a
+// numeric multiple of a sum is expanded: 2*(x + y) + z -> 2*x + 2*y + z),
 // constants folded into one leading constant, like terms collected
 // (x + 2*x -> 3*x, terms whose coefficient becomes 0 dropped), terms in
 // canonical order.
 func (b *Builder) Add(args ...*Node) *Node {
 	c := 0.0
 	terms := make([]term, 0, len(args))
-	push := func(a *Node) {
-		if a.Op == OpConst {
-			c += a.Val
-		} else {
-			terms = append(terms, b.splitTerm(a))
+	var push func(a *Node, k float64)
+	push = func(a *Node, k float64) {
+		switch {
+		case a.Op == OpConst:
+			c += k * a.Val
+		case a.Op == OpAdd:
+			for _, t := range a.Args {
+				push(t, k)
+			}
+		default:
+			t := b.splitTerm(a)
+			t.coef *= k
+			if t.rest.Op == OpAdd { // c*(x + y) -> c*x + c*y
+				push(t.rest, t.coef)
+			} else {
+				terms = append(terms, t)
+			}
 		}
 	}
 	for _, a := range args {
-		if a.Op == OpAdd {
-			for _, t := range a.Args {
-				push(t)
-			}
-		} else {
-			push(a)
-		}
+		push(a, 1)
 	}
 	if math.IsNaN(c) {
 		return b.Const(c) // NaN + anything is NaN
 	}
 	slices.SortStableFunc(terms, func(x, y term) int { return compareNodes(x.rest, y.rest) })
 	out := make([]*Node, 1, len(terms)+1)
-	renorm := false
 	for i := 0; i < len(terms); {
 		t := terms[i]
 		j := i + 1
@@ -44,13 +50,7 @@ func (b *Builder) Add(args ...*Node) *Node {
 		if t.coef == 0 {
 			continue // x - x -> 0 (documented: also for Inf and NaN x)
 		}
-		g := b.scaled(t.coef, t.rest)
-		out = append(out, g)
-		renorm = renorm || g.Op == OpAdd
-	}
-	if renorm { // a coefficient of a sum became 1 or -1: flatten it
-		out[0] = b.Const(c)
-		return b.Add(out...)
+		out = append(out, b.scaled(t.coef, t.rest))
 	}
 	if c != 0 {
 		out[0] = b.Const(c)
@@ -91,9 +91,6 @@ func (b *Builder) scaled(c float64, rest *Node) *Node {
 	if c == 1 {
 		return rest
 	}
-	if rest.Op == OpAdd {
-		return b.Mul(b.Const(c), rest)
-	}
 	if rest.Op == OpMul {
 		args := make([]*Node, 0, len(rest.Args)+1)
 		args = append(args, b.Const(c))
@@ -106,7 +103,8 @@ func (b *Builder) scaled(c float64, rest *Node) *Node {
 // flattened, constants folded into one leading coefficient (0 absorbs
 // everything, documented), powers of the same base combined
 // (x*x -> x^2, x^a*x^b -> x^(a+b)), factors in canonical order of their
-// bases. A product -1*(sum) is distributed, which is exact.
+// bases. Sums are not expanded here (Add expands a numeric multiple of a
+// sum).
 func (b *Builder) Mul(args ...*Node) *Node {
 	c := 1.0
 	fs := make([]factor, 0, len(args))
@@ -176,14 +174,6 @@ func (b *Builder) Mul(args ...*Node) *Node {
 		return b.Const(c)
 	case 1:
 		return out[0]
-	case 2:
-		if c == -1 && out[1].Op == OpAdd {
-			neg := make([]*Node, len(out[1].Args))
-			for i, t := range out[1].Args {
-				neg[i] = b.Mul(out[0], t)
-			}
-			return b.Add(neg...)
-		}
 	}
 	return b.intern(OpMul, out, 0, "", 0)
 }

@@ -52,6 +52,13 @@ func (b *Builder) Pow(a, e *Node) *Node {
 	case a.Op == OpPow && e.Op == OpConst && (isInt(e.Val) || isOddInt(a.Args[1])):
 		// (x^k)^n = x^(k*n) for integer n, and for odd integer k.
 		return b.Pow(a.Args[0], b.Mul(a.Args[1], e))
+	case a.Op == OpMul && e.Op == OpConst && isInt(e.Val):
+		// (x*y)^n = x^n * y^n for integer n, so that quotients cancel.
+		fs := make([]*Node, len(a.Args))
+		for i, f := range a.Args {
+			fs[i] = b.Pow(f, e)
+		}
+		return b.Mul(fs...)
 	}
 	return b.intern(OpPow, []*Node{a, e}, 0, "", 0)
 }

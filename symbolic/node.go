@@ -30,6 +30,9 @@
 //     negative ones); a finite value of the original is never changed;
 //   - (x^a)^b -> x^(a*b) only when b is an integer constant or a is an odd
 //     integer constant, where the same holds;
+//   - (x*y)^n -> x^n * y^n for an integer constant n (so that x*y/(x*z)
+//     cancels to y/z), and c*(x + y) -> c*x + c*y inside a sum: equal up to
+//     rounding, except where an intermediate result over- or underflows;
 //   - constants -0 and NaN payloads are normalised to +0 and math.NaN().
 //
 // x^0 -> 1 and 1^x -> 1 agree with math.Pow for every x. exp(ln x) and

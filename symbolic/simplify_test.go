@@ -42,7 +42,15 @@ func TestSimplify(t *testing.T) {
 		{"1^x", func(b *Builder, x, y, z *Node) *Node { return b.Pow(c(b, 1), x) }, "1"},
 		{"2^3", func(b *Builder, x, y, z *Node) *Node { return b.Pow(c(b, 2), c(b, 3)) }, "8"},
 		{"-(-x)", func(b *Builder, x, y, z *Node) *Node { return b.Neg(b.Neg(x)) }, "x"},
-		{"-(x-y)", func(b *Builder, x, y, z *Node) *Node { return b.Neg(b.Sub(x, y)) }, "-x + y"},
+		{"-(x-y)", func(b *Builder, x, y, z *Node) *Node { return b.Neg(b.Sub(x, y)) }, "-(x - y)"},
+		{"-(x-y)+x", func(b *Builder, x, y, z *Node) *Node { return b.Add(b.Neg(b.Sub(x, y)), x) }, "y"},
+		{"2(x+y)-(x+y)", func(b *Builder, x, y, z *Node) *Node {
+			s := b.Add(x, y)
+			return b.Sub(b.Mul(c(b, 2), s), s)
+		}, "x + y"},
+		{"xy/(xz)", func(b *Builder, x, y, z *Node) *Node { return b.Div(b.Mul(x, y), b.Mul(x, z)) }, "y/z"},
+		{"(2x)^-1", func(b *Builder, x, y, z *Node) *Node { return b.Pow(b.Mul(c(b, 2), x), c(b, -1)) }, "0.5/x"},
+		{"(xy)^0.5 kept", func(b *Builder, x, y, z *Node) *Node { return b.Pow(b.Mul(x, y), c(b, 0.5)) }, "(x*y)^0.5"},
 		{"2(x+y)", func(b *Builder, x, y, z *Node) *Node { return b.Mul(c(b, 2), b.Add(x, y)) }, "2*(x + y)"},
 		{"3s-2s", func(b *Builder, x, y, z *Node) *Node {
 			s := b.Add(x, y)
