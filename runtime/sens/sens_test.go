@@ -243,10 +243,12 @@ func benchSolve(b *testing.B, m model.Model, o *Options, t1 float64) {
 	sink = res.S[len(res.S)-1]
 }
 
-func BenchmarkChuaFS(b *testing.B)        { benchSolve(b, testmodels.NewChua(), &Options{Method: FS}, 10) }
-func BenchmarkChuaExp(b *testing.B)       { benchSolve(b, testmodels.NewChua(), &Options{Method: Exp}, 10) }
-func BenchmarkChuaPBSR(b *testing.B)      { benchSolve(b, testmodels.NewChua(), &Options{Method: PBSR}, 10) }
-func BenchmarkChuaPBSRPaper(b *testing.B) { benchSolve(b, testmodels.NewChua(), &Options{Method: PBSR, Paper: true}, 10) }
+func BenchmarkChuaFS(b *testing.B)   { benchSolve(b, testmodels.NewChua(), &Options{Method: FS}, 10) }
+func BenchmarkChuaExp(b *testing.B)  { benchSolve(b, testmodels.NewChua(), &Options{Method: Exp}, 10) }
+func BenchmarkChuaPBSR(b *testing.B) { benchSolve(b, testmodels.NewChua(), &Options{Method: PBSR}, 10) }
+func BenchmarkChuaPBSRPaper(b *testing.B) {
+	benchSolve(b, testmodels.NewChua(), &Options{Method: PBSR, Paper: true}, 10)
+}
 func BenchmarkRandom20FS(b *testing.B) {
 	benchSolve(b, testmodels.NewRandomLinear(20, 1), &Options{Method: FS}, 10)
 }
