@@ -1,0 +1,114 @@
+// Package parser reads SBML documents (Level 2 versions 1-5 and Level 3
+// versions 1-2, core) and lowers them to a symbolic.ODE. The SBML
+// semantics (units of species in math, compartments, rules, conversion
+// factors) live here; symbolic only sees states, parameters and time.
+//
+// # Reading
+//
+// Read and ReadFile parse a document into a Model: ids, declared values,
+// flags, and math as symbolic expressions over KindOther symbols named by
+// SBML id. Function definitions are expanded at their calls (memoised on
+// the arguments, so nested calls stay small), reaction-local parameters
+// (L3 localParameter, L2 kineticLaw parameters, shadowing global ids) are
+// replaced by their values, csymbol avogadro by 6.02214179e23 (the value
+// fixed by both L3v1 and L3v2) and csymbol time by the time symbol.
+// Annotations and notes are ignored, and so are elements of the layout
+// and render packages.
+//
+// MathML: cn (integer, real, e-notation, rational), ci, csymbol time and
+// avogadro, the constants true, false, pi, exponentiale, infinity and
+// notanumber, plus, minus, times, divide, power, root (degree, default 2),
+// exp, ln, log (logbase, default 10), abs, floor, ceiling, factorial, the
+// trigonometric and hyperbolic functions and their inverses, piecewise,
+// eq, neq, lt, gt, leq, geq (n-ary ones become conjunctions of pairwise
+// relations), and, or, xor, not, and the L3v2 additions max, min,
+// implies, quotient and rem (quotient truncates toward zero; rem has the
+// sign of the dividend). Truth values are 1 and 0.
+//
+// # Refused constructs
+//
+// Events, algebraic rules, fast reactions, stoichiometryMath, csymbol
+// delay and rateOf, other MathML elements, SBML Level 1 and every package
+// other than layout and render (a required package is refused even when
+// no element of it appears) are refused with an error that says "... is
+// not supported" and names the element, its id and its line.
+//
+// # Errors
+//
+// Every data-dependent failure is an ErrorList of *Error, sorted, printed
+// as "file:line: element "id": what is wrong (and N more errors)". Misuse
+// of the API panics with a "parser: " prefix.
+//
+// # Limits on hostile input
+//
+// A document may have at most MaxBytes bytes and MaxDepth levels of
+// element nesting (MathML included); a function call may have at most
+// 1024 arguments; recursive function definitions are refused. Function
+// expansion is memoised, so its cost is linear in the size of the math.
+//
+// # Lowering: states
+//
+// ODE chooses the states, in this order, each group in document order:
+// species, compartments, parameters, species references. A species is a
+// state when a reaction changes it (it is a reactant or product and
+// neither boundaryCondition nor constant) or a rate rule sets it; a
+// compartment, parameter or species reference when a rate rule sets it.
+// Species with assignment rules, boundary and constant species are not
+// states.
+//
+// A species' state is its concentration when its compartment has no rule
+// and hasOnlySubstanceUnits is false; then
+//
+//	d[S]/dt = sum over reactions of stoichiometry * rate * conversion factor / size.
+//
+// It is its amount when hasOnlySubstanceUnits is true, the compartment is
+// 0-dimensional, or the compartment changes in time (rate or assignment
+// rule); then d(amount)/dt = sum of stoichiometry * rate * conversion
+// factor and its value in math is amount/size (with the size at the same
+// time). A species set by a rate rule has its value in math as state (a
+// concentration unless hasOnlySubstanceUnits: the rule is the derivative
+// of that value). State.Meta["units"] says "amount" or "concentration".
+// A species nothing changes keeps its amount, so in a compartment whose
+// size changes its concentration is amount0/size(t).
+//
+// Kinetic laws are in substance per time. The stoichiometry of a species
+// reference with an id is the value of that id (which rules may set);
+// otherwise its stoichiometry attribute (default 1 in L2; an unset L3
+// stoichiometry is also taken as 1).
+//
+// # Lowering: parameters
+//
+// The sensitivity parameters are the global parameters that are constant
+// (constant="true", the L2 default), have a value and are set by no rule
+// or initial assignment, in document order; with Options.SensCompartments
+// then the constant compartment sizes on the same terms; with
+// Options.SensInitials then the initial values of state species given as
+// numbers in the document, named "init_<id>", in the species' units in
+// math. Options.Params selects and orders a subset. Every other quantity
+// (local parameters, other constants) is folded to its value.
+//
+// # Lowering: values and initial values
+//
+// Initial values are formed at t = 0 in dependency order: an initial
+// assignment if any, else an assignment rule, else the declared value
+// (initialAmount and initialConcentration convert through the
+// compartment's initial size). They stay expressions of p, so x0 may
+// depend on the parameters. Assignment rules are substituted into the
+// rates in dependency order; a cycle is an error naming its ids. A state
+// whose initial value is not finite at the default parameters (division
+// by zero, an undefined value) is an error. An L2 compartment without a
+// size has size 1 (as an L1 volume), except in 0 dimensions.
+//
+// # Lowering: outputs
+//
+// ODE.Outputs has, in the order of the states above plus reactions last,
+// one output per SBML symbol named by its id (species in their units in
+// math, compartment sizes, parameters, species-reference stoichiometries,
+// reaction rates), and for every species also "amount:<id>" and
+// "conc:<id>". An output whose value is undefined is NaN. State and
+// parameter names are the SBML ids.
+//
+// A model with no states (only rules, say) lowers to an ODE with no
+// states. A Model is not safe for concurrent use: ODE adds nodes to its
+// Builder.
+package parser
