@@ -10,8 +10,8 @@
 # internal/cvodes names the libraries directly in its #cgo LDFLAGS:
 # -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense
 # -lsundials_sunmatrixdense. Beware that libsundials-dev depends on the MPI,
-# PETSc, hypre and Trilinos development packages: the first install pulls in
-# a few hundred MB.
+# PETSc, hypre and Trilinos development packages: on bookworm the first
+# install adds about 150 packages and 540 MB.
 set -euo pipefail
 
 have_sundials() {

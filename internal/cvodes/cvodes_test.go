@@ -463,3 +463,41 @@ func TestNoSens(t *testing.T) {
 		t.Errorf("x1(3) = %v, want %v", x[0], wx[0])
 	}
 }
+
+// TestErrConAccuracy runs the chain at the paper's tolerances with and
+// without the sensitivities in the error test and measures S against a
+// tight-tolerance reference: error control must not make S worse, and it
+// costs steps.
+func TestErrConAccuracy(t *testing.T) {
+	m := chainModel(11)
+	nx, np := model.NumStates(m), model.NumParams(m)
+	p := defaults(m)
+	tout := linspace(10, 200, 20)
+	_, ref, _ := solveAll(t, m, Options{RTol: 1e-11, ATol: 1e-13, MaxSteps: -1, Sens: true, ErrCon: true}, p, tout)
+	errOf := func(errcon bool) (float64, Stats) {
+		_, S, st := solveAll(t, m, Options{RTol: 1e-5, ATol: 1e-6, MaxSteps: -1, Sens: true, ErrCon: errcon}, p, tout)
+		worst := 0.0
+		for k := range tout {
+			for i := 0; i < nx; i++ {
+				for j := 0; j < np; j++ {
+					q := k*nx*np + i*np + j
+					// The error test weighs S with rtol*|S| + atol (pbar = 1).
+					worst = math.Max(worst, math.Abs(S[q]-ref[q])/(1e-5*math.Abs(ref[q])+1e-6))
+				}
+			}
+		}
+		return worst, st
+	}
+	off, stOff := errOf(false)
+	on, stOn := errOf(true)
+	t.Logf("worst S error in units of the error weight: errcon off %.3g (%d steps), on %.3g (%d steps)", off, stOff.Steps, on, stOn.Steps)
+	if on > 100 {
+		t.Errorf("with error control S is off by %.3g error weights", on)
+	}
+	if on > off*1.01 {
+		t.Errorf("error control made S worse: %.3g > %.3g error weights", on, off)
+	}
+	if stOn.Steps < stOff.Steps || stOn.SensErrFails == 0 && stOn.Steps == stOff.Steps {
+		t.Errorf("error control on S took %d steps, %d without", stOn.Steps, stOff.Steps)
+	}
+}

@@ -104,6 +104,10 @@ type reaction struct {
 	in  []int // reactant species, with repetition
 	nu  map[int]float64
 	par int
+
+	// nu as slices, filled by newMassAction for the fast F
+	species []int
+	coefs   []float64
 }
 
 type jxTerm struct { // dst[val] += coef * p[par] * prod of x[in] except occurrence skip
@@ -118,6 +122,13 @@ type jpTerm struct { // dst[val] += coef * prod of x[in]
 
 func newMassAction(name string, nx, np int, x0, p0 []float64, rxns []reaction) *massAction {
 	m := &massAction{name: name, nx: nx, np: np, x0: x0, p0: p0, rxns: rxns}
+	for i := range rxns {
+		r := &rxns[i]
+		for s, nu := range r.nu {
+			r.species = append(r.species, s)
+			r.coefs = append(r.coefs, nu)
+		}
+	}
 	type rc struct{ r, c int }
 	jx, jp := map[rc]bool{}, map[rc]bool{}
 	for _, r := range rxns {
@@ -206,8 +217,8 @@ func (m *massAction) F(dst []float64, t float64, x, p []float64) {
 	clear(dst)
 	for _, r := range m.rxns {
 		rate := p[r.par] * prodExcept(x, r.in, -1)
-		for s, nu := range r.nu {
-			dst[s] += nu * rate
+		for q, s := range r.species {
+			dst[s] += r.coefs[q] * rate
 		}
 	}
 }
