@@ -60,23 +60,30 @@ func luSolve(a []float64, n int, piv []int, b []float64) {
 		}
 	}
 	for i := 1; i < n; i++ {
-		row := a[i*n : i*n+i]
-		s := b[i]
-		for j, v := range row {
-			s -= v * b[j]
-		}
-		b[i] = s
+		b[i] -= dot(a[i*n:i*n+i], b[:i])
 	}
 	for i := n - 1; i >= 0; i-- {
-		row := a[i*n+i+1 : (i+1)*n]
-		s := b[i]
-		bb := b[i+1:]
-		bb = bb[:len(row)]
-		for j, v := range row {
-			s -= v * bb[j]
-		}
-		b[i] = s / a[i*n+i]
+		b[i] = (b[i] - dot(a[i*n+i+1:(i+1)*n], b[i+1:])) / a[i*n+i]
 	}
+}
+
+// dot returns sum x[i]*y[i] over len(x) with four independent accumulators:
+// the triangular solves are latency-bound on a single running sum.
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		xx, yy := x[i:i+4:i+4], y[i:i+4:i+4]
+		s0 += xx[0] * yy[0]
+		s1 += xx[1] * yy[1]
+		s2 += xx[2] * yy[2]
+		s3 += xx[3] * yy[3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // luSolveMulti solves A X = B in place for the row-major n x m matrix B

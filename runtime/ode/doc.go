@@ -1,0 +1,40 @@
+// Package ode integrates the state equations dx/dt = f(t, x, p) of a
+// model.Model and, optionally, the forward sensitivities S = dx/dp.
+//
+// # Methods
+//
+// BDF (the default) is a variable-order (1-5), variable-step backward
+// differentiation formula in Nordsieck form that follows CVODE's algorithm
+// and constants (local error test, order selection, modified Newton
+// iteration with the analytic Jx scattered into a dense iteration matrix
+// M = I - gamma*Jx, Jacobian and factorisation reuse). On HIRES it
+// reproduces CVODE's step, failure, Jacobian and setup counts. DOPRI5 is the
+// explicit Dormand-Prince 5(4) pair with PI step control, for non-stiff
+// models.
+//
+// Forward sensitivities (IntegrateSens) use CVODES's staggered corrector
+// for BDF (the same factorisation of M for all sensitivity columns, solved as
+// one multi-column system) and are integrated explicitly with DOPRI5.
+//
+// # Grid and outputs
+//
+// Every accepted step (t, x, f(t, x)) is recorded in a Trajectory, so x can
+// be evaluated anywhere by cubic Hermite interpolation and the sensitivity
+// methods of runtime/sens can run on the integrator's grid. By default the
+// integrator lands exactly on every requested output time (tr.Out indexes
+// them) and never steps past the last one.
+//
+// # Errors and panics
+//
+// Misuse (length mismatches, unordered output times, bad settings) panics
+// with a message prefixed "ode: ". Failures that depend on the data (step
+// size underflow, too many steps, non-finite values, an iteration matrix
+// that stays singular, repeated test failures) are returned as *StepError,
+// carrying the time, step and last accepted state.
+//
+// # Allocation
+//
+// NewSolver allocates all workspaces; Integrate and IntegrateSens allocate
+// nothing once the Trajectory has grown to its working size. A Solver is
+// for one goroutine at a time; a Model may be shared.
+package ode
