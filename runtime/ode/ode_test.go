@@ -436,13 +436,15 @@ func TestMisusePanics(t *testing.T) {
 	s := NewSolver(pr.Model, nil)
 	var tr Trajectory
 	cases := map[string]func(){
-		"short p":        func() { s.Integrate(&tr, p[:2], x0, 0, []float64{1}) },
-		"short x0":       func() { s.Integrate(&tr, p, x0[:2], 0, []float64{1}) },
-		"descending":     func() { s.Integrate(&tr, p, x0, 0, []float64{2, 1}) },
-		"before t0":      func() { s.Integrate(&tr, p, x0, 1, []float64{0.5}) },
-		"no outputs":     func() { s.Integrate(&tr, p, x0, 0, nil) },
-		"dstS length":    func() { s.IntegrateSens(&tr, make([]float64, 3), p, x0, nil, 0, []float64{1}, nil) },
-		"param range":    func() { s.IntegrateSens(&tr, make([]float64, 8), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{10}}) },
+		"short p":     func() { s.Integrate(&tr, p[:2], x0, 0, []float64{1}) },
+		"short x0":    func() { s.Integrate(&tr, p, x0[:2], 0, []float64{1}) },
+		"descending":  func() { s.Integrate(&tr, p, x0, 0, []float64{2, 1}) },
+		"before t0":   func() { s.Integrate(&tr, p, x0, 1, []float64{0.5}) },
+		"no outputs":  func() { s.Integrate(&tr, p, x0, 0, nil) },
+		"dstS length": func() { s.IntegrateSens(&tr, make([]float64, 3), p, x0, nil, 0, []float64{1}, nil) },
+		"param range": func() {
+			s.IntegrateSens(&tr, make([]float64, 8), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{10}})
+		},
 		"atolvec length": func() { NewSolver(pr.Model, &Settings{ATolVec: []float64{1}}) },
 	}
 	for name, f := range cases {
