@@ -1,0 +1,57 @@
+//go:build cvodes
+
+package main
+
+import (
+	"fmt"
+
+	"github.com/pbgen/pbgen/internal/cvodes"
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+const haveCVODES = true
+
+// cvodesSolver runs SUNDIALS CVODES (BDF, dense LU, analytic Jx; staggered
+// FS with S' = Jx S + Jp when sens).
+func cvodesSolver(name string, spec *modelSpec, p []float64, rtol, atol float64, sens, errcon bool) *solver {
+	nx, np := model.NumStates(spec.m), model.NumParams(spec.m)
+	s, err := cvodes.New(spec.m, cvodes.Options{RTol: rtol, ATol: atol, Sens: sens, ErrCon: errcon, MaxSteps: 100000})
+	if err != nil {
+		return &solver{name: name, run: func() error { return err }}
+	}
+	x0 := make([]float64, nx)
+	spec.m.InitialState(x0, p)
+	xs := make([]float64, len(spec.ts)*nx)
+	var ss []float64
+	if sens {
+		ss = make([]float64, len(spec.ts)*nx*np)
+	}
+	sv := &solver{
+		name: name,
+		run:  func() error { return s.Solve(p, x0, spec.ts[0], spec.ts, xs, ss) },
+		info: func() string {
+			st := s.LastStats()
+			return fmt.Sprintf("steps %d, f %d, jac %d, LU %d, sens rhs %d", st.Steps, st.FEvals, st.JacEvals, st.LUs, st.SensFEvals)
+		},
+	}
+	if sens {
+		sv.s = func() []float64 { return ss }
+	}
+	return sv
+}
+
+func cvodesSolvers(spec *modelSpec, p []float64) []*solver {
+	return []*solver{
+		cvodesSolver("states (CVODES)", spec, p, spec.rtol, spec.atol, false, false),
+		cvodesSolver("FS errcon on (CVODES)", spec, p, spec.rtol, spec.atol, true, true),
+		cvodesSolver("FS errcon off (CVODES)", spec, p, spec.rtol, spec.atol, true, false),
+	}
+}
+
+// cvodesWP are the CVODES points of the work-precision view.
+func cvodesWP(spec *modelSpec, p []float64, rtol, atol float64) []*solver {
+	return []*solver{
+		cvodesSolver(fmt.Sprintf("CVODES FS on rtol %.0e", rtol), spec, p, rtol, atol, true, true),
+		cvodesSolver(fmt.Sprintf("CVODES FS off rtol %.0e", rtol), spec, p, rtol, atol, true, false),
+	}
+}
