@@ -11,9 +11,9 @@ import (
 
 // fnSpec describes one generated function that writes roots into dst.
 type fnSpec struct {
-	method   string   // method name on Model, e.g. "Jx"
-	helper   string   // prefix of chunk helpers, e.g. "jx"
-	doc      string   // doc comment of the method
+	method   string     // method name on Model, e.g. "Jx"
+	helper   string     // prefix of chunk helpers, e.g. "jx"
+	doc      string     // doc comment of the method
 	params   []jen.Code // parameters, e.g. dst []float64, t float64, x, p []float64
 	args     []jen.Code // the parameters as call arguments, for chunk calls
 	prologue []jen.Code // argument checks, clear(dst), ...

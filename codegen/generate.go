@@ -304,9 +304,11 @@ func (g *generator) jSpec(method string, es []symbolic.Entry, wrtX bool) *fnSpec
 		doc:      fmt.Sprintf("%s writes the values of %s at (t, x, p) into dst, in %sPattern order.", method, what, method),
 		prologue: []jen.Code{g.lengthCheck(method, jen.Id(nnz), true)}}
 	for k, e := range es {
-		col := g.sys.ODE.Params[e.Col].Name
+		var col string
 		if wrtX {
 			col = g.sys.ODE.States[e.Col].Name
+		} else {
+			col = g.sys.ODE.Params[e.Col].Name
 		}
 		fs.dst = append(fs.dst, k)
 		fs.comments = append(fs.comments, fmt.Sprintf("%s[%d] = d(d%s/dt)/d(%s)%s", method, k, g.sys.ODE.States[e.Row].Name, col, g.infix(e.Expr)))
