@@ -12,8 +12,8 @@ import (
 // entry whose simplified derivative is the constant 0 is left out).
 //
 // It returns an error, naming the offending state or parameter, if ode
-// has no Builder, a name is empty or used twice (states, parameters and
-// outputs share one namespace), a Rate, Init or output Expr is nil or comes
+// has no Builder, a name is empty or used twice (states and parameters share one
+// namespace; outputs have their own), a Rate, Init or output Expr is nil or comes
 // from another Builder, an expression is higher than MaxDepth, a symbol is
 // neither time nor a declared state or parameter, an Init depends on a state
 // or on t, or a derivative cannot be formed (factorial of a variable).
@@ -54,10 +54,18 @@ func Build(ode *ODE) (*System, error) {
 		}
 		paramIdx[p.Name] = j
 	}
+	// Outputs have a namespace of their own: an observable may carry the
+	// name of a state or parameter (the SBML reader reports every id as the
+	// value math sees, which for an amount state is its concentration).
+	outSeen := make(map[string]bool, len(ode.Outputs))
 	for _, o := range ode.Outputs {
-		if err := declare("output", o.Name); err != nil {
-			return nil, err
+		if o.Name == "" {
+			return nil, fmt.Errorf("symbolic: model %q: output with an empty name", ode.Name)
 		}
+		if outSeen[o.Name] {
+			return nil, fmt.Errorf("symbolic: model %q: output %q is defined twice", ode.Name, o.Name)
+		}
+		outSeen[o.Name] = true
 	}
 
 	// check validates one root and returns its state and parameter

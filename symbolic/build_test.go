@@ -196,8 +196,8 @@ func TestBuildErrors(t *testing.T) {
 		{"duplicate state", func(o *ODE) { o.States[1].Name = "A" }, `state "A" has the name of a state`},
 		{"param named like a state", func(o *ODE) { o.Params[0].Name = "C" }, `parameter "C" has the name of a state`},
 		{"duplicate output", func(o *ODE) {
-			o.Outputs = []Output{{Name: "k2", Expr: o.B.Const(1)}}
-		}, `output "k2" has the name of a parameter`},
+			o.Outputs = []Output{{Name: "k2", Expr: o.B.Const(1)}, {Name: "k2", Expr: o.B.Const(2)}}
+		}, `output "k2" is defined twice`},
 		{"nil rate", func(o *ODE) { o.States[2].Rate = nil }, `rate of "C" is nil`},
 		{"nil init", func(o *ODE) { o.States[0].Init = nil }, `initial value of "A" is nil`},
 		{"nil output", func(o *ODE) { o.Outputs = []Output{{Name: "o"}} }, `expression of "o" is nil`},

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/pbgen/pbgen/codegen"
-	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/runtime/model"
 )
 
@@ -91,7 +90,7 @@ func generateCase(c *Case, tmp string) (Outcome, string) {
 	sys, err := Lower(path)
 	if err != nil {
 		st := Failed
-		if parser.IsUnsupported(err) {
+		if unsupported(err) {
 			st = Skipped
 		}
 		return Outcome{Case: c, Status: st, Reason: firstLine(err.Error())}, ""

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
@@ -63,7 +64,7 @@ func Run(c *Case, opt *Options) Outcome {
 	}
 	sys, err := Lower(path)
 	if err != nil {
-		if parser.IsUnsupported(err) {
+		if unsupported(err) {
 			return Outcome{Case: c, Status: Skipped, Reason: firstLine(err.Error())}
 		}
 		return Outcome{Case: c, Status: Failed, Reason: firstLine(err.Error())}
@@ -202,3 +203,19 @@ func firstLine(s string) string {
 var errNoCases = errors.New("testsuite: no case folders found")
 
 func fmtPanic(r any) string { return fmt.Sprint(r) }
+
+// unsupported reports whether the reader refused the model because it uses
+// a construct pbgen does not support (as opposed to an error in the model
+// or in pbgen): every error of the list says "... is not supported".
+func unsupported(err error) bool {
+	var l parser.ErrorList
+	if !errors.As(err, &l) || len(l) == 0 {
+		return false
+	}
+	for _, e := range l {
+		if !strings.HasSuffix(e.Msg, " is not supported") {
+			return false
+		}
+	}
+	return true
+}
