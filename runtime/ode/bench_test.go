@@ -1,6 +1,7 @@
 package ode
 
 import (
+	"math"
 	"testing"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -17,8 +18,11 @@ func benchIntegrate(b *testing.B, pr testode.Problem, st Settings) {
 	m.DefaultParams(p)
 	x0 := make([]float64, model.NumStates(m))
 	m.InitialState(x0, p)
-	if pr.ATolFloor != nil && st.ATolVec == nil {
-		st.ATolVec = pr.ATolFloor
+	if pr.ATolMax != nil && st.ATolVec == nil {
+		st.ATolVec = make([]float64, len(pr.ATolMax))
+		for i := range st.ATolVec {
+			st.ATolVec[i] = math.Min(pr.ATolMax[i], st.ATol)
+		}
 	}
 	s := NewSolver(m, &st)
 	var tr Trajectory
@@ -43,8 +47,11 @@ func benchSens(b *testing.B, pr testode.Problem, st Settings) {
 	m.DefaultParams(p)
 	x0 := make([]float64, nx)
 	m.InitialState(x0, p)
-	if pr.ATolFloor != nil && st.ATolVec == nil {
-		st.ATolVec = pr.ATolFloor
+	if pr.ATolMax != nil && st.ATolVec == nil {
+		st.ATolVec = make([]float64, len(pr.ATolMax))
+		for i := range st.ATolVec {
+			st.ATolVec[i] = math.Min(pr.ATolMax[i], st.ATol)
+		}
 	}
 	s := NewSolver(m, &st)
 	var tr Trajectory

@@ -19,6 +19,7 @@ func Rober() Problem {
 	}}
 	return Problem{
 		Name: "ROBER", Model: m, T0: 0, TEnd: 1e11, Stiff: true,
+		ATolMax: []float64{1, 1e-14, 1},
 		Refs: []Checkpoint{
 			{40, []float64{7.15827068719405090e-1, 9.18553476455776390e-6, 2.84163745745830352e-1}},
 			{1e11, []float64{2.08334014970129423e-8, 8.33336077033478340e-14, 9.99999979166515169e-1}},
@@ -234,7 +235,7 @@ type e5 struct{ meta }
 // E5 is Datta's chemical pyrolysis problem on [0, 1e13] with parameters
 // (A, B, C, M) = (7.89e-10, 1.1e7, 1.13e3, 1e6), references at t = 1e11
 // and 1e13. Its values span 1e-3 to 1e-23, so it needs atol about 1e-24
-// (ATolFloor).
+// (ATolMax).
 func E5() Problem {
 	m := &e5{meta{
 		name:   "E5",
@@ -253,7 +254,7 @@ func E5() Problem {
 			{1e11, []float64{3.76930821973897288e-49, 1.01925825681427059e-20, 1.01925825681427059e-20, 3.73990121946418238e-65}},
 			{1e13, []float64{0, 8.86123352129108424e-23, 8.86123352129108424e-23, 0}},
 		},
-		ATolFloor: []float64{1e-24, 1e-24, 1e-24, 1e-24},
+		ATolMax: []float64{1e-24, 1e-24, 1e-24, 1e-24},
 	}
 }
 
