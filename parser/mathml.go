@@ -83,10 +83,6 @@ func (p *mathParser) errorf(line int, format string, args ...any) {
 	p.errs.add(p.file, line, p.el, p.id, format, args...)
 }
 
-// kids returns the MathML children of e (annotations were dropped while
-// reading the tree).
-func mathKids(e *elem) []*elem { return e.kids }
-
 // parseMath parses a <math> element holding one expression. It returns
 // nil without error for an empty <math/> (SBML L3v2 allows missing math).
 func (p *mathParser) parseMath(e *elem) *mnode {
@@ -94,7 +90,7 @@ func (p *mathParser) parseMath(e *elem) *mnode {
 		p.errorf(e.line, "<math> is not in the MathML namespace")
 		return nil
 	}
-	k := mathKids(e)
+	k := e.kids
 	if len(k) == 0 {
 		return nil
 	}
@@ -112,7 +108,7 @@ func (p *mathParser) parseLambda(e *elem) (bvars []string, body *mnode, ok bool)
 		p.errorf(e.line, "<math> is not in the MathML namespace")
 		return nil, nil, false
 	}
-	k := mathKids(e)
+	k := e.kids
 	if len(k) == 0 {
 		return nil, nil, true
 	}

@@ -263,7 +263,9 @@ func TestFunctionDefinitions(t *testing.T) {
 		}
 		return s + body + "</lambda></math></functionDefinition>"
 	}
-	call := func(f string, args ...string) string { return "<apply><ci>" + f + "</ci>" + strings.Join(args, "") + "</apply>" }
+	call := func(f string, args ...string) string {
+		return "<apply><ci>" + f + "</ci>" + strings.Join(args, "") + "</apply>"
+	}
 	fds := lambda("sq", []string{"x"}, ap("times", ciX, ciX)) +
 		lambda("hyp", []string{"a", "b"}, ap("root", ap("plus", call("sq", "<ci>a</ci>"), call("sq", "<ci>b</ci>")))) +
 		lambda("f0", []string{"x"}, ciX)
@@ -459,6 +461,41 @@ func TestOptions(t *testing.T) {
 		_, err := m.ODE(&opt)
 		if err == nil || !strings.HasPrefix(err.Error(), "o.xml: option Params") {
 			t.Errorf("%v: got error %v", opt.Params, err)
+		}
+	}
+}
+
+// TestIgnoredAndZeroD: annotations, notes and layout elements are
+// ignored; species in a 0-D compartment count amounts; avogadro works.
+func TestIgnoredAndZeroD(t *testing.T) {
+	doc := strings.Replace(l3(`<notes><p xmlns="http://www.w3.org/1999/xhtml">free <b>text</b></p></notes>
+<annotation><any><deep><xml/></deep></any></annotation>
+<layout:listOfLayouts xmlns:layout="http://www.sbml.org/sbml/level3/version1/layout/version1"><layout:layout layout:id="l"/></layout:listOfLayouts>
+<listOfCompartments><compartment id="P" spatialDimensions="0" constant="true"/></listOfCompartments>
+<listOfSpecies><species id="S" compartment="P" initialAmount="4" hasOnlySubstanceUnits="false" boundaryCondition="false" constant="false"/></listOfSpecies>
+<listOfParameters><parameter id="k" value="1e-23" constant="true"/></listOfParameters>
+<listOfReactions><reaction id="R" reversible="false">
+<listOfReactants><speciesReference species="S" stoichiometry="1" constant="true"/></listOfReactants>
+<kineticLaw>`+ma(ap("times", "<ci>k</ci>", "<ci>S</ci>", `<csymbol definitionURL="http://www.sbml.org/sbml/symbols/avogadro">A</csymbol>`))+`</kineticLaw>
+</reaction></listOfReactions>`), `level="3"`, `xmlns:layout="http://www.sbml.org/sbml/level3/version1/layout/version1" layout:required="false" level="3"`, 1)
+	ode := lowerDoc(t, doc, nil)
+	p := evalAt(ode, 0, nil)
+	if ode.States[0].Meta["units"] != "amount" || !near(p.x0[0], 4) || !near(p.f[0], -1e-23*4*6.02214179e23) {
+		t.Errorf("meta %v x0 %v f %v", ode.States[0].Meta, p.x0, p.f)
+	}
+}
+
+// TestNonFiniteDeclarations: an infinite compartment size or
+// stoichiometry is refused at its element.
+func TestNonFiniteDeclarations(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{l3(`<listOfCompartments><compartment id="C" size="INF" constant="true"/></listOfCompartments>`), `x.xml:4: compartment "C": size +Inf is not finite`},
+		{l3(comp1 + "\n" + spS + "\n" + paramK + "\n" + strings.Replace(law("<ci>k</ci>"), `stoichiometry="1"`, `stoichiometry="NaN"`, 1)),
+			`x.xml:8: speciesReference: stoichiometry NaN is not finite`},
+	} {
+		_, err := Read(strings.NewReader(c.doc), "x.xml")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("got %v, want %s", err, c.want)
 		}
 	}
 }

@@ -76,9 +76,9 @@ func readSuite(t testing.TB) []suiteCase {
 	return out
 }
 
-// TestSuite reads and lowers every core case of the SBML Test Suite (every level
-// and version present), and checks that every
-// other case either lowers or fails naming a refused construct.
+// TestSuite reads and lowers every core case of the SBML Test Suite
+// (every level and version present), and checks that every other case
+// either lowers or fails naming a refused construct.
 func TestSuite(t *testing.T) {
 	cases := readSuite(t)
 	core, coreOK, other, otherOK := 0, 0, 0, 0
