@@ -114,6 +114,7 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 	ode := &symbolic.ODE{B: m.B, Name: m.ID, Source: m.File, Params: params}
 	l.states(ode)
 	l.outputs(ode)
+	l.checkClosed(ode)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -666,5 +667,26 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 		ode.Outputs = append(ode.Outputs,
 			symbolic.Output{Name: "amount:" + v.id, Expr: amount},
 			symbolic.Output{Name: "conc:" + v.id, Expr: conc})
+	}
+}
+
+// checkClosed guards the contract of symbolic.ODE: no KindOther symbol may
+// survive lowering.
+func (l *lowering) checkClosed(ode *symbolic.ODE) {
+	var exprs []*symbolic.Node
+	for _, s := range ode.States {
+		exprs = append(exprs, s.Rate, s.Init)
+	}
+	for _, o := range ode.Outputs {
+		exprs = append(exprs, o.Expr)
+	}
+	for _, e := range exprs {
+		for _, v := range l.deps(e) {
+			if v != nil {
+				l.errorf(v, 0, "internal error: symbol left unresolved by lowering")
+			} else {
+				l.errs.add(l.m.File, l.m.Line, "model", l.m.ID, "internal error: unknown symbol left by lowering")
+			}
+		}
 	}
 }
