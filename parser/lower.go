@@ -680,13 +680,21 @@ func (l *lowering) checkClosed(ode *symbolic.ODE) {
 	for _, o := range ode.Outputs {
 		exprs = append(exprs, o.Expr)
 	}
-	for _, e := range exprs {
-		for _, v := range l.deps(e) {
-			if v != nil {
-				l.errorf(v, 0, "internal error: symbol left unresolved by lowering")
-			} else {
-				l.errs.add(l.m.File, l.m.Line, "model", l.m.ID, "internal error: unknown symbol left by lowering")
-			}
+	seen := make(map[*symbolic.Node]bool)
+	var walk func(*symbolic.Node)
+	walk = func(n *symbolic.Node) {
+		if seen[n] {
+			return
 		}
+		seen[n] = true
+		if n.Op == symbolic.OpSym && n.Kind == symbolic.KindOther {
+			l.errs.add(l.m.File, l.m.Line, "model", l.m.ID, "internal error: symbol %q left unresolved by lowering", n.Name)
+		}
+		for _, a := range n.Args {
+			walk(a)
+		}
+	}
+	for _, e := range exprs {
+		walk(e)
 	}
 }
