@@ -18,9 +18,10 @@ import (
 // neither time nor a declared state or parameter, an Init depends on a state
 // or on t, or a derivative cannot be formed (factorial of a variable).
 //
-// Only the symbols that occur in f_i are differentiated against, and one
-// memo per variable is shared by all rows, so the cost is roughly the size
-// of the DAG times the number of variables per row.
+// Only the symbols that occur in f_i are differentiated against, one memo
+// per variable is shared by all rows, and subexpressions without the
+// variable are skipped (free-symbol sets are cached), so the cost is
+// roughly the size of the parts of the DAG that contain each variable.
 func Build(ode *ODE) (*System, error) {
 	if ode == nil {
 		panic("symbolic: Build: nil ODE")
@@ -122,13 +123,14 @@ func Build(ode *ODE) (*System, error) {
 	}
 
 	var err error
-	if sys.Jx, err = jacobian(b, sys.F, fx, stateIdx); err != nil {
+	deps := newDepIndex()
+	if sys.Jx, err = jacobian(b, deps, sys.F, fx, stateIdx); err != nil {
 		return nil, err
 	}
-	if sys.Jp, err = jacobian(b, sys.F, fp, paramIdx); err != nil {
+	if sys.Jp, err = jacobian(b, deps, sys.F, fp, paramIdx); err != nil {
 		return nil, err
 	}
-	if sys.X0p, err = jacobian(b, sys.X0, ip, paramIdx); err != nil {
+	if sys.X0p, err = jacobian(b, deps, sys.X0, ip, paramIdx); err != nil {
 		return nil, err
 	}
 	return sys, nil
@@ -137,14 +139,14 @@ func Build(ode *ODE) (*System, error) {
 // jacobian differentiates roots[i] with respect to each symbol in vars[i]
 // (the symbols that occur in it), with one memo per variable shared by all
 // rows, and returns the non-zero entries sorted by (Row, Col).
-func jacobian(b *Builder, roots []*Node, vars [][]*Node, col map[string]int) ([]Entry, error) {
+func jacobian(b *Builder, deps *depIndex, roots []*Node, vars [][]*Node, col map[string]int) ([]Entry, error) {
 	differs := make(map[*Node]*differ)
 	var es []Entry
 	for i, vs := range vars {
 		for _, v := range vs {
 			d := differs[v]
 			if d == nil {
-				d = newDiffer(b, v)
+				d = newDiffer(b, v, deps)
 				differs[v] = d
 			}
 			e, err := d.diff(roots[i])

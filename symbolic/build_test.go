@@ -63,6 +63,35 @@ func TestBuildMassAction(t *testing.T) {
 	if got := pattern(sys.X0p); got != wantX0p {
 		t.Errorf("X0p pattern %s, want %s", got, wantX0p)
 	}
+	checkJacobians(t, ode, sys, 10)
+}
+
+// TestBuildWide checks a system whose enzyme row is a wide sum (the
+// inverted index of Diff) against finite differences.
+func TestBuildWide(t *testing.T) {
+	ode := chainODE(20)
+	sys, err := Build(ode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dE/dt involves every binding step (E, X_i, C_i) and every catalytic
+	// step (C_i, X_i+1): its row depends on all 2n+2 states.
+	row0 := 0
+	for _, e := range sys.Jx {
+		if e.Row == 0 {
+			row0++
+		}
+	}
+	if row0 != len(ode.States) {
+		t.Errorf("row of E has %d entries, want %d", row0, len(ode.States))
+	}
+	checkJacobians(t, ode, sys, 2)
+}
+
+// checkJacobians compares Jx, Jp and X0p with central finite differences
+// of F and X0 at random points.
+func checkJacobians(t *testing.T, ode *ODE, sys *System, points int) {
+	t.Helper()
 	states, params := ode.StateNames(), ode.ParamNames()
 	nx, np := len(states), len(params)
 	fc, err := Compile(sys.F, states, params)
@@ -79,7 +108,7 @@ func TestBuildMassAction(t *testing.T) {
 	}
 	scratch := make([]float64, max(fc.ScratchLen(), jc.ScratchLen(), x0c.ScratchLen()))
 	rng := rand.New(rand.NewPCG(1, 1))
-	for k := 0; k < 10; k++ {
+	for k := 0; k < points; k++ {
 		x, p := make([]float64, nx), make([]float64, np)
 		for i := range x {
 			x[i] = 0.1 + 2*rng.Float64()

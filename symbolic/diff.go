@@ -23,7 +23,7 @@ func (b *Builder) Diff(n, x *Node) (*Node, error) {
 	if !b.Owns(n) || !b.Owns(x) {
 		panic("symbolic: Diff: node from another Builder")
 	}
-	return newDiffer(b, x).diff(n)
+	return newDiffer(b, x, newDepIndex()).diff(n)
 }
 
 // differ differentiates with respect to one symbol, memoising across calls
@@ -31,11 +31,12 @@ func (b *Builder) Diff(n, x *Node) (*Node, error) {
 type differ struct {
 	b    *Builder
 	x    *Node
+	deps *depIndex // lets rec skip subexpressions without x
 	memo map[*Node]*Node
 }
 
-func newDiffer(b *Builder, x *Node) *differ {
-	return &differ{b: b, x: x, memo: make(map[*Node]*Node)}
+func newDiffer(b *Builder, x *Node, deps *depIndex) *differ {
+	return &differ{b: b, x: x, deps: deps, memo: make(map[*Node]*Node)}
 }
 
 func (d *differ) diff(n *Node) (*Node, error) {
@@ -52,7 +53,33 @@ func (d *differ) rec(n *Node) (*Node, error) {
 	case OpSym:
 		return d.b.Const(b2f(n == d.x)), nil
 	}
+	if !d.deps.mayDepend(n, d.x) {
+		return d.b.Const(0), nil
+	}
 	if r, ok := d.memo[n]; ok {
+		return r, nil
+	}
+	if n.Op == OpAdd { // sums can be wide: keep only the non-zero terms
+		var terms []*Node
+		args := n.Args
+		if len(args) > wideThreshold {
+			idx := d.deps.argsWith(n, d.x)
+			args = make([]*Node, len(idx))
+			for k, i := range idx {
+				args[k] = n.Args[i]
+			}
+		}
+		for _, a := range args {
+			r, err := d.rec(a)
+			if err != nil {
+				return nil, err
+			}
+			if !r.IsConst(0) {
+				terms = append(terms, r)
+			}
+		}
+		r := d.b.Add(terms...)
+		d.memo[n] = r
 		return r, nil
 	}
 	da := make([]*Node, len(n.Args))
@@ -88,8 +115,6 @@ func (d *differ) rule(n *Node, da []*Node) (*Node, error) {
 	b := d.b
 	one, two := b.Const(1), b.Const(2)
 	switch op := n.Op; {
-	case op == OpAdd:
-		return b.Add(da...), nil
 	case op == OpMul:
 		terms := make([]*Node, 0, len(da))
 		for i, di := range da {

@@ -29,32 +29,60 @@ func (b *Builder) Apply(proto *Node, args []*Node) *Node {
 
 // Substitute returns n with every node that is a key of repl replaced by
 // its value (typically symbols replaced by expressions), simplifying the
-// result. Shared subexpressions are rebuilt once.
+// result. Replacement values are not substituted again. Shared
+// subexpressions are rebuilt once, and the traversal uses an explicit
+// stack, so expressions of any height are accepted.
 func (b *Builder) Substitute(n *Node, repl map[*Node]*Node) *Node {
 	memo := make(map[*Node]*Node)
-	return b.substitute(n, repl, memo)
-}
-
-func (b *Builder) substitute(n *Node, repl map[*Node]*Node, memo map[*Node]*Node) *Node {
-	if r, ok := repl[n]; ok {
-		return r
+	type frame struct {
+		n    *Node
+		next int
 	}
-	if len(n.Args) == 0 {
-		return n
+	// done reports whether m's result is known (and records it for leaves
+	// and replaced nodes).
+	done := func(m *Node) bool {
+		if _, ok := memo[m]; ok {
+			return true
+		}
+		if r, ok := repl[m]; ok {
+			memo[m] = r
+			return true
+		}
+		if len(m.Args) == 0 {
+			memo[m] = m
+			return true
+		}
+		return false
 	}
-	if r, ok := memo[n]; ok {
-		return r
+	if done(n) {
+		return memo[n]
 	}
-	args := make([]*Node, len(n.Args))
-	changed := false
-	for i, a := range n.Args {
-		args[i] = b.substitute(a, repl, memo)
-		changed = changed || args[i] != a
+	stack := []frame{{n, 0}}
+	var args []*Node
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.n.Args) {
+			a := top.n.Args[top.next]
+			top.next++
+			if !done(a) {
+				stack = append(stack, frame{a, 0})
+			}
+			continue
+		}
+		m := top.n
+		stack = stack[:len(stack)-1]
+		args = args[:0]
+		changed := false
+		for _, a := range m.Args {
+			r := memo[a]
+			args = append(args, r)
+			changed = changed || r != a
+		}
+		r := m
+		if changed {
+			r = b.Apply(m, args)
+		}
+		memo[m] = r
 	}
-	r := n
-	if changed {
-		r = b.Apply(n, args)
-	}
-	memo[n] = r
-	return r
+	return memo[n]
 }
