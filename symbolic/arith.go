@@ -50,6 +50,9 @@ func (b *Builder) Add(args ...*Node) *Node {
 		if t.coef == 0 {
 			continue // x - x -> 0 (documented: also for Inf and NaN x)
 		}
+		if math.IsNaN(t.coef) { // Inf*x - Inf*x
+			return b.Const(t.coef)
+		}
 		out = append(out, b.scaled(t.coef, t.rest))
 	}
 	if c != 0 {

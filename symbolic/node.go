@@ -43,7 +43,11 @@
 // Every node records its height (a leaf has height 1). Build, Diff,
 // ParseInfix and String refuse expressions higher than MaxDepth (an error,
 // or a placeholder for String) instead of recursing without bound on
-// hostile input; NewProgram, Eval and Compiled do not recurse.
+// hostile input; NewProgram, Eval, Compiled, Substitute and FreeSymbols do
+// not recurse. Flattening is not free: a left-nested chain of n binary
+// sums or products interns every prefix, O(n^2) work and memory, so
+// producers of long sums (the SBML reader) should pass all terms to one
+// Add or Mul call.
 //
 // This package imports nothing else from pbgen.
 package symbolic

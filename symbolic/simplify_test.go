@@ -186,3 +186,18 @@ func TestSimplifyPreservesValues(t *testing.T) {
 		t.Errorf("only %d expressions checked", checked)
 	}
 }
+
+func TestSimplifyInfinities(t *testing.T) {
+	b := NewBuilder()
+	x := b.Sym("x", KindParam)
+	inf := b.Const(math.Inf(1))
+	if n := b.Sub(b.Mul(inf, x), b.Mul(inf, x)); n.Op != OpConst || !math.IsNaN(n.Val) {
+		t.Errorf("Inf*x - Inf*x = %s, want NaN (Inf - Inf)", n)
+	}
+	if n := b.Add(b.Mul(inf, x), b.Mul(b.Const(math.Inf(-1)), x)); n.Op != OpConst || !math.IsNaN(n.Val) {
+		t.Errorf("Inf*x + -Inf*x = %s, want NaN", n)
+	}
+	if n := b.Mul(inf, x, x); n.String() != "Inf*x^2" {
+		t.Errorf("Inf*x*x = %s", n)
+	}
+}
