@@ -31,8 +31,8 @@ type stmt struct {
 }
 
 // body schedules and emits fs: the method and, for long bodies, its chunk
-// helpers.
-func (g *generator) body(fs *fnSpec) []jen.Code {
+// helpers. It also returns the number of statements.
+func (g *generator) body(fs *fnSpec) ([]jen.Code, int) {
 	prog := symbolic.NewProgram(fs.roots)
 
 	// Use counts on the DAG as emitted (see operands).
@@ -227,7 +227,7 @@ func (g *generator) body(fs *fnSpec) []jen.Code {
 				grp.Add(c)
 			}
 			emitChunk(grp, 0, len(stmts))
-		})}
+		})}, len(stmts)
 	}
 	wType := jen.Index(jen.Lit(nwork)).Float64()
 	out := []jen.Code{method.BlockFunc(func(grp *jen.Group) {
@@ -257,7 +257,7 @@ func (g *generator) body(fs *fnSpec) []jen.Code {
 		})
 		out = append(out, sig.BlockFunc(func(grp *jen.Group) { emitChunk(grp, first, last) }))
 	}
-	return out
+	return out, len(stmts)
 }
 
 func isLeaf(n *symbolic.Node) bool { return n.Op == symbolic.OpConst || n.Op == symbolic.OpSym }

@@ -351,3 +351,36 @@ func TestNumbered(t *testing.T) {
 		t.Errorf("numbered = %q", got)
 	}
 }
+
+// TestLargeNetwork checks that a large network is split into files and
+// chunk helpers of bounded size, and how long generation takes.
+func TestLargeNetwork(t *testing.T) {
+	sys := testnet.Random(rand.New(rand.NewPCG(2, 2)), 600, 80)
+	files, err := Generate(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sortedNames(files); !slices.Equal(got, []string{"f.go", "jac.go", "model.go"}) {
+		t.Fatalf("files %v", got)
+	}
+	// No function body may exceed the chunk size (plus loads and the
+	// prologue): count the lines between "func" and the closing brace.
+	for name, src := range files {
+		lines := strings.Split(string(src), "\n")
+		start := -1
+		for i, l := range lines {
+			if strings.HasPrefix(l, "func ") {
+				start = i
+			}
+			if l == "}" && start >= 0 {
+				if n := i - start; n > 2*500+700 {
+					t.Errorf("%s: function at line %d has %d lines", name, start+1, n)
+				}
+				start = -1
+			}
+		}
+	}
+	if !strings.Contains(string(files["jac.go"]), "func jxChunk1(") {
+		t.Errorf("jac.go has no second Jx chunk")
+	}
+}

@@ -95,8 +95,9 @@ func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
 	decls := make([][]jen.Code, len(fns))
 	total := 0
 	for i, fs := range fns {
-		decls[i] = g.body(fs)
-		total += len(fs.roots)
+		var n int
+		decls[i], n = g.body(fs)
+		total += n
 	}
 	files := map[string][]jen.Code{"model.go": g.modelDecls()}
 	// model.go: F, Jx, Jp, initial values and outputs, unless the
