@@ -127,6 +127,9 @@ func readSettings(path string) (Settings, error) {
 			continue
 		}
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if val == "" {
+			continue // e.g. flux-balance cases leave the time course empty
+		}
 		var err error
 		switch key {
 		case "start":
@@ -149,9 +152,6 @@ func readSettings(path string) (Settings, error) {
 		if err != nil {
 			return s, fmt.Errorf("%s:%d: %s: %v", path, line, key, err)
 		}
-	}
-	if s.Steps <= 0 {
-		return s, fmt.Errorf("%s: steps must be positive", path)
 	}
 	return s, sc.Err()
 }

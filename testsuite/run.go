@@ -62,6 +62,9 @@ func Run(c *Case, opt *Options) Outcome {
 	if err != nil {
 		return Outcome{Case: c, Status: Failed, Reason: err.Error()}
 	}
+	if c.Settings.Steps <= 0 {
+		return Outcome{Case: c, Status: Failed, Reason: "settings: steps must be positive"}
+	}
 	sys, err := Lower(path)
 	if err != nil {
 		if unsupported(err) {

@@ -460,6 +460,15 @@ func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout
 	if iout == len(tout) {
 		return nil
 	}
+	if nx == 0 {
+		// Nothing to integrate (an SBML model whose quantities are all
+		// given by rules): the grid is the output times.
+		for ; iout < len(tout); iout++ {
+			tr.Append(tout[iout], z, f0)
+			s.output(tr, dstS, iout, z)
+		}
+		return nil
+	}
 	if s.set.Method == DOPRI5 {
 		return s.dopri(tr, dstS, p, t0, tout, iout)
 	}

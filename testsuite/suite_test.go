@@ -1,0 +1,106 @@
+package testsuite
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// suiteDir is the shared SBML Test Suite beside the checkout (CI has it).
+const suiteDir = "../../shared/sbml-test-suite/cases"
+
+// TestCoreCases runs every core case of the shared suite through the
+// interpreted model: all must pass, none may be skipped.
+func TestCoreCases(t *testing.T) {
+	if _, err := os.Stat(suiteDir); err != nil {
+		t.Skipf("no SBML Test Suite at %s", suiteDir)
+	}
+	outs, err := RunDir(suiteDir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	s := Report(&sb, outs)
+	t.Logf("SBML Test Suite core cases (interpreted):\n%s", lastLine(sb.String()))
+	if s.Failed > 0 || s.Skipped > 0 || s.Passed < 700 {
+		t.Errorf("core cases: %d passed, %d failed, %d skipped\n%s", s.Passed, s.Failed, s.Skipped, sb.String())
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndex(s, "\n")+1:]
+}
+
+func TestClose(t *testing.T) {
+	nan, inf := parseNumberMust(t, "NaN"), parseNumberMust(t, "INF")
+	cases := []struct {
+		want, got, abs, rel float64
+		ok                  bool
+	}{
+		{1, 1.00001, 0, 1e-4, true},
+		{1, 1.001, 0, 1e-4, false},
+		{0, 1e-8, 1e-7, 0, true},
+		{nan, nan, 0, 0, true},
+		{nan, 1, 1, 1, false},
+		{inf, inf, 0, 0, true},
+		{inf, -inf, 0, 0, false},
+		{1, nan, 1, 1, false},
+	}
+	for _, c := range cases {
+		if got := Close(c.want, c.got, c.abs, c.rel); got != c.ok {
+			t.Errorf("Close(%g, %g, %g, %g) = %v, want %v", c.want, c.got, c.abs, c.rel, got, c.ok)
+		}
+	}
+}
+
+func parseNumberMust(t *testing.T, s string) float64 {
+	v, err := parseNumber(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestHarnessOnOwnFolder checks that the harness works on any folder with
+// the suite's layout, and that a wrong result is reported as a failure.
+func TestHarnessOnOwnFolder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.MkdirAll(dir+"/90001", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dir+"/90001/"+name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("90001-model.m", "componentTags: Compartment, Species, Reaction\ntestTags: Amount\ntestType: TimeCourse\n")
+	write("90001-settings.txt", "start: 0\nduration: 1\nsteps: 2\nvariables: A\nabsolute: 1e-9\nrelative: 1e-6\namount: A\nconcentration:\n")
+	write("90001-sbml-l3v2.xml", `<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2">
+ <model id="decay">
+  <listOfCompartments><compartment id="c" size="2" constant="true" spatialDimensions="3"/></listOfCompartments>
+  <listOfSpecies><species id="A" compartment="c" initialAmount="1" hasOnlySubstanceUnits="false" boundaryCondition="false" constant="false"/></listOfSpecies>
+  <listOfParameters><parameter id="k" value="1" constant="true"/></listOfParameters>
+  <listOfReactions><reaction id="r" reversible="false">
+   <listOfReactants><speciesReference species="A" stoichiometry="1" constant="true"/></listOfReactants>
+   <kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><times/><ci>k</ci><ci>A</ci><ci>c</ci></apply></math></kineticLaw>
+  </reaction></listOfReactions>
+ </model>
+</sbml>`)
+	// amount A(t) = exp(-t): correct values pass.
+	write("90001-results.csv", "time,A\n0,1\n0.5,0.6065306597126334\n1,0.36787944117144233\n")
+	outs, err := RunDir(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 1 || outs[0].Status != Passed {
+		t.Fatalf("correct results: %+v", outs)
+	}
+	// A wrong expected value must fail and say where.
+	write("90001-results.csv", "time,A\n0,1\n0.5,0.61\n1,0.36787944117144233\n")
+	outs, _ = RunDir(dir, nil, nil)
+	if outs[0].Status != Failed || !strings.Contains(outs[0].Reason, "A at t=0.5") {
+		t.Fatalf("wrong results: %+v", outs[0])
+	}
+}
