@@ -1,4 +1,3 @@
-//go:build pipeline
 
 package tables
 
