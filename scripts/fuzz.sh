@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a bounded time (FUZZTIME, default 30s each).
+# The SBML reader's corpus is seeded from ../shared/sbml-test-suite by the
+# target itself; failures are written to testdata/fuzz as usual.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+t=${FUZZTIME:-30s}
+go test -run '^$' -fuzz '^FuzzRead$' -fuzztime "$t" ./parser
+go test -run '^$' -fuzz '^FuzzExpr$' -fuzztime "$t" ./symbolic
