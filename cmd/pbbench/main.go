@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,25 @@ type Results struct {
 	CVODES bool           `json:"cvodes"`
 	Table  []*ModelResult `json:"table1"`
 	Linear *LinearResult  `json:"random_linear,omitempty"`
+}
+
+// num is a float64 that encodes NaN and infinities as JSON null.
+type num float64
+
+func (x num) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+func nums(v []float64) []num {
+	out := make([]num, len(v))
+	for i, x := range v {
+		out[i] = num(x)
+	}
+	return out
 }
 
 func run(c *config) error {

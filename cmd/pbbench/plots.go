@@ -28,7 +28,7 @@ func plotErrors(path string, mr *ModelResult) error {
 		}
 		var xy plotter.XYs
 		for k, e := range r.ErrT {
-			if e > 0 && !math.IsNaN(e) {
+			if e > 0 && !math.IsNaN(e) && !math.IsInf(e, 0) {
 				xy = append(xy, plotter.XY{X: mr.T[k], Y: e})
 				lo = math.Min(lo, e)
 			}

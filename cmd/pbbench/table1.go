@@ -58,9 +58,12 @@ type MethodResult struct {
 	Median   float64   `json:"median_s"`
 	Min      float64   `json:"min_s"`
 	Max      float64   `json:"max_s"`
-	MaxErr   float64   `json:"max_rel_err,omitempty"`
-	MedErr   float64   `json:"median_rel_err,omitempty"`
-	ErrT     []float64 `json:"rel_err_t,omitempty"` // error at each output time
+	MaxErr   float64   `json:"-"`
+	MedErr   float64   `json:"-"`
+	ErrT     []float64 `json:"-"` // error at each output time
+	JMaxErr  num       `json:"max_rel_err"`
+	JMedErr  num       `json:"median_rel_err"`
+	JErrT    []num     `json:"rel_err_t,omitempty"`
 	ExpTimes []float64 `json:"exp_times,omitempty"`
 	Info     string    `json:"stats"`
 	Err      string    `json:"error,omitempty"`
@@ -162,6 +165,7 @@ func benchModel(spec *modelSpec, c *config) (*ModelResult, error) {
 		if r.Err == "" && s.s != nil {
 			r.ErrT = relErrors(s.s(), ref, nx*np)
 			r.MaxErr, r.MedErr = maxMedian(r.ErrT)
+			r.JMaxErr, r.JMedErr, r.JErrT = num(r.MaxErr), num(r.MedErr), nums(r.ErrT)
 		}
 		mr.Methods = append(mr.Methods, r)
 		printRow(r)
@@ -175,7 +179,7 @@ func benchModel(spec *modelSpec, c *config) (*ModelResult, error) {
 
 // timeSolver runs a warm-up solve, then n timed solves.
 func timeSolver(s *solver, n int) *MethodResult {
-	r := &MethodResult{Name: s.name}
+	r := &MethodResult{Name: s.name, JMaxErr: num(math.NaN()), JMedErr: num(math.NaN())}
 	if err := s.run(); err != nil {
 		r.Err = err.Error()
 		return r

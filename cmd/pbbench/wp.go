@@ -13,7 +13,7 @@ type WPPoint struct {
 	Name   string  `json:"name"`
 	RTol   float64 `json:"rtol"`
 	Median float64 `json:"median_s"`
-	MaxErr float64 `json:"max_rel_err"`
+	MaxErr num     `json:"max_rel_err"`
 }
 
 // workPrecision measures every sensitivity method at several tolerances
@@ -45,7 +45,7 @@ func workPrecision(spec *modelSpec, p, ref []float64, c *config) []*WPPoint {
 				continue
 			}
 			mx, _ := maxMedian(relErrors(s.s(), ref, nx*np))
-			pts = append(pts, &WPPoint{Name: s.name, RTol: rtol, Median: r.Median, MaxErr: mx})
+			pts = append(pts, &WPPoint{Name: s.name, RTol: rtol, Median: r.Median, MaxErr: num(mx)})
 			fmt.Printf("  %-30s %8.0e %10s %11.2e\n", s.name, rtol, dur(r.Median), mx)
 		}
 	}
