@@ -97,6 +97,17 @@ func TestHarnessOnOwnFolder(t *testing.T) {
 	if len(outs) != 1 || outs[0].Status != Passed {
 		t.Fatalf("correct results: %+v", outs)
 	}
+	if !testing.Short() {
+		// The same case through a generated package (one temporary module).
+		var log strings.Builder
+		outs, err = RunDirGenerated(dir, nil, nil, &log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(outs) != 1 || outs[0].Status != Passed {
+			t.Fatalf("generated path: %+v\n%s", outs, log.String())
+		}
+	}
 	// A wrong expected value must fail and say where.
 	write("90001-results.csv", "time,A\n0,1\n0.5,0.61\n1,0.36787944117144233\n")
 	outs, _ = RunDir(dir, nil, nil)
