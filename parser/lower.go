@@ -316,7 +316,7 @@ func (l *lowering) evalDefault(n *symbolic.Node) float64 {
 	if n == nil {
 		return math.NaN()
 	}
-	return eval(n, func(s *symbolic.Node) float64 {
+	return symbolic.Eval(n, func(s *symbolic.Node) float64 {
 		if s.Kind == symbolic.KindParam {
 			if v, ok := l.paramValue[s.Name]; ok {
 				return v

@@ -13,16 +13,15 @@ import (
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// compiled evaluates the rates and outputs of an ODE by walking a
-// symbolic.Program: a test oracle independent of the code generator.
+// compiled evaluates the rates, initial values and outputs of an ODE with
+// symbolic's compiled evaluator (tested on its own in symbolic), so that
+// this test checks the lowering, not the evaluation.
 type compiled struct {
-	ode   *symbolic.ODE
-	prog  *symbolic.Program
-	slot  map[*symbolic.Node]int
-	vals  []float64
-	state map[string]int
-	param map[string]int
-	p     []float64
+	ode     *symbolic.ODE
+	c       *symbolic.Compiled
+	scratch []float64
+	vals    []float64
+	p       []float64
 }
 
 func compile(ode *symbolic.ODE) *compiled {
@@ -36,77 +35,33 @@ func compile(ode *symbolic.ODE) *compiled {
 	for _, o := range ode.Outputs {
 		roots = append(roots, o.Expr)
 	}
-	c := &compiled{ode: ode, prog: symbolic.NewProgram(roots), slot: make(map[*symbolic.Node]int),
-		state: make(map[string]int), param: make(map[string]int)}
-	for i, s := range ode.States {
-		c.state[s.Name] = i
+	c, err := symbolic.Compile(roots, ode.StateNames(), ode.ParamNames())
+	if err != nil {
+		panic(err)
 	}
-	for i, p := range ode.Params {
-		c.param[p.Name] = i
-		c.p = append(c.p, p.Value)
+	cc := &compiled{ode: ode, c: c, scratch: make([]float64, c.ScratchLen()), vals: make([]float64, c.NumRoots())}
+	for _, p := range ode.Params {
+		cc.p = append(cc.p, p.Value)
 	}
-	for i, n := range c.prog.Steps {
-		c.slot[n] = i
-	}
-	c.vals = make([]float64, len(c.prog.Steps))
-	return c
+	return cc
 }
 
-// run evaluates all steps at (t, x).
-func (c *compiled) run(t float64, x []float64) {
-	for i, n := range c.prog.Steps {
-		c.vals[i] = evalNode(n, func(s *symbolic.Node) float64 {
-			switch s.Kind {
-			case symbolic.KindState:
-				return x[c.state[s.Name]]
-			case symbolic.KindParam:
-				return c.p[c.param[s.Name]]
-			case symbolic.KindTime:
-				return t
-			}
-			return math.NaN()
-		}, c.get(t, x))
-	}
-}
-
-func (c *compiled) get(t float64, x []float64) func(*symbolic.Node) float64 {
-	return func(n *symbolic.Node) float64 {
-		switch n.Op {
-		case symbolic.OpConst:
-			return n.Val
-		case symbolic.OpSym:
-			switch n.Kind {
-			case symbolic.KindState:
-				return x[c.state[n.Name]]
-			case symbolic.KindParam:
-				return c.p[c.param[n.Name]]
-			case symbolic.KindTime:
-				return t
-			}
-			return math.NaN()
-		}
-		return c.vals[c.slot[n]]
-	}
-}
+// run evaluates all roots at (t, x): rates, then initial values, then outputs.
+func (c *compiled) run(t float64, x []float64) { c.c.EvalTo(c.vals, c.scratch, t, x, c.p) }
 
 func (c *compiled) rhs(dst []float64, t float64, x []float64) {
 	c.run(t, x)
-	g := c.get(t, x)
-	for i, s := range c.ode.States {
-		dst[i] = g(s.Rate)
-	}
+	copy(dst, c.vals[:len(c.ode.States)])
 }
 
 func (c *compiled) init() []float64 {
-	x := make([]float64, len(c.ode.States))
+	nx := len(c.ode.States)
+	x := make([]float64, nx)
 	for i := range x {
 		x[i] = math.NaN() // initial values must not depend on states
 	}
 	c.run(0, x)
-	g := c.get(0, x)
-	for i, s := range c.ode.States {
-		x[i] = g(s.Init)
-	}
+	copy(x, c.vals[nx:2*nx])
 	return x
 }
 
@@ -324,13 +279,13 @@ func checkCase(t *testing.T, c suiteCase, file string, opt *Options, maxSteps in
 		}
 		tcur = tr
 		cm.run(tr, x)
-		g := cm.get(tr, x)
+		outs := cm.vals[2*len(ode.States):]
 		for j := 1; j < len(row); j++ {
 			want, err := strconv.ParseFloat(strings.TrimSpace(row[j]), 64)
 			if err != nil {
 				continue
 			}
-			got := g(ode.Outputs[cols[j]].Expr)
+			got := outs[cols[j]]
 			if math.IsNaN(want) && math.IsNaN(got) || math.IsInf(want, 0) && got == want {
 				continue
 			}
