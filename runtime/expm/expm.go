@@ -64,6 +64,7 @@ type Workspace struct {
 	n                      int
 	y, y2, y4, y6          []float64
 	u0, u, v, q, t1, e2buf []float64
+	t2                     []float64
 	piv                    []int
 
 	// Last records how the most recent call was computed (for statistics
@@ -89,7 +90,7 @@ func NewWorkspace(n int) *Workspace {
 	mk := func() []float64 { return make([]float64, n*n) }
 	return &Workspace{
 		n: n, y: mk(), y2: mk(), y4: mk(), y6: mk(),
-		u0: mk(), u: mk(), v: mk(), q: mk(), t1: mk(), e2buf: mk(),
+		u0: mk(), u: mk(), v: mk(), q: mk(), t1: mk(), e2buf: mk(), t2: mk(),
 		piv: make([]int, n),
 	}
 }
@@ -111,7 +112,7 @@ func (w *Workspace) ExpTo(dst, a []float64) {
 	if w.n > 0 && &dst[0] == &a[0] {
 		panic("expm: dst aliases a")
 	}
-	w.pade(dst, nil, a, 1, false)
+	w.pade(dst, nil, nil, a, 1)
 }
 
 // ExpIntTo writes E = e^{hA} into e and W = integral_0^h e^{sA} ds into
@@ -122,7 +123,24 @@ func (w *Workspace) ExpIntTo(e, wint, a []float64, h float64) {
 	if w.n > 0 && (&e[0] == &a[0] || &wint[0] == &a[0] || &e[0] == &wint[0]) {
 		panic("expm: outputs alias each other or the input")
 	}
-	w.pade(e, wint, a, h, true)
+	w.pade(e, wint, nil, a, h)
+}
+
+// ExpInt2To writes E = e^{hA} into e, W = integral_0^h e^{sA} ds
+// (= h phi1(hA)) into wint and Psi = integral_0^h e^{(h-s)A} s ds
+// (= h^2 phi2(hA)) into psi: the top row of the exponential of the 3n x 3n
+// block matrix h[[A, I, 0], [0, 0, I], [0, 0, 0]]. Exponential integrators
+// with a forcing that is linear in time need Psi: the solution of
+// S' = A S + g0 + (s/h) g1 over [0, h] is E S(0) + W g0 + (Psi/h) g1. As
+// ExpIntTo it needs no inverse of A. a is not modified; the outputs must
+// not alias each other or a.
+func (w *Workspace) ExpInt2To(e, wint, psi, a []float64, h float64) {
+	w.check(e, wint, psi, a)
+	if w.n > 0 && (&e[0] == &a[0] || &wint[0] == &a[0] || &psi[0] == &a[0] ||
+		&e[0] == &wint[0] || &e[0] == &psi[0] || &wint[0] == &psi[0]) {
+		panic("expm: outputs alias each other or the input")
+	}
+	w.pade(e, wint, psi, a, h)
 }
 
 // Norm1 returns the 1-norm (maximum absolute column sum) of the n x n
@@ -153,13 +171,23 @@ func (w *Workspace) mul(dst, a, b []float64, alpha, beta float64) {
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha, w.gen(a), w.gen(b), beta, w.gen(dst))
 }
 
-// pade is the common core. For phi, the argument is X = h[[A, I],[0, 0]]:
+// pade is the common core (wint, psi nil when not wanted). For wint, the
+// argument is X = h[[A, I],[0, 0]]:
 // its powers are X^k = h^k [[A^k, A^{k-1}/h... ]], so with Y = hA/2^s and
 // c = h/2^s the scaled Padé approximant r(X/2^s) = Q^{-1}P has top-left
 // block (V-U)^{-1}(V+U) and top-right block (V-U)^{-1} 2c U0, where
 // P(Y) = V + U, U = Y U0 is the odd part and V the even part. Squaring
 // [[E, W], [0, I]] gives [[E^2, (E+I)W], [0, I]].
-func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
+//
+// For psi the argument is X = h[[A, I, 0],[0, 0, I],[0, 0, 0]], whose powers
+// have top row h^k [A^k, A^{k-1}, A^{k-2}] and zero middle row for k >= 2.
+// Inverting the block-triangular Q = V - U gives the top-right block
+// Q11^{-1} (P13 - Q13 - 2 (b1 c / b0) Q12); with b1/b0 = 1/2 for every
+// diagonal Padé approximant this is c^2 Q11^{-1} (Y T + U0) with the even
+// polynomial T = sum_{j>=1} (2 b_{2j+1} - b_{2j}) Y^{2j-2}. Squaring uses
+// Psi(2t) = E(t) Psi(t) + Psi(t) + t W(t).
+func (w *Workspace) pade(e, wint, psi, a []float64, h float64) {
+	phi := wint != nil
 	n := w.n
 	if n == 0 {
 		return
@@ -191,8 +219,12 @@ func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
 		y[i] = sc * v
 	}
 	u0, u, v := w.u0, w.u, w.v
+	tp := w.t2 // T of the psi block
 	clear(u0)
 	clear(v)
+	if psi != nil {
+		clear(tp)
+	}
 	w.mul(w.y2, y, y, 1, 0)
 	switch m {
 	case 3, 5, 7, 9:
@@ -215,6 +247,11 @@ func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
 			u0[i*n+i] = b[1]
 			v[i*n+i] = b[0]
 		}
+		if psi != nil {
+			for i := 0; i < n; i++ {
+				tp[i*n+i] = 2*b[3] - b[2]
+			}
+		}
 		copy(pw, w.y2)
 		for k := 1; 2*k <= m-1; k++ {
 			if k > 1 {
@@ -225,6 +262,12 @@ func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
 			for i, x := range pw {
 				u0[i] += ba * x
 				v[i] += bb * x
+			}
+			if psi != nil && 2*k+3 <= m {
+				c := 2*b[2*k+3] - b[2*k+2]
+				for i, x := range pw {
+					tp[i] += c * x
+				}
 			}
 		}
 	case 13:
@@ -249,6 +292,19 @@ func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
 			v[i*n+i] += b[0]
 		}
 		w.mul(v, y6, t1, 1, 1)
+		if psi != nil {
+			// T = Y4 (c4 Y2 + c5 Y4 + c6 Y6) + c3 Y4 + c2 Y2 + c1 I,
+			// c_j = 2 b_{2j+1} - b_{2j}.
+			c := func(j int) float64 { return 2*b[2*j+1] - b[2*j] }
+			for i := range t1 {
+				t1[i] = c(4)*y2[i] + c(5)*y4[i] + c(6)*y6[i]
+				tp[i] = c(3)*y4[i] + c(2)*y2[i]
+			}
+			for i := 0; i < n; i++ {
+				tp[i*n+i] += c(1)
+			}
+			w.mul(tp, y4, t1, 1, 1)
+		}
 	}
 	w.mul(u, y, u0, 1, 0)
 	q := w.q
@@ -264,6 +320,15 @@ func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
 		}
 		luSolve(q, w.piv, n, wint, n)
 	}
+	if psi != nil {
+		// Psi = c^2 Q^{-1} (Y T + U0).
+		copy(psi, u0)
+		w.mul(psi, y, tp, 1, 1)
+		for i := range psi {
+			psi[i] *= sc * sc
+		}
+		luSolve(q, w.piv, n, psi, n)
+	}
 	w.Last.Converged = -1
 	for r := s; r > 0; r-- {
 		e2 := w.e2buf
@@ -277,14 +342,29 @@ func (w *Workspace) pade(e, wint, a []float64, h float64, phi bool) {
 			// the work and the 2^r growth of rounding error in the
 			// conserved modes.
 			w.Last.Converged = s - r
+			// Likewise Psi(h) = Psi(tau) + (h - tau) W(tau) + (h - tau)^2/2 P.
+			tau := math.Ldexp(h, -r)
+			c := h - tau
+			if psi != nil {
+				for i, x := range e {
+					psi[i] += c*wint[i] + 0.5*c*c*x
+				}
+			}
 			if phi {
-				tau := math.Ldexp(h, -r)
-				c := h - tau
 				for i, x := range e {
 					wint[i] += c * x
 				}
 			}
 			return
+		}
+		if psi != nil {
+			// Psi <- Psi + E Psi + t W, t = the current step before doubling.
+			tau := math.Ldexp(h, -r)
+			copy(w.t1, psi)
+			for i, x := range wint {
+				psi[i] += tau * x
+			}
+			w.mul(psi, e, w.t1, 1, 1)
 		}
 		if phi {
 			// W <- W + E W

@@ -283,3 +283,102 @@ func benchEG(b *testing.B, mode int) {
 func BenchmarkEGStructured(b *testing.B)  { benchEG(b, 0) }
 func BenchmarkEGAugmentedAB(b *testing.B) { benchEG(b, 1) }
 func BenchmarkEGAugmentedAI(b *testing.B) { benchEG(b, 2) }
+
+// TestExpInt2AgainstBlock checks E, W and Psi against the exponential of
+// the 3n x 3n block matrix h[[A, I, 0],[0, 0, I],[0, 0, 0]] computed by
+// gonum, over norms that select every Padé degree and many squarings.
+func TestExpInt2AgainstBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{1, 3, 8, 21} {
+		for _, h := range []float64{1e-4, 1e-2, 0.1, 0.5, 1, 7, 40} {
+			a := randMat(rng, n, 1/math.Sqrt(float64(n)))
+			for i := 0; i < n; i++ {
+				a[i*n+i] -= 1
+			}
+			m := 3 * n
+			blk := make([]float64, m*m)
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					blk[i*m+j] = h * a[i*n+j]
+				}
+				blk[i*m+n+i] = h
+				blk[(n+i)*m+2*n+i] = h
+			}
+			ref := gonumExp(blk, m)
+			want := [3][]float64{make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)}
+			for b := range want {
+				for i := 0; i < n; i++ {
+					copy(want[b][i*n:(i+1)*n], ref[i*m+b*n:i*m+(b+1)*n])
+				}
+			}
+			ws := NewWorkspace(n)
+			got := [3][]float64{make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)}
+			for b := range got {
+				for i := range got[b] {
+					got[b][i] = math.NaN()
+				}
+			}
+			ws.ExpInt2To(got[0], got[1], got[2], a, h)
+			for b, name := range []string{"E", "W", "Psi"} {
+				if err := relErr(got[b], want[b]); !(err <= 1e-10) {
+					t.Errorf("n=%d h=%g (m=%d s=%d): %s rel err %.3g", n, h, ws.Last.Degree, ws.Last.Squarings, name, err)
+				}
+			}
+		}
+	}
+}
+
+// TestExpInt2Singular: for the closed network A <-> B (see
+// TestExpIntSingular), Psi = h^2/2 P0 + (h - phi)/r (I - P0) with
+// phi = (1 - e^{-rh})/r, exercising the steady-state shortcut for large h.
+func TestExpInt2Singular(t *testing.T) {
+	k1, k2 := 3.0, 0.5
+	r := k1 + k2
+	a := []float64{-k1, k2, k1, -k2}
+	p0 := []float64{k2 / r, k2 / r, k1 / r, k1 / r}
+	id := []float64{1, 0, 0, 1}
+	w := NewWorkspace(2)
+	e, wi, ps := make([]float64, 4), make([]float64, 4), make([]float64, 4)
+	for _, h := range []float64{0, 1e-8, 1e-3, 0.7, 30, 1e4, 1e7} {
+		w.ExpInt2To(e, wi, ps, a, h)
+		phi := -math.Expm1(-r*h) / r
+		for i := range e {
+			wp := h*h/2*p0[i] + (h-phi)/r*(id[i]-p0[i])
+			if !scalar.EqualWithinAbsOrRel(ps[i], wp, 1e-14, 1e-11) {
+				t.Errorf("h=%g entry %d: Psi %v want %v (s=%d, converged %d)", h, i, ps[i], wp, w.Last.Squarings, w.Last.Converged)
+			}
+		}
+	}
+}
+
+// TestExpInt2StiffDiagonal: for diagonal A, Psi_ii = (e^{l h} - 1 - l h)/l^2
+// and W_ii = (e^{l h} - 1)/l, with a stiff entry that needs ~20 squarings.
+func TestExpInt2StiffDiagonal(t *testing.T) {
+	ls := []float64{-1e6, -0.5, -3e-3}
+	n := len(ls)
+	a := make([]float64, n*n)
+	for i, l := range ls {
+		a[i*n+i] = l
+	}
+	w := NewWorkspace(n)
+	e, wi, ps := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+	for _, h := range []float64{1e-7, 0.3, 2, 50} {
+		w.ExpInt2To(e, wi, ps, a, h)
+		for i, l := range ls {
+			em1 := math.Expm1(l * h)
+			we := em1 / l
+			wp := (em1 - l*h) / (l * l)
+			if z := l * h; math.Abs(z) < 0.1 { // series: no cancellation
+				wp = 0
+				term := h * h / 2
+				for j := 0; j < 20; j++ {
+					wp += term
+					term *= z / float64(j+3)
+				}
+			}
+			if !scalar.EqualWithinAbsOrRel(wi[i*n+i], we, 1e-300, 1e-9) || !scalar.EqualWithinAbsOrRel(ps[i*n+i], wp, 1e-300, 1e-9) {
+				t.Errorf("h=%g l=%g: W %v want %v, Psi %v want %v (s=%d)", h, l, wi[i*n+i], we, ps[i*n+i], wp, w.Last.Squarings)
+			}
+		}
+	}
+}

@@ -86,6 +86,16 @@ const (
 	// second-order Magnus exponential with trapezoidal forcing, at the
 	// same cost.
 	ExpMagnus
+	// ExpEndpoint linearises at the end point tb, where Jx is known from
+	// the trajectory: S' = Jb S + g(t) with g = (Jx(t) - Jb) S + Jp(t),
+	// g(tb) = Pb exactly and g(ta) = (Ja - Jb) S(ta) + Pa, and integrates
+	// g linearly (the exponential trapezoidal rule): S(tb) = E S(ta) +
+	// W g(ta) + (Psi/h) (Pb - g(ta)) with E = e^{hJb}, W = h phi1(hJb),
+	// Psi = h^2 phi2(hJb). Second order, and stiffly accurate: in the stiff
+	// limit S(tb) -> -Jb^{-1} Pb, the quasi-steady state at tb, whereas
+	// averaged or start-point matrices return the quasi-steady state of an
+	// earlier time (a lag of order h).
+	ExpEndpoint
 )
 
 // Refine selects how PBSR decides to subdivide a grid interval.
@@ -103,6 +113,26 @@ const (
 	// two-half result as a third of their difference, and bisects further
 	// only where that exceeds RTol ||S|| + ATol.
 	RefineLocalError
+)
+
+// Grid selects the time grid on which PBSR and Exp step S.
+type Grid int
+
+const (
+	// GridDefault: Dyadic for PBSR and Exp, State in paper mode and for
+	// PBS.
+	GridDefault Grid = iota
+	// GridState steps S on the state integrator's grid (the paper's
+	// choice), with ODE.Interpolate and CutAtOutputs deciding how outputs
+	// between grid points are served.
+	GridState
+	// GridDyadic steps S on a grid of its own: each output interval of
+	// length Delta is covered by aligned steps Delta/2^j, the largest that
+	// do not exceed the integrator's local step. The state integrator then
+	// steps over output times (x at grid and output points from its dense
+	// output), the few distinct step lengths let exponentials be reused,
+	// and intervals where S is stationary are skipped.
+	GridDyadic
 )
 
 // Options configure a Solver. A nil *Options means all defaults; a zero
@@ -167,6 +197,24 @@ type Options struct {
 	// steady-state projector, longer). Default 1e-3*RTol (0 in paper mode:
 	// reuse only when bit-identical); negative disables reuse.
 	ReuseTol float64
+	// RefTheta bounds h ||Jb - An||_inf, the distance between the end-point
+	// Jacobian and the reference matrix An of a cached exponential of the
+	// same step h, for the cached exponential to be reused by ExpEndpoint
+	// (the difference is treated implicitly in the forcing, which keeps
+	// the stiff limit exact). Default 1; negative disables reuse.
+	RefTheta float64
+	// Grid selects the sensitivity grid (see Grid).
+	Grid Grid
+	// StateTolFactor scales RTol and ATol into the state integrator's
+	// tolerances when ODE.RTol, ODE.ATol are zero. S inherits the state's
+	// error, amplified where the dynamics are sensitive (switches,
+	// transients), while the state costs little next to S, so the default
+	// for GridDyadic is 0.01; 1 otherwise.
+	StateTolFactor float64
+	// StationaryTol is the relative change of S (in the Frobenius norm)
+	// below which GridDyadic skips an interval as stationary; default
+	// 1e-3*SensRTol; negative disables skipping.
+	StationaryTol float64
 }
 
 // resolved options with defaults filled in.
@@ -184,6 +232,9 @@ type config struct {
 	refine             Refine
 	hermiteOut         bool
 	reuseTol           float64
+	refTheta           float64
+	grid               Grid
+	statTol            float64
 	ode                ode.Settings
 	errCon             bool
 	params             []int
@@ -210,11 +261,31 @@ func resolve(o *Options) config {
 	if c.atol == 0 {
 		c.atol = 1e-8
 	}
+	c.grid = o.Grid
+	if c.grid == GridDefault {
+		c.grid = GridState
+		if !o.Paper && (o.Method == PBSR || o.Method == Exp) {
+			c.grid = GridDyadic
+		}
+	}
+	if c.grid == GridDyadic && o.Method != PBSR && o.Method != Exp {
+		panic("sens: GridDyadic needs PBSR or Exp")
+	}
+	stf := o.StateTolFactor
+	if stf == 0 {
+		stf = 1
+		if c.grid == GridDyadic {
+			stf = 0.01
+		}
+	}
 	if c.ode.RTol == 0 {
-		c.ode.RTol = c.rtol
+		c.ode.RTol = stf * c.rtol
 	}
 	if c.ode.ATol == 0 {
-		c.ode.ATol = c.atol
+		c.ode.ATol = stf * c.atol
+	}
+	if c.grid == GridDyadic {
+		c.ode.Interpolate = true
 	}
 	c.srtol, c.satol = o.SensRTol, o.SensATol
 	if c.srtol == 0 {
@@ -250,6 +321,8 @@ func resolve(o *Options) config {
 		c.expStep = ExpMagnus
 		if o.Paper {
 			c.expStep = ExpFrozen
+		} else if c.grid == GridDyadic {
+			c.expStep = ExpEndpoint
 		}
 	}
 	if c.refine == RefineDefault {
@@ -261,6 +334,14 @@ func resolve(o *Options) config {
 	c.interpolate = c.ode.Interpolate
 	c.hermiteOut = c.interpolate && !o.CutAtOutputs
 	c.reuseTol = o.ReuseTol
+	c.refTheta = o.RefTheta
+	if c.refTheta == 0 {
+		c.refTheta = 1
+	}
+	c.statTol = o.StationaryTol
+	if c.statTol == 0 {
+		c.statTol = 1e-3 * c.srtol
+	}
 	if c.reuseTol == 0 && !o.Paper {
 		c.reuseTol = 1e-3 * c.rtol
 	}

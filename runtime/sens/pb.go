@@ -50,6 +50,10 @@ type engine struct {
 	sPrev        []float64 // nx*ns
 	dSa, dSb     []float64 // nx*ns
 	ad, e, w     []float64 // nx*nx
+	psi, wt, mm  []float64 // nx*nx
+	end          endState
+	qp, qa, qb   []float64 // nx*ns: S' history of GridDyadic's error control
+	sp           []float64 // nx*ns
 	ex           *expm.Workspace
 	levels       []level
 	cacheA       []float64 // nnz(Jx): matrix of the cached exponential
@@ -97,6 +101,9 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	en.t1, en.t2, en.t3, en.sPrev, en.dSa, en.dSb = mk(blk), mk(blk), mk(blk), mk(blk), mk(blk), mk(blk)
 	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
+	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
+	en.end = newEndState(nx, nnzx, 4)
+	en.qp, en.qa, en.qb, en.sp = mk(blk), mk(blk), mk(blk), mk(blk)
 	en.ex = expm.NewWorkspace(nx)
 	en.cacheA = mk(nnzx)
 	en.normV, en.normW = mk(nx), mk(nx)
@@ -205,12 +212,21 @@ func (en *engine) pbsStep(s []float64, a, b *point) {
 
 // expStep advances s in place over [a.t, b.t] with the exponential step
 // S(tb) = e^{hA} S(ta) + (int_0^h e^{uA} du) B, where (A, B) are frozen at
-// a (ExpFrozen) or averaged over the end points (ExpMagnus, unless frozen
-// is forced).
-func (en *engine) expStep(s []float64, a, b *point, frozen bool) {
-	h := b.t - a.t
+// a (ExpFrozen), averaged over the end points (ExpMagnus) or linearised at
+// the end point (ExpEndpoint).
+func (en *engine) expStep(s []float64, a, b *point) {
+	en.expStepH(s, a, b, b.t-a.t)
+}
+
+// expStepH is expStep with the nominal step length h (b.t - a.t up to
+// rounding; equal nominal lengths let the exponentials be reused).
+func (en *engine) expStepH(s []float64, a, b *point, h float64) {
+	if en.cfg.expStep == ExpEndpoint {
+		en.endStep(s, a, b, h)
+		return
+	}
 	av, bv := a.jx, a.jp
-	if !frozen && en.cfg.expStep == ExpMagnus {
+	if en.cfg.expStep == ExpMagnus {
 		for k := range en.jsum {
 			en.jsum[k] = 0.5 * (a.jx[k] + b.jx[k])
 		}
@@ -242,6 +258,23 @@ func (en *engine) expStep(s []float64, a, b *point, frozen bool) {
 	}
 	copy(s, en.t1)
 	en.stats.ExpSteps++
+}
+
+// addDenseP adds D P to dst (nx x ns) for a dense nx x nx D and the reduced
+// sparse Jp values v.
+func (en *engine) addDenseP(dst, d, v []float64) {
+	nx, ns := en.nx, en.ns
+	for r := 0; r < nx; r++ {
+		dr := dst[r*ns : (r+1)*ns]
+		for i, wv := range d[r*nx : (r+1)*nx] {
+			if wv == 0 {
+				continue
+			}
+			for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
+				dr[en.jpCol[k]] += wv * v[k]
+			}
+		}
+	}
 }
 
 // expOf makes en.e = e^{hA}, en.w = int_0^h e^{uA} du for the sparse A
@@ -388,11 +421,11 @@ func (en *engine) interval(s []float64, a, b *point, k int) {
 	switch en.cfg.method {
 	case Exp:
 		en.recordExp(a.t)
-		en.expStep(s, a, b, false)
+		en.expStep(s, a, b)
 	case PBS:
 		if en.nearlyConstant(a, b) {
 			en.recordExp(a.t)
-			en.expStep(s, a, b, false)
+			en.expStep(s, a, b)
 		} else {
 			en.pbsStep(s, a, b)
 		}
@@ -425,7 +458,7 @@ func (en *engine) nint(s []float64, a, b *point, k int) {
 	nf := math.Ceil(en.cfg.nintFactor * dt * en.norm(a.jx))
 	if en.nearlyConstant(a, b) || !(nf <= float64(en.cfg.nmax)) {
 		en.recordExp(a.t)
-		en.expStep(s, a, b, false)
+		en.expStep(s, a, b)
 		return
 	}
 	n := int(nf)
@@ -463,12 +496,12 @@ func (en *engine) localErr(s []float64, a, b *point, k int) {
 	// the two-half-step estimate, which would triple the cost.
 	if en.relChange(a.jx, b.jx) <= en.cfg.srtol && relChangeP(a.jp, b.jp) <= en.cfg.srtol {
 		en.recordExp(a.t)
-		en.expStep(s, a, b, false)
+		en.expStep(s, a, b)
 		return
 	}
 	lv := &en.levels[0]
 	copy(lv.coarse, s)
-	en.expStep(lv.coarse, a, b, false)
+	en.expStep(lv.coarse, a, b)
 	en.recordExp(a.t)
 	en.bisect(s, a, b, k, 0)
 }
@@ -481,9 +514,9 @@ func (en *engine) bisect(s []float64, a, b *point, k, depth int) {
 	en.interpX(m.x, m.t, k)
 	en.eval(m)
 	copy(lv.left, s)
-	en.expStep(lv.left, a, m, false)
+	en.expStep(lv.left, a, m)
 	copy(lv.right, lv.left)
-	en.expStep(lv.right, m, b, false)
+	en.expStep(lv.right, m, b)
 	// Local error of the two-half result: (coarse - fine)/3 for a
 	// second-order method.
 	var d2, s2 float64
@@ -504,6 +537,6 @@ func (en *engine) bisect(s []float64, a, b *point, k, depth int) {
 	en.bisect(s, a, m, k, depth+1)
 	// Right half from the refined S(mid).
 	copy(nx.coarse, s)
-	en.expStep(nx.coarse, m, b, false)
+	en.expStep(nx.coarse, m, b)
 	en.bisect(s, m, b, k, depth+1)
 }

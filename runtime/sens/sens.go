@@ -17,6 +17,7 @@ type Stats struct {
 	ExpReuses    int // exponential steps that reused the previous exponential
 	Squarings    int // total squarings over all exponentials
 	JacEvals     int // evaluations of (Jx, Jp) by the sensitivity method
+	Skipped      int // intervals skipped as stationary (GridDyadic)
 	// ExpTimes are the start times of the grid intervals where an
 	// exponential step was taken (Exp, PBS and PBSR with RefineNInt), or of
 	// every interval (RefineLocalError, whose steps are all exponential).
@@ -196,6 +197,9 @@ func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, err
 func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64) {
 	en.tr, en.p = tr, p
 	en.cacheValid = false
+	for i := range en.end.slots {
+		en.end.slots[i].valid = false
+	}
 	blk := en.nx * en.ns
 	copy(sw, s0)
 	a, b := &en.a, &en.b
@@ -207,6 +211,10 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 	for iout < len(ts) && ts[iout] <= a.t {
 		emit(iout, sw)
 		iout++
+	}
+	if en.cfg.grid == GridDyadic {
+		en.runDyadic(dst, s0, ts, sw)
+		return
 	}
 	onGrid := !en.cfg.interpolate && len(tr.Out) == len(ts)
 	cut := en.cfg.interpolate && !en.cfg.hermiteOut
