@@ -42,13 +42,16 @@ func newEndState(nx, nnz, nslots int) endState {
 // slotFor returns the matrix functions for step h whose reference matrix
 // is within the reuse tolerance of Jb (then dB = Jb - An is set), or
 // computes fresh ones with An = Jb in the least recently used slot.
-func (en *engine) slotFor(jb []float64, h float64) (sl *refSlot, fresh bool) {
+func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool) {
 	st := &en.end
 	st.stamp++
 	var lru *refSlot
+	// A jump of Jx within the step (a kink of a piecewise-linear rate law)
+	// is handled better by a fresh end-point exponential.
+	smooth := en.relChangeInf(ja, jb) <= jumpTol
 	for i := range st.slots {
 		c := &st.slots[i]
-		if c.valid && math.Abs(c.h-h) <= 1e-12*h {
+		if smooth && c.valid && math.Abs(c.h-h) <= 1e-12*h {
 			// ||h (Jb - An)||_inf
 			var d float64
 			rp := en.jx.RowPtr
@@ -100,14 +103,17 @@ func (en *engine) slotFor(jb []float64, h float64) (sl *refSlot, fresh bool) {
 // Jb S(tb) = -Pb exact.
 func (en *engine) endStep(s []float64, a, b *point, h float64) {
 	nx, ns := en.nx, en.ns
-	sl, fresh := en.slotFor(b.jx, h)
+	sl, fresh := en.slotFor(a.jx, b.jx, h)
+	en.lastAn = sl.an
 	st := &en.end
 	for k := range st.dA {
 		st.dA[k] = a.jx[k] - sl.an[k]
 	}
-	// M = E + Wt dA.
+	// M = E + Wt dA (Jx of reaction networks is far from sparse at these
+	// sizes: a dense product is faster than a sparse one).
 	copy(en.mm, sl.e)
-	en.addDenseSparse(en.mm, sl.wt, st.dA, 1)
+	en.jx.ScatterTo(en.ad, st.dA)
+	en.gemm(en.mm, sl.wt, en.ad, nx, nx, 1, 1)
 	if ns > 0 && nx > 0 {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
 			blas64.General{Rows: nx, Cols: nx, Stride: nx, Data: en.mm},
@@ -123,12 +129,36 @@ func (en *engine) endStep(s []float64, a, b *point, h float64) {
 		for i := 0; i < nx; i++ {
 			nm[i*nx+i] = 1
 		}
-		en.addDenseSparse(nm, sl.ph, st.dB, -1)
+		en.jx.ScatterTo(en.ad, st.dB)
+		en.gemm(nm, sl.ph, en.ad, nx, nx, -1, 1)
 		luFactor(nm, st.piv, nx)
 		luSolve(nm, st.piv, nx, en.t1, ns)
 	}
 	copy(s, en.t1)
 	en.stats.ExpSteps++
+}
+
+// jumpTol is the relative change of Jx over one step (infinity norm) above
+// which a cached exponential is not reused (measured on Chua's circuit,
+// whose Jacobian jumps at the kinks of its diode).
+const jumpTol = 0.1
+
+// relChangeInf is ||vb - va||_inf / ||va||_inf for sparse Jx values.
+func (en *engine) relChangeInf(va, vb []float64) float64 {
+	rp := en.jx.RowPtr
+	var d, n float64
+	for r := 0; r+1 < len(rp); r++ {
+		var rd, rn float64
+		for k := rp[r]; k < rp[r+1]; k++ {
+			rd += math.Abs(vb[k] - va[k])
+			rn += math.Abs(va[k])
+		}
+		d, n = math.Max(d, rd), math.Max(n, rn)
+	}
+	if d == 0 {
+		return 0
+	}
+	return d / n
 }
 
 // addDenseSparse adds alpha D J to dst (nx x nx) for dense D and the sparse
@@ -186,8 +216,25 @@ func luFactor(a []float64, piv []int, n int) {
 	}
 }
 
-// luSolve overwrites the n x nrhs row-major b with a^{-1} b.
+// gemm computes dst = alpha a b + beta dst for row-major a (n x k) and
+// b (k x m), with k = nx.
+func (en *engine) gemm(dst, a, b []float64, n, m int, alpha, beta float64) {
+	if n == 0 || m == 0 {
+		return
+	}
+	k := en.nx
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha,
+		blas64.General{Rows: n, Cols: k, Stride: k, Data: a},
+		blas64.General{Rows: k, Cols: m, Stride: m, Data: b},
+		beta, blas64.General{Rows: n, Cols: m, Stride: m, Data: dst})
+}
+
+// luSolve overwrites the n x nrhs row-major b with a^{-1} b using the
+// factorization of luFactor (row swaps, then two triangular solves).
 func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
+	if n == 0 || nrhs == 0 {
+		return
+	}
 	for k := 0; k < n; k++ {
 		if p := piv[k]; p != k {
 			rk, rp := b[k*nrhs:(k+1)*nrhs], b[p*nrhs:(p+1)*nrhs]
@@ -196,28 +243,9 @@ func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
 			}
 		}
 	}
-	for i := 1; i < n; i++ {
-		bi := b[i*nrhs : (i+1)*nrhs]
-		for k := 0; k < i; k++ {
-			if l := lu[i*n+k]; l != 0 {
-				for j, x := range b[k*nrhs : (k+1)*nrhs] {
-					bi[j] -= l * x
-				}
-			}
-		}
-	}
-	for i := n - 1; i >= 0; i-- {
-		bi := b[i*nrhs : (i+1)*nrhs]
-		for k := i + 1; k < n; k++ {
-			if u := lu[i*n+k]; u != 0 {
-				for j, x := range b[k*nrhs : (k+1)*nrhs] {
-					bi[j] -= u * x
-				}
-			}
-		}
-		d := 1 / lu[i*n+i]
-		for j := range bi {
-			bi[j] *= d
-		}
-	}
+	l := blas64.Triangular{N: n, Stride: n, Data: lu, Uplo: blas.Lower, Diag: blas.Unit}
+	u := blas64.Triangular{N: n, Stride: n, Data: lu, Uplo: blas.Upper, Diag: blas.NonUnit}
+	bg := blas64.General{Rows: n, Cols: nrhs, Stride: nrhs, Data: b}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, l, bg)
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, bg)
 }

@@ -106,9 +106,10 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 }
 
 // localError estimates the local error of the end-point exponential
-// trapezoid over [ta, tb], about h^3/12 ||g''|| with g = (Jx - Jb) S + Jp
-// (in non-stiff modes; stiff modes damp it further), where g'' = q'' -
-// Jb S'' with q = S' = Jx S + Jp, both from second divided differences
+// trapezoid over [ta, tb], about h^3/12 ||d2g/dt2|| with g = (Jx - An) S + Jp
+// (in non-stiff modes; stiff modes damp it further), where d2g/dt2 = d2q/dt2 -
+// An d2S/dt2 with q = S' = Jx S + Jp and An the step's reference matrix (Jb,
+// or that of a reused exponential), both from second divided differences
 // over (tp, ta, tb). en.sp, en.sPrev, sw hold S and en.qp, en.qa, en.qb
 // hold q at the three points.
 //
@@ -117,17 +118,24 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 // first step conservative.
 func (en *engine) localError(s []float64, ta, tb, tp float64, b *point, second bool) float64 {
 	h, hp := tb-ta, ta-tp
+	an := b.jx
+	if en.cfg.expStep == ExpEndpoint {
+		an = en.lastAn
+	}
 	d := en.t3
 	if second {
 		// Second divided differences times 2 (second derivatives).
 		c := 2 / (h + hp)
+		ch, chp := c/h, c/hp
+		sa, sp := en.sPrev[:len(d)], en.sp[:len(d)]
 		for i := range d {
-			d[i] = c * ((s[i]-en.sPrev[i])/h - (en.sPrev[i]-en.sp[i])/hp)
+			d[i] = ch*(s[i]-sa[i]) - chp*(sa[i]-sp[i])
 		}
-		en.spmm(en.t2, b.jx, d)
+		en.spmm(en.t2, an, d)
 		var e2 float64
+		qa, qp, t2 := en.qa[:len(en.qb)], en.qp[:len(en.qb)], en.t2[:len(en.qb)]
 		for i, x := range en.qb {
-			g := c*((x-en.qa[i])/h-(en.qa[i]-en.qp[i])/hp) - en.t2[i]
+			g := ch*(x-qa[i]) - chp*(qa[i]-qp[i]) - t2[i]
 			e2 += g * g
 		}
 		return h * h * h / 12 * math.Sqrt(e2)
@@ -135,7 +143,7 @@ func (en *engine) localError(s []float64, ta, tb, tp float64, b *point, second b
 	for i := range d {
 		d[i] = (s[i] - en.sPrev[i]) / h
 	}
-	en.spmm(en.t2, b.jx, d)
+	en.spmm(en.t2, an, d)
 	var e2 float64
 	for i, x := range en.qb {
 		g := (x-en.qa[i])/h - en.t2[i]
@@ -162,35 +170,4 @@ func (en *engine) localStep(t0, t1 float64) float64 {
 		h = math.Min(h, tr.T[k+1]-tr.T[k])
 	}
 	return h
-}
-
-// stationary reports whether S stays put over [a.t, b.t] to within a small
-// fraction of the tolerance: for S' = Jx S + Jp the change over a step is
-// at most about h max(||Ja S + Pa||, ||Jb S + Pb||) (less for stiff
-// modes), so where both residuals are that small (at a steady state, where
-// S has reached its limit) the step is skipped at the cost of two sparse
-// products.
-func (en *engine) stationary(s []float64, a, b *point) bool {
-	h := b.t - a.t
-	var s2 float64
-	for _, x := range s {
-		s2 += x * x
-	}
-	lim := en.cfg.statTol * math.Sqrt(s2) / h
-	if !(lim > 0) {
-		return false
-	}
-	lim2 := lim * lim
-	for _, pt := range [2]*point{a, b} {
-		en.derivTo(en.t2, s, pt)
-		var r2 float64
-		for _, x := range en.t2 {
-			r2 += x * x
-		}
-		if !(r2 <= lim2) {
-			return false
-		}
-	}
-	en.stats.Skipped++
-	return true
 }

@@ -77,7 +77,8 @@ const (
 type ExpStep int
 
 const (
-	// ExpDefault: Magnus, or Frozen in paper mode.
+	// ExpDefault: Endpoint on GridDyadic, Frozen in paper mode, Magnus
+	// otherwise.
 	ExpDefault ExpStep = iota
 	// ExpFrozen uses A = Jx(ta), B = Jp(ta) (Corollary 1 of the paper):
 	// first order where Jx varies.
@@ -98,7 +99,8 @@ const (
 	ExpEndpoint
 )
 
-// Refine selects how PBSR decides to subdivide a grid interval.
+// Refine selects how PBSR decides to subdivide an interval of the state
+// grid (GridState; GridDyadic has its own error control).
 type Refine int
 
 const (
@@ -130,8 +132,8 @@ const (
 	// length Delta is covered by aligned steps Delta/2^j, the largest that
 	// do not exceed the integrator's local step. The state integrator then
 	// steps over output times (x at grid and output points from its dense
-	// output), the few distinct step lengths let exponentials be reused,
-	// and intervals where S is stationary are skipped.
+	// output) and the few distinct step lengths let exponentials be
+	// reused.
 	GridDyadic
 )
 
@@ -211,10 +213,6 @@ type Options struct {
 	// transients), while the state costs little next to S, so the default
 	// for GridDyadic is 0.01; 1 otherwise.
 	StateTolFactor float64
-	// StationaryTol is the relative change of S (in the Frobenius norm)
-	// below which GridDyadic skips an interval as stationary; default
-	// 1e-3*SensRTol; negative disables skipping.
-	StationaryTol float64
 }
 
 // resolved options with defaults filled in.
@@ -234,7 +232,6 @@ type config struct {
 	reuseTol           float64
 	refTheta           float64
 	grid               Grid
-	statTol            float64
 	ode                ode.Settings
 	errCon             bool
 	params             []int
@@ -337,10 +334,6 @@ func resolve(o *Options) config {
 	c.refTheta = o.RefTheta
 	if c.refTheta == 0 {
 		c.refTheta = 1
-	}
-	c.statTol = o.StationaryTol
-	if c.statTol == 0 {
-		c.statTol = 1e-3 * c.srtol
 	}
 	if c.reuseTol == 0 && !o.Paper {
 		c.reuseTol = 1e-3 * c.rtol

@@ -54,6 +54,9 @@ type engine struct {
 	end          endState
 	qp, qa, qb   []float64 // nx*ns: S' history of GridDyadic's error control
 	sp           []float64 // nx*ns
+	lastAn       []float64 // reference matrix of the last end-point step
+	denseJx      bool      // spmm through a dense product
+	jd           []float64 // nx*nx scratch of spmm
 	ex           *expm.Workspace
 	levels       []level
 	cacheA       []float64 // nnz(Jx): matrix of the cached exponential
@@ -104,6 +107,8 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.end = newEndState(nx, nnzx, 4)
 	en.qp, en.qa, en.qb, en.sp = mk(blk), mk(blk), mk(blk), mk(blk)
+	en.jd = mk(nx * nx)
+	en.denseJx = nx >= 8 && 4*nnzx >= nx*nx
 	en.ex = expm.NewWorkspace(nx)
 	en.cacheA = mk(nnzx)
 	en.normV, en.normW = mk(nx), mk(nx)
@@ -147,6 +152,13 @@ func (en *engine) interpX(dst []float64, t float64, k int) {
 // row-major S (nx x ns).
 func (en *engine) spmm(dst, v, s []float64) {
 	ns := en.ns
+	if en.denseJx {
+		// Reaction-network Jacobians of a few dozen states are dense
+		// enough for the blocked dense product to win.
+		en.jx.ScatterTo(en.jd, v)
+		en.gemm(dst, en.jd, s, en.nx, ns, 1, 0)
+		return
+	}
 	rp, ci := en.jx.RowPtr, en.jx.ColIdx
 	for i := 0; i < en.nx; i++ {
 		d := dst[i*ns : (i+1)*ns]
@@ -264,14 +276,19 @@ func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 // sparse Jp values v.
 func (en *engine) addDenseP(dst, d, v []float64) {
 	nx, ns := en.nx, en.ns
+	row, col := en.jpRow, en.jpCol
 	for r := 0; r < nx; r++ {
 		dr := dst[r*ns : (r+1)*ns]
-		for i, wv := range d[r*nx : (r+1)*nx] {
+		drow := d[r*nx : (r+1)*nx]
+		for i, wv := range drow {
 			if wv == 0 {
 				continue
 			}
-			for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
-				dr[en.jpCol[k]] += wv * v[k]
+			k0, k1 := row[i], row[i+1]
+			vs, cs := v[k0:k1], col[k0:k1]
+			cs = cs[:len(vs)]
+			for k, x := range vs {
+				dr[cs[k]] += wv * x
 			}
 		}
 	}

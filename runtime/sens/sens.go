@@ -17,7 +17,6 @@ type Stats struct {
 	ExpReuses    int // exponential steps that reused the previous exponential
 	Squarings    int // total squarings over all exponentials
 	JacEvals     int // evaluations of (Jx, Jp) by the sensitivity method
-	Skipped      int // intervals skipped as stationary (GridDyadic)
 	// ExpTimes are the start times of the grid intervals where an
 	// exponential step was taken (Exp, PBS and PBSR with RefineNInt), or of
 	// every interval (RefineLocalError, whose steps are all exponential).
