@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -19,22 +20,33 @@ func plotErrors(path string, mr *ModelResult) error {
 	pl.X.Label.Text = "t"
 	pl.Y.Label.Text = "relative error"
 	pl.Y.Scale = plot.LogScale{}
-	pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}
 	var lines []interface{}
 	lo := math.Inf(1)
 	for _, r := range mr.Methods {
 		if r.ErrT == nil {
 			continue
 		}
+		// Errors above maxPlotted (a diverged method) are left out so the
+		// axis stays readable; the legend says so.
+		const maxPlotted = 10
 		var xy plotter.XYs
+		clipped := false
 		for k, e := range r.ErrT {
-			if e > 0 && !math.IsNaN(e) && !math.IsInf(e, 0) {
+			switch {
+			case e > maxPlotted || math.IsInf(e, 0):
+				clipped = true
+			case e > 0:
 				xy = append(xy, plotter.XY{X: mr.T[k], Y: e})
 				lo = math.Min(lo, e)
 			}
 		}
+		name := r.Name
+		if clipped {
+			name += " (error > 10 not shown)"
+		}
 		if len(xy) > 0 {
-			lines = append(lines, r.Name, xy)
+			lines = append(lines, name, xy)
 		}
 	}
 	if err := plotutil.AddLines(pl, lines...); err != nil {
@@ -66,7 +78,7 @@ func plotLinear(path string, lr *LinearResult) error {
 	pl.X.Label.Text = "n"
 	pl.Y.Label.Text = "seconds"
 	pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}, plot.LogTicks{Prec: 1}
 	for i, name := range linearMethods {
 		pts := make(plotter.XYs, len(lr.N))
 		fit := make(plotter.XYs, len(lr.N))
@@ -86,7 +98,7 @@ func plotLinear(path string, lr *LinearResult) error {
 		ln.Color = plotutil.Color(i)
 		ln.Dashes = plotutil.Dashes(1)
 		pl.Add(sc, ln)
-		pl.Legend.Add(name, sc)
+		pl.Legend.Add(fmt.Sprintf("%s, fit n^%.2f", name, lr.Exponent[name]), sc)
 	}
 	pl.Legend.Top, pl.Legend.Left = true, true
 	return pl.Save(7*vg.Inch, 5*vg.Inch, path)
