@@ -49,9 +49,10 @@ func main() {
 
 // Results is everything the bench measured, as written to results.json.
 type Results struct {
-	CVODES bool           `json:"cvodes"`
-	Table  []*ModelResult `json:"table1"`
-	Linear *LinearResult  `json:"random_linear,omitempty"`
+	CVODES  bool           `json:"cvodes"`
+	Table   []*ModelResult `json:"table1"`
+	Linear  *LinearResult  `json:"random_linear,omitempty"`
+	Targets []*Target      `json:"targets"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -105,6 +106,11 @@ func run(c *config) error {
 			return err
 		}
 	}
+	if !haveCVODES {
+		fmt.Println("\nnote: the CVODES targets need -tags cvodes (make bench)")
+	}
+	res.Targets = checkTargets(res)
+	printTargets(res.Targets)
 	f, err := os.Create(filepath.Join(c.out, "results.json"))
 	if err != nil {
 		return err
