@@ -85,9 +85,11 @@ func TestSimMatchesGenerated(t *testing.T) {
 			}
 		}
 		t.Logf("%s: sim vs generated: max |dx| %.2g (scale %.2g), max |dS| %.2g (scale %.2g)", n.file, worstX, scaleX, worstS, scaleS)
-		// The TSV has 10 significant digits; the two models differ only in
-		// rounding, so the solves agree far below the tolerances.
-		if worstX > 1e-8*scaleX || worstS > 1e-7*scaleS {
+		// The two models differ only in rounding (the interpreter computes
+		// a/c as a*(1/c)), but adaptive step and refinement choices may
+		// then differ, so the solves agree to the requested tolerance
+		// (rtol 1e-6), not bit for bit.
+		if worstX > 1e-6*scaleX || worstS > 1e-5*scaleS {
 			t.Errorf("%s: sim and generated package disagree", n.file)
 		}
 	}
