@@ -80,10 +80,16 @@ func plotHeatMap(path string, m model.Model, p []float64, res *sens.Result, scal
 	title := fmt.Sprintf("%s: S at t = %g", m.Name(), res.T[last])
 	if scaled {
 		title = fmt.Sprintf("%s: p_j S_ij / x_i at t = %g", m.Name(), res.T[last])
+		// States that are numerically zero have no meaningful relative
+		// sensitivity: their row is left at zero.
+		xmax := 0.0
+		for i := 0; i < nx; i++ {
+			xmax = math.Max(xmax, math.Abs(res.X[last*nx+i]))
+		}
 		for i := 0; i < nx; i++ {
 			x := res.X[last*nx+i]
 			for j := 0; j < np; j++ {
-				if x != 0 {
+				if math.Abs(x) > 1e-9*xmax {
 					v[i*np+j] *= p[j] / x
 				} else {
 					v[i*np+j] = 0
@@ -104,7 +110,7 @@ func plotHeatMap(path string, m model.Model, p []float64, res *sens.Result, scal
 	hm := plotter.NewHeatMap(sensGrid{nx, np, v}, pal.Palette(255))
 	hm.Min, hm.Max = -lim, lim
 	pl := plot.New()
-	pl.Title.Text = title
+	pl.Title.Text = fmt.Sprintf("%s (blue -%.3g, red +%.3g)", title, lim, lim)
 	pl.X.Label.Text = "parameter"
 	pl.Y.Label.Text = "state"
 	pl.Add(hm)
