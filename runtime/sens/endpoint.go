@@ -8,7 +8,10 @@ import (
 )
 
 // refSlot caches the matrix functions of one reference matrix An at one
-// step h: E = e^{hAn}, Ph = Psi/h = h phi2(hAn), Wt = W - Ph.
+// step h: E = e^{hAn}, Ph = Psi/h = h phi2(hAn), Wt = W - Ph, and what
+// steps with this slot can share: the forcing W P for a frozen Jp (near
+// equilibrium) and the LU factors of I - h An/4 for the local error
+// estimate.
 type refSlot struct {
 	h      float64
 	an     []float64 // nnz(Jx)
@@ -16,25 +19,39 @@ type refSlot struct {
 	wt, ph []float64 // nx*nx
 	valid  bool
 	used   int // stamp of last use (LRU)
+
+	// Frozen forcing: c = W Pc for the reduced Jp values pc.
+	pc     []float64
+	c      []float64 // nx*ns
+	cStamp int       // 0: no c; otherwise a number unique to this (slot, c)
+
+	// LU of I - h An/4 (fValid), the filter of localError.
+	flu   []float64
+	fpiv  []int
+	fGood bool
 }
 
 // endState is the scratch of the end-point exponential step.
 type endState struct {
-	slots []refSlot
-	stamp int
-	dA    []float64 // nnz(Jx): Ja - An
-	dB    []float64 // nnz(Jx): Jb - An
-	nmat  []float64 // nx*nx: I - Ph (Jb - An), then its LU
-	piv   []int
+	slots  []refSlot
+	stamp  int
+	cstamp int
+	dA     []float64 // nnz(Jx): Ja - An
+	dB     []float64 // nnz(Jx): Jb - An
+	dBNorm float64   // ||Jb - An||_inf of the slot found by slotFor
+	nmat   []float64 // nx*nx: I - Ph (Jb - An), then its LU
+	piv    []int
 }
 
-func newEndState(nx, nnz, nslots int) endState {
+func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 	st := endState{dA: make([]float64, nnz), dB: make([]float64, nnz),
 		nmat: make([]float64, nx*nx), piv: make([]int, nx)}
 	st.slots = make([]refSlot, nslots)
 	for i := range st.slots {
 		st.slots[i] = refSlot{an: make([]float64, nnz), e: make([]float64, nx*nx),
-			wt: make([]float64, nx*nx), ph: make([]float64, nx*nx)}
+			wt: make([]float64, nx*nx), ph: make([]float64, nx*nx),
+			pc: make([]float64, nnzp), c: make([]float64, nx*ns),
+			flu: make([]float64, nx*nx), fpiv: make([]int, nx)}
 	}
 	return st
 }
@@ -42,7 +59,10 @@ func newEndState(nx, nnz, nslots int) endState {
 // slotFor returns the matrix functions for step h whose reference matrix
 // is within the reuse tolerance of Jb (then dB = Jb - An is set), or
 // computes fresh ones with An = Jb in the least recently used slot.
-func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool) {
+//
+// With exact set only a slot whose An equals Jb is reused: frozen steps
+// (see runDyadic) need the same affine map at every step.
+func (en *engine) slotFor(ja, jb []float64, h float64, exact bool) (sl *refSlot, fresh bool) {
 	st := &en.end
 	st.stamp++
 	var lru *refSlot
@@ -64,8 +84,9 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 				}
 				d = math.Max(d, rs)
 			}
-			if h*d <= en.cfg.refTheta {
+			if h*d <= en.cfg.refTheta && (!exact || d == 0) {
 				c.used = st.stamp
+				st.dBNorm = d
 				en.stats.ExpReuses++
 				return c, false
 			}
@@ -89,9 +110,19 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	}
 	copy(c.an, jb)
 	clear(st.dB)
+	st.dBNorm = 0
 	c.h, c.valid, c.used = h, true, st.stamp
+	c.cStamp, c.fGood = 0, false
 	return c, true
 }
+
+// negligible is the fraction of the local tolerance SensRTol ||S||_F +
+// SensATol below which a term of the end-point step is dropped: the
+// W-method terms when Jx is within it of the slot's reference matrix, the
+// change of Jp within a step when it is frozen into the slot's forcing.
+// Near equilibrium every step then is S(tb) = E S(ta) + c with the same E
+// and c, which runDyadic detects and stops repeating once S has converged.
+const negligible = 0.01
 
 // endStep is the ExpEndpoint step on [a.t, b.t] with reference matrix An
 // (= Jb when fresh): S' = An S + g, g = (Jx - An) S + Jp, g linear in t:
@@ -100,30 +131,79 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 //
 // With An = Jb the left side is S(tb). With An != Jb (a reused
 // exponential) the implicit treatment of g(tb) keeps the stiff limit
-// Jb S(tb) = -Pb exact.
-func (en *engine) endStep(s []float64, a, b *point, h float64) {
+// Jb S(tb) = -Pb exact. It writes S(tb) into dst from src = S(ta) (dst
+// must not alias src); nS = ||src||_F and tau = SensRTol nS + SensATol
+// decide which terms are negligible (see negligible). The result lin
+// reports that the step was S(tb) = E S(ta) + c for the slot's frozen
+// forcing c, identified by key (equal keys: the same affine map); with
+// skip set such a step is not computed (dst is left untouched) because S
+// has converged to the map's fixed point.
+func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64, skip, exact bool) (lin bool, key int) {
 	nx, ns := en.nx, en.ns
-	sl, fresh := en.slotFor(a.jx, b.jx, h)
-	en.lastAn = sl.an
+	sl, fresh := en.slotFor(a.jx, b.jx, h, exact)
+	en.lastSlot = sl
 	st := &en.end
-	for k := range st.dA {
-		st.dA[k] = a.jx[k] - sl.an[k]
+	var dAn float64
+	rp := en.jx.RowPtr
+	for r := 0; r+1 < len(rp); r++ {
+		var rs float64
+		for k := rp[r]; k < rp[r+1]; k++ {
+			x := a.jx[k] - sl.an[k]
+			st.dA[k] = x
+			rs += math.Abs(x)
+		}
+		dAn = math.Max(dAn, rs)
 	}
-	// M = E + Wt dA (Jx of reaction networks is far from sparse at these
-	// sizes: a dense product is faster than a sparse one).
-	copy(en.mm, sl.e)
-	en.jx.ScatterTo(en.ad, st.dA)
-	en.gemm(en.mm, sl.wt, en.ad, nx, nx, 1, 1)
+	small := negligible * tau
+	skipA := h*dAn*nS <= small
+	skipB := fresh || 0.5*h*st.dBNorm*nS <= small
+	useC := false
+	if sl.cStamp != 0 {
+		useC = h*math.Max(dist(a.jp, sl.pc), dist(b.jp, sl.pc)) <= small
+	}
+	if !useC && h*dist(a.jp, b.jp) <= small {
+		// Freeze Jp into the slot: c = (Wt + Ph) Pb.
+		copy(sl.pc, b.jp)
+		clear(sl.c)
+		en.addDenseP(sl.c, sl.wt, b.jp)
+		en.addDenseP(sl.c, sl.ph, b.jp)
+		st.cstamp++
+		sl.cStamp = st.cstamp
+		useC = true
+	}
+	lin = skipA && skipB && useC
+	if lin {
+		key = sl.cStamp
+		if skip {
+			en.stats.ExpSteps++
+			return lin, key
+		}
+	}
+	m := sl.e
+	if !skipA {
+		// M = E + Wt dA (Jx of reaction networks is far from sparse at
+		// these sizes: a dense product is faster than a sparse one).
+		copy(en.mm, sl.e)
+		en.jx.ScatterTo(en.ad, st.dA)
+		en.gemm(en.mm, sl.wt, en.ad, nx, nx, 1, 1)
+		m = en.mm
+	}
 	if ns > 0 && nx > 0 {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas64.General{Rows: nx, Cols: nx, Stride: nx, Data: en.mm},
-			blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: s},
-			0, blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: en.t1})
+			blas64.General{Rows: nx, Cols: nx, Stride: nx, Data: m},
+			blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: src},
+			0, blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: dst})
 	}
-	en.addDenseP(en.t1, sl.wt, a.jp)
-	en.addDenseP(en.t1, sl.ph, b.jp)
-	if !fresh {
-		// N = I - Ph dB, solve N S(tb) = t1.
+	if useC {
+		for i, x := range sl.c {
+			dst[i] += x
+		}
+	} else {
+		en.addDenseP(dst, sl.wt, a.jp)
+		en.addDenseP(dst, sl.ph, b.jp)
+	}
+	if !skipB {
+		// N = I - Ph dB, solve N S(tb) = dst.
 		nm := st.nmat
 		clear(nm)
 		for i := 0; i < nx; i++ {
@@ -132,10 +212,20 @@ func (en *engine) endStep(s []float64, a, b *point, h float64) {
 		en.jx.ScatterTo(en.ad, st.dB)
 		en.gemm(nm, sl.ph, en.ad, nx, nx, -1, 1)
 		luFactor(nm, st.piv, nx)
-		luSolve(nm, st.piv, nx, en.t1, ns)
+		luSolve(nm, st.piv, nx, dst, ns)
 	}
-	copy(s, en.t1)
 	en.stats.ExpSteps++
+	return lin, key
+}
+
+// dist is the Euclidean distance of two value vectors.
+func dist(a, b []float64) float64 {
+	var s float64
+	for i, x := range a {
+		d := x - b[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
 }
 
 // jumpTol is the relative change of Jx over one step (infinity norm) above

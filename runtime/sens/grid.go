@@ -6,37 +6,72 @@ import "math"
 // Delta/2^j with j <= maxLevel.
 const maxLevel = 40
 
+// nProbe is the number of random probe vectors of the local error
+// estimate: the error of the nx x ns sensitivity matrix is estimated from
+// its action on nProbe Gaussian vectors (E ||X v||^2 = ||X||_F^2), which
+// costs a few nx x nProbe products instead of full nx x ns ones.
+const nProbe = 4
+
+// maxSkip is the number of steps taken as S += D (see runDyadic) before
+// the affine map is applied again to verify that its increment D is still
+// the same.
+const maxSkip = 64
+
+// probeNode holds S V and q V = (Jx S + Jp) V at one grid point, V the
+// ns x nProbe probe matrix.
+type probeNode struct {
+	sv, qv []float64 // nx*nProbe
+}
+
 // runDyadic computes S at the outputs ts on the trajectory tr (from
 // S(tr.T[0]) = s0) into dst, on a sensitivity grid of its own: each output
 // interval [t_{k-1}, t_k] of length Delta is covered by steps of length
 // Delta/2^j, the largest that do not exceed the integrator's local step
-// (the state's error control resolves where x, and with it Jx and Jp,
-// varies), aligned so that every step of a given length starts at a
-// multiple of it. The few distinct step lengths let the exponential step
-// reuse its matrix functions (see slotFor) across the whole run; x inside
-// the integrator's steps comes from its dense output.
+// (Exp) or that the local error control allows (PBSR), aligned so that
+// every step of a given length starts at a multiple of it. The few
+// distinct step lengths let the exponential step reuse its matrix
+// functions (see slotFor) across the whole run; x inside the integrator's
+// steps comes from its dense output.
+//
+// Near equilibrium x stays within the state tolerance of a point frz, Jx
+// and Jp are taken as frz's, and the steps become the same affine map
+// S -> E S + c (see endStep). Its increments D_k = S_{k+1} - S_k obey
+// D_{k+1} = E D_k and converge (to 0 at an equilibrium of S, or to a
+// constant drift along a neutral direction of Jx, as in CaMKII); once two
+// increments agree to rounding (1e-13 ||S||_F) the step is taken as
+// S += D without the product, re-verified every maxSkip steps.
 func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	tr := en.tr
 	blk := en.nx * en.ns
-	copy(sw, s0)
+	cur, nxt := sw, en.t1
+	copy(cur, s0)
 	a, b := &en.a, &en.b
 	a.t = tr.T[0]
 	copy(a.x, tr.XAt(0))
 	en.eval(a)
 	iout := 0
 	for iout < len(ts) && ts[iout] <= a.t {
-		copy(dst[iout*blk:(iout+1)*blk], sw)
+		copy(dst[iout*blk:(iout+1)*blk], cur)
 		iout++
 	}
 	control := en.cfg.method == PBSR
 	hs := math.Inf(1) // largest step allowed by the local error control
-	// History for the error estimate: S' = Jx S + Jp at the previous two
-	// grid points (qp at tp, qa at a.t) and S at tp.
+	// History of the error estimate: probes at the previous two grid
+	// points (pp at tp, pa at a.t); pb at the new point.
 	hist := 0
 	var tp float64
+	pp, pa, pb := &en.probe[0], &en.probe[1], &en.probe[2]
 	if control {
-		en.derivTo(en.qa, sw, a)
+		en.probeAt(pa, cur, a)
 	}
+	// Convergence of the repeated affine map (see endStep).
+	var linKey, nskip int
+	converged, haveD := false, false
+	// Frozen: x has stayed within the state tolerance of frz.x, so Jx and
+	// Jp are taken as those of frz (their changes are below the accuracy
+	// of x), and every step of a given length is the same affine map.
+	frozen := false
+	frz := &en.frz
 	for ; iout < len(ts); iout++ {
 		tl, tr1 := a.t, ts[iout]
 		delta := tr1 - tl
@@ -51,7 +86,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 			// Refine to the integrator's local step and the error control.
 			for j < maxLevel {
 				h := math.Ldexp(delta, -j)
-				if h <= math.Min(en.localStep(a.t, a.t+h), hs)*(1+1e-12) {
+				if h <= math.Min(en.stepLimit(a.t, a.t+h), hs)*(1+1e-12) {
 					break
 				}
 				j++
@@ -64,21 +99,72 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 				b.t = tl + delta*math.Ldexp(float64(npos), -maxLevel)
 			}
 			en.tr.InterpTo(b.x, b.t)
-			en.eval(b)
+			ea, eb := a, b
+			if frozen && !en.stationary(b.x, frz.x) {
+				frozen = false
+				// a was not evaluated while frozen.
+				en.eval(a)
+				if control {
+					hist = 0
+					en.probeAt(pa, cur, a)
+				}
+			}
+			if !frozen && !dbgNoFreeze && en.stationary(b.x, a.x) {
+				frozen = true
+				frz.t = a.t
+				copy(frz.x, a.x)
+				copy(frz.jx, a.jx)
+				copy(frz.jp, a.jp)
+			}
+			if frozen {
+				ea, eb = frz, frz
+			} else {
+				en.eval(b)
+			}
 			en.stats.Intervals++
 			en.recordExp(a.t)
-			if control {
-				copy(en.sPrev, sw)
+			nS := frob(cur)
+			tau := en.cfg.srtol*nS + en.cfg.satol
+			lin, key := en.endStep(nxt, cur, ea, eb, h, nS, tau, converged && nskip < maxSkip, frozen)
+			skipped := lin && key == linKey && converged && nskip < maxSkip
+			if !lin || key != linKey {
+				converged, haveD = false, false
+				linKey = 0
+				if lin {
+					linKey = key
+				}
+			} else if skipped {
+				// S(tb) = S(ta) + D: the map's increment has converged.
+				for i, x := range cur {
+					nxt[i] = x + en.dconv[i]
+				}
+				nskip++
+				en.stats.Converged++
+			} else {
+				// D_new = E D_old: compare with the stored increment.
+				var dd float64
+				for i, x := range nxt {
+					d := x - cur[i]
+					if haveD {
+						e := d - en.dconv[i]
+						dd += e * e
+					}
+					en.dconv[i] = d
+				}
+				converged = haveD && math.Sqrt(dd) <= 1e-13*float64(nskip+1)*nS
+				haveD, nskip = true, 0
 			}
-			en.expStepH(sw, a, b, h)
-			if control {
-				en.derivTo(en.qb, sw, b)
-				{
-					e := en.localError(sw, a.t, b.t, tp, b, hist >= 1)
-					tol := en.cfg.srtol*frob(sw) + en.cfg.satol
+			if frozen && control {
+				// No error estimate while frozen: let the step grow.
+				hs = 2 * h
+			}
+			if control && !frozen {
+				en.probeAt(pb, nxt, b)
+				if !lin {
+					e := en.localError(pb, pa, pp, a.t, b.t, tp, hist >= 1)
+					tol := en.cfg.srtol*frob(nxt) + en.cfg.satol
 					if e > tol && j < maxLevel {
 						// Reject: redo from a with half the step.
-						copy(sw, en.sPrev)
 						hs = h / 2
 						en.stats.Refinements++
 						continue
@@ -91,65 +177,165 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 					default:
 						hs = h
 					}
+				} else {
+					hs = 2 * h
 				}
-				// Shift the history: (tp, Sp, qp) <- (ta, Sa, qa), qa <- qb.
+				// Shift the history.
 				tp = a.t
-				copy(en.sp, en.sPrev)
-				en.qp, en.qa, en.qb = en.qa, en.qb, en.qp
+				pp, pa, pb = pa, pb, pp
 				hist++
 			}
+			cur, nxt = nxt, cur
 			pos = npos
 			a, b = b, a
 		}
-		copy(dst[iout*blk:(iout+1)*blk], sw)
+		copy(dst[iout*blk:(iout+1)*blk], cur)
+	}
+}
+
+// stationary reports whether x is within the state integrator's
+// tolerance of xr in every component.
+func (en *engine) stationary(x, xr []float64) bool {
+	rt, at := en.cfg.ode.RTol, en.cfg.ode.ATol
+	for i, v := range x {
+		if math.Abs(v-xr[i]) > rt*math.Abs(xr[i])+at {
+			return false
+		}
+	}
+	return true
+}
+
+// stepLimit is the largest step the grid may take from t0 towards t1: the
+// integrator's local step for Exp, unlimited for PBSR, whose local error
+// control resolves the variation of Jx and Jp.
+func (en *engine) stepLimit(t0, t1 float64) float64 {
+	if en.cfg.method == PBSR && !dbgLocal {
+		return math.Inf(1)
+	}
+	return en.localStep(t0, t1)
+}
+
+// probeAt fills n with S V and (Jx S + Jp) V at the point pt.
+func (en *engine) probeAt(n *probeNode, s []float64, pt *point) {
+	nx, ns := en.nx, en.ns
+	const k = nProbe
+	clear(n.sv)
+	for i := 0; i < nx; i++ {
+		d := n.sv[i*k : i*k+k : i*k+k]
+		for j, x := range s[i*ns : (i+1)*ns] {
+			if x == 0 {
+				continue
+			}
+			v := en.pv[j*k : j*k+k : j*k+k]
+			d[0] += x * v[0]
+			d[1] += x * v[1]
+			d[2] += x * v[2]
+			d[3] += x * v[3]
+		}
+	}
+	en.spmmK(n.qv, pt.jx, n.sv)
+	for i := 0; i < nx; i++ {
+		d := n.qv[i*k : i*k+k : i*k+k]
+		for q := en.jpRow[i]; q < en.jpRow[i+1]; q++ {
+			x := pt.jp[q]
+			v := en.pv[en.jpCol[q]*k : en.jpCol[q]*k+k : en.jpCol[q]*k+k]
+			d[0] += x * v[0]
+			d[1] += x * v[1]
+			d[2] += x * v[2]
+			d[3] += x * v[3]
+		}
+	}
+}
+
+// spmmK writes dst = J X for the sparse Jx values v and X nx x nProbe.
+func (en *engine) spmmK(dst, v, x []float64) {
+	const k = nProbe
+	rp, ci := en.jx.RowPtr, en.jx.ColIdx
+	for i := 0; i < en.nx; i++ {
+		var d0, d1, d2, d3 float64
+		for q := rp[i]; q < rp[i+1]; q++ {
+			a := v[q]
+			r := x[ci[q]*k : ci[q]*k+k : ci[q]*k+k]
+			d0 += a * r[0]
+			d1 += a * r[1]
+			d2 += a * r[2]
+			d3 += a * r[3]
+		}
+		d := dst[i*k : i*k+k : i*k+k]
+		d[0], d[1], d[2], d[3] = d0, d1, d2, d3
 	}
 }
 
 // localError estimates the local error of the end-point exponential
-// trapezoid over [ta, tb], about h^3/12 ||d2g/dt2|| with g = (Jx - An) S + Jp
-// (in non-stiff modes; stiff modes damp it further), where d2g/dt2 = d2q/dt2 -
-// An d2S/dt2 with q = S' = Jx S + Jp and An the step's reference matrix (Jb,
-// or that of a reused exponential), both from second divided differences
-// over (tp, ta, tb). en.sp, en.sPrev, sw hold S and en.qp, en.qa, en.qb
-// hold q at the three points.
+// trapezoid over [ta, tb] from the probes at tb, ta and tp. The step
+// integrates g = (Jx - An) S + Jp (An the slot's reference matrix) by its
+// linear interpolant, whose error -(g”/2) s (h - s) is propagated by
+// e^{(h-s)An}: the local error is -(g”/2) K with K = integral_0^h
+// e^{(h-s)An} s (h-s) ds = h^3/6 R(hAn), R(z) = 6 (phi2(z) - 2 phi3(z)),
+// R(0) = 1, R(z) ~ 6/z^2 for large negative z: stiff components are damped.
+// R is bounded by (1 - z/4)^{-2} on the negative axis (equal to first
+// order at 0, at most 16/6 times larger for z -> -infinity), which is what
+// is applied: the estimate is h^3/12 ||(I - h An/4)^{-2} g”||.
+// g” = q” - An S” with q = Jx S + Jp from second divided differences
+// over (tp, ta, tb), on the probes.
 //
 // Without a previous point (the first step) it uses first divided
-// differences, h^2/12 ||g'||: an overestimate by about 1/h that makes the
-// first step conservative.
-func (en *engine) localError(s []float64, ta, tb, tp float64, b *point, second bool) float64 {
+// differences, h^2/12 ||(I - h An/4)^{-2} g'||: an overestimate by about
+// 1/h that makes the first step conservative.
+func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second bool) float64 {
 	h, hp := tb-ta, ta-tp
-	an := b.jx
-	if en.cfg.expStep == ExpEndpoint {
-		an = en.lastAn
-	}
-	d := en.t3
+	sl := en.lastSlot
+	d := en.pd
+	g := en.pg
+	var scale float64
 	if second {
 		// Second divided differences times 2 (second derivatives).
 		c := 2 / (h + hp)
 		ch, chp := c/h, c/hp
-		sa, sp := en.sPrev[:len(d)], en.sp[:len(d)]
 		for i := range d {
-			d[i] = ch*(s[i]-sa[i]) - chp*(sa[i]-sp[i])
+			d[i] = ch*(pb.sv[i]-pa.sv[i]) - chp*(pa.sv[i]-pp.sv[i])
+			g[i] = ch*(pb.qv[i]-pa.qv[i]) - chp*(pa.qv[i]-pp.qv[i])
 		}
-		en.spmm(en.t2, an, d)
-		var e2 float64
-		qa, qp, t2 := en.qa[:len(en.qb)], en.qp[:len(en.qb)], en.t2[:len(en.qb)]
-		for i, x := range en.qb {
-			g := ch*(x-qa[i]) - chp*(qa[i]-qp[i]) - t2[i]
-			e2 += g * g
+		scale = h * h * h / 12
+	} else {
+		for i := range d {
+			d[i] = (pb.sv[i] - pa.sv[i]) / h
+			g[i] = (pb.qv[i] - pa.qv[i]) / h
 		}
-		return h * h * h / 12 * math.Sqrt(e2)
+		scale = h * h / 12
 	}
-	for i := range d {
-		d[i] = (s[i] - en.sPrev[i]) / h
+	en.spmmK(en.pt, sl.an, d)
+	for i := range g {
+		g[i] -= en.pt[i]
 	}
-	en.spmm(en.t2, an, d)
+	if !dbgNoFilter {
+		en.filter(sl, g)
+	}
 	var e2 float64
-	for i, x := range en.qb {
-		g := (x-en.qa[i])/h - en.t2[i]
-		e2 += g * g
+	for _, x := range g {
+		e2 += x * x
 	}
-	return h * h / 12 * math.Sqrt(e2)
+	return scale * math.Sqrt(e2/nProbe)
+}
+
+// filter overwrites the nx x nProbe g with (I - h An/4)^{-2} g for the
+// slot's An and h (factorized once per slot).
+func (en *engine) filter(sl *refSlot, g []float64) {
+	nx := en.nx
+	if !sl.fGood {
+		en.jx.ScatterTo(sl.flu, sl.an)
+		c := -sl.h / 4
+		for i := range sl.flu {
+			sl.flu[i] *= c
+		}
+		for i := 0; i < nx; i++ {
+			sl.flu[i*nx+i]++
+		}
+		luFactor(sl.flu, sl.fpiv, nx)
+		sl.fGood = true
+	}
+	luSolve(sl.flu, sl.fpiv, nx, g, nProbe)
+	luSolve(sl.flu, sl.fpiv, nx, g, nProbe)
 }
 
 func frob(v []float64) float64 {

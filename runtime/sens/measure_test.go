@@ -107,9 +107,9 @@ func TestMeasure(t *testing.T) {
 				continue
 			}
 			st := r.Stats
-			fmt.Printf("%-7s %-14s %8.2f ms  err %.2e  steps %5d  int %5d  ref %5d  expm %5d  reuse %5d  sq %6d\n",
+			fmt.Printf("%-7s %-14s %8.2f ms  err %.2e  steps %5d  int %5d  ref %5d  expm %5d  reuse %5d  sq %6d conv %5d\n",
 				c.name, v.n, float64(d.Microseconds())/1000, maxRelFro(r, ref), st.ODE.Steps, st.Intervals,
-				st.Refinements, st.Exponentials, st.ExpReuses, st.Squarings)
+				st.Refinements, st.Exponentials, st.ExpReuses, st.Squarings, st.Converged)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sens
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -44,6 +45,8 @@ type engine struct {
 	a, b         point // interval end points (swapped as the grid advances)
 	sub          point // inner point of RefineNInt
 	sub2         point
+	frz          point     // the frozen point of GridDyadic near equilibrium
+	dconv        []float64 // nx*ns: increment of the frozen map
 	jsum, jtmp   []float64 // nnz(Jx)
 	psum         []float64 // reduced nnz(Jp)
 	t1, t2, t3   []float64 // nx*ns
@@ -52,11 +55,12 @@ type engine struct {
 	ad, e, w     []float64 // nx*nx
 	psi, wt, mm  []float64 // nx*nx
 	end          endState
-	qp, qa, qb   []float64 // nx*ns: S' history of GridDyadic's error control
-	sp           []float64 // nx*ns
-	lastAn       []float64 // reference matrix of the last end-point step
-	denseJx      bool      // spmm through a dense product
-	jd           []float64 // nx*nx scratch of spmm
+	probe        [3]probeNode // history of GridDyadic's error control
+	pv           []float64    // ns*nProbe: probe vectors
+	pd, pg, pt   []float64    // nx*nProbe scratch of localError
+	lastSlot     *refSlot     // slot of the last end-point step
+	denseJx      bool         // spmm through a dense product
+	jd           []float64    // nx*nx scratch of spmm
 	ex           *expm.Workspace
 	levels       []level
 	cacheA       []float64 // nnz(Jx): matrix of the cached exponential
@@ -98,6 +102,8 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	nnzx, nnzp := jx.NNZ(), len(en.jpCol)
 	en.a, en.b = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
 	en.sub, en.sub2 = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
+	en.frz = newPoint(nx, nnzx, nnzp)
+	en.dconv = make([]float64, nx*ns)
 	en.jsum, en.jtmp = make([]float64, nnzx), make([]float64, nnzx)
 	en.psum = make([]float64, nnzp)
 	blk := nx * ns
@@ -105,8 +111,17 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.t1, en.t2, en.t3, en.sPrev, en.dSa, en.dSb = mk(blk), mk(blk), mk(blk), mk(blk), mk(blk), mk(blk)
 	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
-	en.end = newEndState(nx, nnzx, 4)
-	en.qp, en.qa, en.qb, en.sp = mk(blk), mk(blk), mk(blk), mk(blk)
+	en.end = newEndState(nx, ns, nnzx, nnzp, 4)
+	for i := range en.probe {
+		en.probe[i] = probeNode{sv: mk(nx * nProbe), qv: mk(nx * nProbe)}
+	}
+	en.pd, en.pg, en.pt = mk(nx*nProbe), mk(nx*nProbe), mk(nx*nProbe)
+	// Fixed Gaussian probes: the estimate is deterministic per model.
+	rng := rand.New(rand.NewPCG(1, 1))
+	en.pv = mk(ns * nProbe)
+	for i := range en.pv {
+		en.pv[i] = rng.NormFloat64()
+	}
 	en.jd = mk(nx * nx)
 	en.denseJx = nx >= 8 && 4*nnzx >= nx*nx
 	en.ex = expm.NewWorkspace(nx)
@@ -234,7 +249,9 @@ func (en *engine) expStep(s []float64, a, b *point) {
 // rounding; equal nominal lengths let the exponentials be reused).
 func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 	if en.cfg.expStep == ExpEndpoint {
-		en.endStep(s, a, b, h)
+		nS := frob(s)
+		en.endStep(en.t2, s, a, b, h, nS, en.cfg.srtol*nS+en.cfg.satol, false, false)
+		copy(s, en.t2)
 		return
 	}
 	av, bv := a.jx, a.jp

@@ -17,6 +17,9 @@ type Stats struct {
 	ExpReuses    int // exponential steps that reused the previous exponential
 	Squarings    int // total squarings over all exponentials
 	JacEvals     int // evaluations of (Jx, Jp) by the sensitivity method
+	// Converged counts the steps not computed because S had converged to
+	// the fixed point of a repeated step near equilibrium (GridDyadic).
+	Converged int
 	// ExpTimes are the start times of the grid intervals where an
 	// exponential step was taken (Exp, PBS and PBSR with RefineNInt), or of
 	// every interval (RefineLocalError, whose steps are all exponential).
