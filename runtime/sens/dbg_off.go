@@ -9,3 +9,6 @@ const (
 	dbgNoFilter = false // unfiltered local error estimate
 	dbgNoFreeze = false // no frozen steps near equilibrium
 )
+const filterC = 4
+const expStepFactor = expGridFactor
+const nSlots = 4

@@ -20,10 +20,10 @@ type refSlot struct {
 	valid  bool
 	used   int // stamp of last use (LRU)
 
-	// Frozen forcing: c = W Pc for the reduced Jp values pc.
+	// Frozen forcing: c = W Pc for the reduced Jp values pc (cValid).
 	pc     []float64
 	c      []float64 // nx*ns
-	cStamp int       // 0: no c; otherwise a number unique to this (slot, c)
+	cValid bool
 
 	// LU of I - h An/4 (fValid), the filter of localError.
 	flu   []float64
@@ -35,7 +35,6 @@ type refSlot struct {
 type endState struct {
 	slots  []refSlot
 	stamp  int
-	cstamp int
 	dA     []float64 // nnz(Jx): Ja - An
 	dB     []float64 // nnz(Jx): Jb - An
 	dBNorm float64   // ||Jb - An||_inf of the slot found by slotFor
@@ -59,10 +58,7 @@ func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 // slotFor returns the matrix functions for step h whose reference matrix
 // is within the reuse tolerance of Jb (then dB = Jb - An is set), or
 // computes fresh ones with An = Jb in the least recently used slot.
-//
-// With exact set only a slot whose An equals Jb is reused: frozen steps
-// (see runDyadic) need the same affine map at every step.
-func (en *engine) slotFor(ja, jb []float64, h float64, exact bool) (sl *refSlot, fresh bool) {
+func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool) {
 	st := &en.end
 	st.stamp++
 	var lru *refSlot
@@ -84,7 +80,7 @@ func (en *engine) slotFor(ja, jb []float64, h float64, exact bool) (sl *refSlot,
 				}
 				d = math.Max(d, rs)
 			}
-			if h*d <= en.cfg.refTheta && (!exact || d == 0) {
+			if h*d <= en.cfg.refTheta {
 				c.used = st.stamp
 				st.dBNorm = d
 				en.stats.ExpReuses++
@@ -112,7 +108,7 @@ func (en *engine) slotFor(ja, jb []float64, h float64, exact bool) (sl *refSlot,
 	clear(st.dB)
 	st.dBNorm = 0
 	c.h, c.valid, c.used = h, true, st.stamp
-	c.cStamp, c.fGood = 0, false
+	c.cValid, c.fGood = false, false
 	return c, true
 }
 
@@ -120,8 +116,6 @@ func (en *engine) slotFor(ja, jb []float64, h float64, exact bool) (sl *refSlot,
 // SensATol below which a term of the end-point step is dropped: the
 // W-method terms when Jx is within it of the slot's reference matrix, the
 // change of Jp within a step when it is frozen into the slot's forcing.
-// Near equilibrium every step then is S(tb) = E S(ta) + c with the same E
-// and c, which runDyadic detects and stops repeating once S has converged.
 const negligible = 0.01
 
 // endStep is the ExpEndpoint step on [a.t, b.t] with reference matrix An
@@ -133,14 +127,10 @@ const negligible = 0.01
 // exponential) the implicit treatment of g(tb) keeps the stiff limit
 // Jb S(tb) = -Pb exact. It writes S(tb) into dst from src = S(ta) (dst
 // must not alias src); nS = ||src||_F and tau = SensRTol nS + SensATol
-// decide which terms are negligible (see negligible). The result lin
-// reports that the step was S(tb) = E S(ta) + c for the slot's frozen
-// forcing c, identified by key (equal keys: the same affine map); with
-// skip set such a step is not computed (dst is left untouched) because S
-// has converged to the map's fixed point.
-func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64, skip, exact bool) (lin bool, key int) {
+// decide which terms are negligible (see negligible).
+func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	nx, ns := en.nx, en.ns
-	sl, fresh := en.slotFor(a.jx, b.jx, h, exact)
+	sl, fresh := en.slotFor(a.jx, b.jx, h)
 	en.lastSlot = sl
 	st := &en.end
 	var dAn float64
@@ -157,27 +147,13 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64, s
 	small := negligible * tau
 	skipA := h*dAn*nS <= small
 	skipB := fresh || 0.5*h*st.dBNorm*nS <= small
-	useC := false
-	if sl.cStamp != 0 {
-		useC = h*math.Max(dist(a.jp, sl.pc), dist(b.jp, sl.pc)) <= small
-	}
+	useC := sl.cValid && h*math.Max(dist(a.jp, sl.pc), dist(b.jp, sl.pc)) <= small
 	if !useC && h*dist(a.jp, b.jp) <= small {
 		// Freeze Jp into the slot: c = (Wt + Ph) Pb.
 		copy(sl.pc, b.jp)
 		clear(sl.c)
-		en.addDenseP(sl.c, sl.wt, b.jp)
-		en.addDenseP(sl.c, sl.ph, b.jp)
-		st.cstamp++
-		sl.cStamp = st.cstamp
-		useC = true
-	}
-	lin = skipA && skipB && useC
-	if lin {
-		key = sl.cStamp
-		if skip {
-			en.stats.ExpSteps++
-			return lin, key
-		}
+		en.addForcing(sl.c, sl.wt, b.jp, sl.ph, b.jp)
+		sl.cValid, useC = true, true
 	}
 	m := sl.e
 	if !skipA {
@@ -188,34 +164,100 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64, s
 		en.gemm(en.mm, sl.wt, en.ad, nx, nx, 1, 1)
 		m = en.mm
 	}
-	if ns > 0 && nx > 0 {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas64.General{Rows: nx, Cols: nx, Stride: nx, Data: m},
-			blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: src},
-			0, blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: dst})
-	}
+	en.gemm(dst, m, src, nx, ns, 1, 0)
 	if useC {
 		for i, x := range sl.c {
 			dst[i] += x
 		}
 	} else {
-		en.addDenseP(dst, sl.wt, a.jp)
-		en.addDenseP(dst, sl.ph, b.jp)
+		en.addForcing(dst, sl.wt, a.jp, sl.ph, b.jp)
 	}
 	if !skipB {
 		// N = I - Ph dB, solve N S(tb) = dst.
-		nm := st.nmat
-		clear(nm)
-		for i := 0; i < nx; i++ {
-			nm[i*nx+i] = 1
-		}
-		en.jx.ScatterTo(en.ad, st.dB)
-		en.gemm(nm, sl.ph, en.ad, nx, nx, -1, 1)
-		luFactor(nm, st.piv, nx)
-		luSolve(nm, st.piv, nx, dst, ns)
+		en.factorN(sl)
+		luSolve(st.nmat, st.piv, nx, dst, ns)
 	}
 	en.stats.ExpSteps++
-	return lin, key
+}
+
+// factorN factorizes N = I - Ph dB into st.nmat, st.piv.
+func (en *engine) factorN(sl *refSlot) {
+	nx := en.nx
+	st := &en.end
+	nm := st.nmat
+	clear(nm)
+	for i := 0; i < nx; i++ {
+		nm[i*nx+i] = 1
+	}
+	en.jx.ScatterTo(en.ad, st.dB)
+	en.gemm(nm, sl.ph, en.ad, nx, nx, -1, 1)
+	luFactor(nm, st.piv, nx)
+}
+
+// frozenMap is the step of GridDyadic near equilibrium, where Jx and Jp
+// are frozen at Jf, Pf: S(tb) = M S(ta) + c with M = N^{-1} (E + Wt dJ),
+// c = N^{-1} W Pf, N = I - Ph dJ, dJ = Jf - An for a slot (h, An). Folding
+// the W-method correction into M and c costs a few nx x nx products once
+// per frozen stretch instead of a fresh exponential.
+type frozenMap struct {
+	m     []float64 // nx*nx
+	c     []float64 // nx*ns
+	h     float64
+	valid bool
+}
+
+// frozenStep writes dst = M src + c for the frozen point f and step h,
+// building the map when h changed or the map was invalidated.
+func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
+	nx, ns := en.nx, en.ns
+	fm := &en.fmap
+	if !fm.valid || fm.h != h {
+		sl, fresh := en.slotFor(f.jx, f.jx, h)
+		en.lastSlot = sl
+		st := &en.end
+		copy(fm.m, sl.e)
+		clear(fm.c)
+		en.addForcing(fm.c, sl.wt, f.jp, sl.ph, f.jp)
+		if !fresh {
+			// dA = dB = Jf - An (set by slotFor).
+			en.jx.ScatterTo(en.ad, st.dB)
+			en.gemm(fm.m, sl.wt, en.ad, nx, nx, 1, 1)
+			en.factorN(sl)
+			luSolve(st.nmat, st.piv, nx, fm.m, nx)
+			luSolve(st.nmat, st.piv, nx, fm.c, ns)
+		}
+		fm.h, fm.valid = h, true
+	}
+	en.gemm(dst, fm.m, src, nx, ns, 1, 0)
+	for i, x := range fm.c {
+		dst[i] += x
+	}
+	en.stats.ExpSteps++
+}
+
+// addForcing adds Da Pa + Db Pb to dst (nx x ns) for dense nx x nx Da,
+// Db and the reduced sparse Jp values va, vb: the forcing of the
+// end-point step in one pass over the Jp pattern.
+func (en *engine) addForcing(dst, da, va, db, vb []float64) {
+	nx, ns := en.nx, en.ns
+	row, col := en.jpRow, en.jpCol
+	for r := 0; r < nx; r++ {
+		dr := dst[r*ns : (r+1)*ns]
+		ar := da[r*nx : (r+1)*nx]
+		br := db[r*nx : (r+1)*nx]
+		br = br[:len(ar)]
+		for i, x := range ar {
+			y := br[i]
+			k0, k1 := row[i], row[i+1]
+			cs := col[k0:k1]
+			pa := va[k0:k1]
+			pb := vb[k0:k1]
+			pa, pb = pa[:len(cs)], pb[:len(cs)]
+			for k, c := range cs {
+				dr[c] += x*pa[k] + y*pb[k]
+			}
+		}
+	}
 }
 
 // dist is the Euclidean distance of two value vectors.

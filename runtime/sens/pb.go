@@ -47,6 +47,7 @@ type engine struct {
 	sub2         point
 	frz          point     // the frozen point of GridDyadic near equilibrium
 	dconv        []float64 // nx*ns: increment of the frozen map
+	fmap         frozenMap
 	jsum, jtmp   []float64 // nnz(Jx)
 	psum         []float64 // reduced nnz(Jp)
 	t1, t2, t3   []float64 // nx*ns
@@ -104,6 +105,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.sub, en.sub2 = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
 	en.frz = newPoint(nx, nnzx, nnzp)
 	en.dconv = make([]float64, nx*ns)
+	en.fmap = frozenMap{m: make([]float64, nx*nx), c: make([]float64, nx*ns)}
 	en.jsum, en.jtmp = make([]float64, nnzx), make([]float64, nnzx)
 	en.psum = make([]float64, nnzp)
 	blk := nx * ns
@@ -111,7 +113,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.t1, en.t2, en.t3, en.sPrev, en.dSa, en.dSb = mk(blk), mk(blk), mk(blk), mk(blk), mk(blk), mk(blk)
 	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
-	en.end = newEndState(nx, ns, nnzx, nnzp, 4)
+	en.end = newEndState(nx, ns, nnzx, nnzp, nSlots)
 	for i := range en.probe {
 		en.probe[i] = probeNode{sv: mk(nx * nProbe), qv: mk(nx * nProbe)}
 	}
@@ -250,7 +252,7 @@ func (en *engine) expStep(s []float64, a, b *point) {
 func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 	if en.cfg.expStep == ExpEndpoint {
 		nS := frob(s)
-		en.endStep(en.t2, s, a, b, h, nS, en.cfg.srtol*nS+en.cfg.satol, false, false)
+		en.endStep(en.t2, s, a, b, h, nS, en.cfg.srtol*nS+en.cfg.satol)
 		copy(s, en.t2)
 		return
 	}

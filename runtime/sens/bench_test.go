@@ -1,0 +1,78 @@
+package sens
+
+import (
+	"testing"
+
+	"github.com/pbgen/pbgen/generated/camkii"
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+// stepBench prepares one end-point step of the default PBSR/Exp on the
+// generated CaMKII network inside its initial transient (t = 0.5, h =
+// 1/64): the trajectory comes from a real solve, the step reuses the
+// exponential of Jx(0.5) at the end point Jx(0.5 + h) (the common case of
+// the W-method correction), and S is that of the solve at t = 0.5.
+func stepBench(b *testing.B) (en *engine, src, dst []float64, h float64) {
+	m := camkii.New()
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	ts := []float64{0, 0.5, 1}
+	s := NewSolver(m, &Options{RTol: 1e-5, ATol: 1e-6})
+	var res Result
+	if err := s.Solve(&res, p, nil, 0, ts); err != nil {
+		b.Fatal(err)
+	}
+	en = s.en
+	h = 1.0 / 64
+	a, bb := &en.a, &en.b
+	a.t, bb.t = 0.5, 0.5+h
+	s.tr.InterpTo(a.x, a.t)
+	s.tr.InterpTo(bb.x, bb.t)
+	en.eval(a)
+	en.eval(bb)
+	for i := range en.end.slots {
+		en.end.slots[i].valid = false
+	}
+	en.slotFor(a.jx, a.jx, h) // the cached exponential, An = Jx(0.5)
+	src = append([]float64(nil), res.SAt(1)...)
+	dst = make([]float64, len(src))
+	return en, src, dst, h
+}
+
+// BenchmarkCaMKIIPBSRStep is one accepted PBSR sub-step: the end-point
+// step with the W-method correction, the probes at the new point and the
+// local error estimate.
+func BenchmarkCaMKIIPBSRStep(b *testing.B) {
+	en, src, dst, h := stepBench(b)
+	a, bb := &en.a, &en.b
+	nS := frob(src)
+	tau := en.cfg.srtol*nS + en.cfg.satol
+	en.probeAt(&en.probe[0], src, a)
+	en.probeAt(&en.probe[1], src, a)
+	n0 := en.stats.Exponentials
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		en.endStep(dst, src, a, bb, h, nS, tau)
+		en.probeAt(&en.probe[2], dst, bb)
+		sink = en.localError(&en.probe[2], &en.probe[1], &en.probe[0], a.t, bb.t, a.t-h, true)
+	}
+	if n := en.stats.Exponentials - n0; n != 0 {
+		b.Fatalf("%d exponentials in the loop, want 0 (reuse)", n)
+	}
+}
+
+// BenchmarkCaMKIIExpStep is one step of the default Exp: the end-point
+// step with the W-method correction.
+func BenchmarkCaMKIIExpStep(b *testing.B) {
+	en, src, dst, h := stepBench(b)
+	a, bb := &en.a, &en.b
+	nS := frob(src)
+	tau := en.cfg.srtol*nS + en.cfg.satol
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		en.endStep(dst, src, a, bb, h, nS, tau)
+	}
+	sink = dst[0]
+}
