@@ -67,6 +67,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	// Convergence of the repeated affine map (see endStep).
 	var nskip int
 	converged, haveD := false, false
+	nCur := -1.0 // ||cur||_F when known
 	// Frozen: x has stayed within the state tolerance of frz.x, so Jx and
 	// Jp are taken as those of frz (their changes are below the accuracy
 	// of x), and every step of a given length is the same affine map.
@@ -121,7 +122,11 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 			}
 			en.stats.Intervals++
 			en.recordExp(a.t)
-			nS := frob(cur)
+			if nCur < 0 {
+				nCur = frob(cur)
+			}
+			nS := nCur
+			nCur = -1
 			tau := en.cfg.srtol*nS + en.cfg.satol
 			switch {
 			case !frozen:
@@ -160,10 +165,12 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 				en.probeAt(pb, nxt, b)
 				{
 					e := en.localError(pb, pa, pp, a.t, b.t, tp, hist >= 1)
-					tol := en.cfg.srtol*frob(nxt) + en.cfg.satol
+					nCur = frob(nxt)
+					tol := en.cfg.srtol*nCur + en.cfg.satol
 					if e > tol && j < maxLevel {
 						// Reject: redo from a with half the step.
 						hs = h / 2
+						nCur = nS
 						en.stats.Refinements++
 						continue
 					}
@@ -226,19 +233,19 @@ func (en *engine) stepLimit(t0, t1 float64) float64 {
 func (en *engine) probeAt(n *probeNode, s []float64, pt *point) {
 	nx, ns := en.nx, en.ns
 	const k = nProbe
-	clear(n.sv)
+	v0, v1, v2, v3 := en.pvT[:ns], en.pvT[ns:2*ns], en.pvT[2*ns:3*ns], en.pvT[3*ns:4*ns]
 	for i := 0; i < nx; i++ {
-		d := n.sv[i*k : i*k+k : i*k+k]
-		for j, x := range s[i*ns : (i+1)*ns] {
-			if x == 0 {
-				continue
-			}
-			v := en.pv[j*k : j*k+k : j*k+k]
-			d[0] += x * v[0]
-			d[1] += x * v[1]
-			d[2] += x * v[2]
-			d[3] += x * v[3]
+		r := s[i*ns : (i+1)*ns]
+		v0, v1, v2, v3 := v0[:len(r)], v1[:len(r)], v2[:len(r)], v3[:len(r)]
+		var d0, d1, d2, d3 float64
+		for j, x := range r {
+			d0 += x * v0[j]
+			d1 += x * v1[j]
+			d2 += x * v2[j]
+			d3 += x * v3[j]
 		}
+		d := n.sv[i*k : i*k+k : i*k+k]
+		d[0], d[1], d[2], d[3] = d0, d1, d2, d3
 	}
 	en.spmmK(n.qv, pt.jx, n.sv)
 	for i := 0; i < nx; i++ {
@@ -341,8 +348,55 @@ func (en *engine) filter(sl *refSlot, g []float64) {
 		luFactor(sl.flu, sl.fpiv, nx)
 		sl.fGood = true
 	}
-	luSolve(sl.flu, sl.fpiv, nx, g, nProbe)
-	luSolve(sl.flu, sl.fpiv, nx, g, nProbe)
+	luSolve4(sl.flu, sl.fpiv, nx, g)
+	luSolve4(sl.flu, sl.fpiv, nx, g)
+}
+
+// luSolve4 is luSolve for nProbe = 4 right-hand sides, written out: a
+// BLAS call per row costs more than the arithmetic at this width.
+func luSolve4(lu []float64, piv []int, n int, b []float64) {
+	const k = nProbe
+	for i := 0; i < n; i++ {
+		if p := piv[i]; p != i {
+			bi, bp := b[i*k:i*k+k:i*k+k], b[p*k:p*k+k:p*k+k]
+			bi[0], bp[0] = bp[0], bi[0]
+			bi[1], bp[1] = bp[1], bi[1]
+			bi[2], bp[2] = bp[2], bi[2]
+			bi[3], bp[3] = bp[3], bi[3]
+		}
+	}
+	for i := 1; i < n; i++ {
+		var s0, s1, s2, s3 float64
+		for j, l := range lu[i*n : i*n+i] {
+			bj := b[j*k : j*k+k : j*k+k]
+			s0 += l * bj[0]
+			s1 += l * bj[1]
+			s2 += l * bj[2]
+			s3 += l * bj[3]
+		}
+		bi := b[i*k : i*k+k : i*k+k]
+		bi[0] -= s0
+		bi[1] -= s1
+		bi[2] -= s2
+		bi[3] -= s3
+	}
+	for i := n - 1; i >= 0; i-- {
+		var s0, s1, s2, s3 float64
+		for jj, u := range lu[i*n+i+1 : i*n+n] {
+			j := i + 1 + jj
+			bj := b[j*k : j*k+k : j*k+k]
+			s0 += u * bj[0]
+			s1 += u * bj[1]
+			s2 += u * bj[2]
+			s3 += u * bj[3]
+		}
+		d := 1 / lu[i*n+i]
+		bi := b[i*k : i*k+k : i*k+k]
+		bi[0] = (bi[0] - s0) * d
+		bi[1] = (bi[1] - s1) * d
+		bi[2] = (bi[2] - s2) * d
+		bi[3] = (bi[3] - s3) * d
+	}
 }
 
 func frob(v []float64) float64 {
