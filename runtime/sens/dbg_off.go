@@ -7,7 +7,6 @@ package sens
 const (
 	dbgLocal    = false // PBSR steps also bounded by the integrator's local step
 	dbgNoFilter = false // unfiltered local error estimate
-	dbgNoFreeze = false // no frozen steps near equilibrium
 )
 const filterC = 4
 const expStepFactor = expGridFactor

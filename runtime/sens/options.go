@@ -236,6 +236,7 @@ type config struct {
 	errCon             bool
 	params             []int
 	paper, interpolate bool
+	noFreeze           bool // tests: no frozen steps near equilibrium
 }
 
 func resolve(o *Options) config {
