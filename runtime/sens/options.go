@@ -130,10 +130,11 @@ const (
 	GridState
 	// GridDyadic steps S on a grid of its own: each output interval of
 	// length Delta is covered by aligned steps Delta/2^j, the largest that
-	// do not exceed the integrator's local step. The state integrator then
-	// steps over output times (x at grid and output points from its dense
-	// output) and the few distinct step lengths let exponentials be
-	// reused.
+	// PBSR's local error control allows, or that span at most two of the
+	// integrator's steps (Exp). The state integrator then steps over
+	// output times (x at grid and output points from its dense output),
+	// the few distinct step lengths let exponentials be reused, and near
+	// equilibrium Jx and Jp are frozen (see the package documentation).
 	GridDyadic
 )
 
@@ -152,7 +153,8 @@ type Options struct {
 	// (relative to ||S||_F, absolute in S units). Defaults 1e-6 and 1e-8.
 	RTol, ATol float64
 	// SensRTol, SensATol override RTol, ATol for the local error test of
-	// RefineLocalError only.
+	// RefineLocalError and GridDyadic (and the relative change of Jx, Jp
+	// tolerated by frozen steps near equilibrium).
 	SensRTol, SensATol float64
 
 	// ODE are the integrator options; the default method is BDF.
