@@ -78,7 +78,9 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 					st.dB[k] = x
 					rs += math.Abs(x)
 				}
-				d = math.Max(d, rs)
+				if rs > d {
+					d = rs
+				}
 			}
 			if h*d <= en.cfg.refTheta {
 				c.used = st.stamp
@@ -142,7 +144,9 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 			st.dA[k] = x
 			rs += math.Abs(x)
 		}
-		dAn = math.Max(dAn, rs)
+		if rs > dAn {
+			dAn = rs
+		}
 	}
 	small := negligible * tau
 	skipA := h*dAn*nS <= small
@@ -285,7 +289,12 @@ func (en *engine) relChangeInf(va, vb []float64) float64 {
 			rd += math.Abs(vb[k] - va[k])
 			rn += math.Abs(va[k])
 		}
-		d, n = math.Max(d, rd), math.Max(n, rn)
+		if rd > d {
+			d = rd
+		}
+		if rn > n {
+			n = rn
+		}
 	}
 	if d == 0 {
 		return 0

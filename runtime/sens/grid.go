@@ -135,7 +135,8 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 			}
 			en.stats.Intervals++
 			en.recordExp(a.t)
-			if nCur < 0 {
+			skip := frozen && converged && nskip < maxSkip && en.fmap.valid && en.fmap.h == h
+			if nCur < 0 && !skip {
 				nCur = frob(cur)
 			}
 			nS := nCur
@@ -145,7 +146,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 			case !frozen:
 				en.endStep(nxt, cur, a, b, h, nS, tau)
 				haveD, converged = false, false
-			case converged && nskip < maxSkip && en.fmap.valid && en.fmap.h == h:
+			case skip:
 				// S(tb) = S(ta) + D: the map's increment has converged.
 				for i, x := range cur {
 					nxt[i] = x + en.dconv[i]

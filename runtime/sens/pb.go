@@ -446,8 +446,12 @@ func (en *engine) relChange(va, vb []float64) float64 {
 func relChangeP(va, vb []float64) float64 {
 	var d, n float64
 	for k, x := range va {
-		d = math.Max(d, math.Abs(vb[k]-x))
-		n = math.Max(n, math.Abs(x))
+		if e := math.Abs(vb[k] - x); e > d {
+			d = e
+		}
+		if a := math.Abs(x); a > n {
+			n = a
+		}
 	}
 	if d == 0 {
 		return 0
