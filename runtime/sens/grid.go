@@ -252,10 +252,10 @@ func (en *engine) jacClose(a, b *point) bool {
 // expGridFactor integrator steps for Exp, unlimited for PBSR, whose local
 // error control resolves the variation of Jx and Jp.
 func (en *engine) stepLimit(t0, t1 float64) float64 {
-	if en.cfg.method == PBSR && !dbgLocal {
+	if en.cfg.method == PBSR {
 		return math.Inf(1)
 	}
-	return expStepFactor * en.localStep(t0, t1)
+	return expGridFactor * en.localStep(t0, t1)
 }
 
 // probeAt fills n with S V and (Jx S + Jp) V at the point pt.
@@ -351,9 +351,7 @@ func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second b
 	for i := range g {
 		g[i] -= en.pt[i]
 	}
-	if !dbgNoFilter {
-		en.filter(sl, g)
-	}
+	en.filter(sl, g)
 	var e2 float64
 	for _, x := range g {
 		e2 += x * x
@@ -367,7 +365,7 @@ func (en *engine) filter(sl *refSlot, g []float64) {
 	nx := en.nx
 	if !sl.fGood {
 		en.jx.ScatterTo(sl.flu, sl.an)
-		c := -sl.h / filterC
+		c := -sl.h / 4
 		for i := range sl.flu {
 			sl.flu[i] *= c
 		}

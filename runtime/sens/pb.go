@@ -114,7 +114,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.t1, en.t2, en.t3, en.sPrev, en.dSa, en.dSb = mk(blk), mk(blk), mk(blk), mk(blk), mk(blk), mk(blk)
 	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
-	en.end = newEndState(nx, ns, nnzx, nnzp, nSlots)
+	en.end = newEndState(nx, ns, nnzx, nnzp, 4)
 	for i := range en.probe {
 		en.probe[i] = probeNode{sv: mk(nx * nProbe), qv: mk(nx * nProbe)}
 	}
