@@ -51,9 +51,10 @@ var allowed = []struct {
 	{"codegen", []string{"symbolic", "runtime/model"}},
 	{"interp", []string{"symbolic", "runtime/model"}},
 	{"runtime/model", nil},
-	{"runtime/expm", nil},
-	{"runtime/ode", []string{"runtime/model"}},
-	{"runtime/sens", []string{"runtime/model", "runtime/ode", "runtime/expm"}},
+	{"runtime/internal/dense", nil},
+	{"runtime/expm", []string{"runtime/internal/dense"}},
+	{"runtime/ode", []string{"runtime/model", "runtime/internal/dense"}},
+	{"runtime/sens", []string{"runtime/model", "runtime/ode", "runtime/expm", "runtime/internal/dense"}},
 	{"runtime/testmodels", []string{"runtime/model"}},
 	{"generated/", []string{"runtime/model"}},
 }

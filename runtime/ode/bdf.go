@@ -1,6 +1,10 @@
 package ode
 
-import "math"
+import (
+	"math"
+
+	"github.com/pbgen/pbgen/runtime/internal/dense"
+)
 
 // The BDF integrator follows CVODE (cvode.c, SUNDIALS 6) step by step: the
 // Nordsieck history array zn, the coefficient updates for variable steps
@@ -536,7 +540,7 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 		row[i] += 1
 	}
 	s.stats.LUs++
-	if !luFactor(a, nx, s.piv) {
+	if !dense.Factor(a, nx, s.piv) {
 		s.lastFail = ErrSingular
 		return false
 	}
@@ -560,7 +564,7 @@ func (s *Solver) newton(p []float64) int {
 		for i := range b {
 			b[i] = g*f[i] - (rl1*z1[i] + acor[i])
 		}
-		luSolve(s.mat, nx, s.piv, b)
+		dense.Solve(s.mat, nx, s.piv, b)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
 			for i := range b {
@@ -663,7 +667,7 @@ func (s *Solver) sensNewton() int {
 		for i := range b {
 			b[i] = g*fS[i] - (rl1*zS1[i] + acorS[i])
 		}
-		luSolveMulti(s.mat, nx, s.piv, b, m)
+		dense.SolveMulti(s.mat, nx, s.piv, b, m)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
 			for i := range b {

@@ -1,4 +1,4 @@
-package ode
+package dense
 
 import (
 	"math"
@@ -38,17 +38,17 @@ func TestLU(t *testing.T) {
 		}
 		f := append([]float64(nil), a...)
 		piv := make([]int, n)
-		if !luFactor(f, n, piv) {
+		if !Factor(f, n, piv) {
 			t.Fatalf("n=%d: singular", n)
 		}
 		multi := append([]float64(nil), b...)
-		luSolveMulti(f, n, piv, multi, 3)
+		SolveMulti(f, n, piv, multi, 3)
 		col := make([]float64, n)
 		for c := 0; c < 3; c++ {
 			for i := 0; i < n; i++ {
 				col[i] = b[i*3+c]
 			}
-			luSolve(f, n, piv, col)
+			Solve(f, n, piv, col)
 			for i := 0; i < n; i++ {
 				w := want.At(i, c)
 				if math.Abs(col[i]-w) > 1e-10*(1+math.Abs(w)) || math.Abs(multi[i*3+c]-w) > 1e-10*(1+math.Abs(w)) {
@@ -57,7 +57,7 @@ func TestLU(t *testing.T) {
 			}
 		}
 	}
-	if luFactor([]float64{1, 2, 2, 4}, 2, make([]int, 2)) {
+	if Factor([]float64{1, 2, 2, 4}, 2, make([]int, 2)) {
 		t.Error("singular matrix factored")
 	}
 }
@@ -74,11 +74,11 @@ func BenchmarkLUOwn21(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		copy(f, a)
-		luFactor(f, n, piv)
+		Factor(f, n, piv)
 		for j := range x {
 			x[j] = 1
 		}
-		luSolve(f, n, piv, x)
+		Solve(f, n, piv, x)
 	}
 }
 

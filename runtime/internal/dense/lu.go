@@ -1,20 +1,24 @@
-package ode
+// Package dense holds the small dense kernels the runtime shares: an
+// in-place LU factorisation with partial pivoting and its solves, on flat
+// row-major []float64 without allocation.
+//
+// Hand-written loops are used instead of gonum's mat.LU because, for the
+// n <= 100 systems of reaction networks, LAPACK blocking and interface
+// dispatch cost more than the arithmetic, and zero multipliers are skipped,
+// which makes sparse iteration matrices I - gamma*Jx cheap.
+package dense
 
 import "math"
 
-// luFactor factors the row-major n x n matrix a in place into P*A = L*U with
-// partial pivoting (L unit lower triangular below the diagonal, U on and above
-// it) and records the row interchanges in piv. It reports false when a pivot
-// is exactly zero or not finite (a singular or corrupted iteration matrix).
-//
-// A hand-written kernel on a flat []float64 is used instead of gonum's
-// mat.LU because, for the n <= 100 systems of reaction networks, the LAPACK
-// blocking and interface dispatch in gonum cost more than the arithmetic
-// (see BenchmarkLU in lu_test.go). Zero multipliers are skipped, which makes
-// the elimination cheap for the sparse iteration matrices I - gamma*Jx.
-func luFactor(a []float64, n int, piv []int) bool {
+// Factor factors the row-major n x n matrix a in place into P*A = L*U (L
+// unit lower triangular below the diagonal, U on and above it) and records
+// the row interchanges in piv. It reports false when a pivot is zero or not
+// finite; the factorisation is still completed (a zero pivot's column is
+// left uneliminated), so a solve then yields Inf or NaN that callers may
+// propagate instead of checking.
+func Factor(a []float64, n int, piv []int) bool {
+	ok := true
 	for k := 0; k < n; k++ {
-		// Pivot search in column k.
 		p := k
 		maxv := math.Abs(a[k*n+k])
 		for i := k + 1; i < n; i++ {
@@ -22,14 +26,17 @@ func luFactor(a []float64, n int, piv []int) bool {
 				maxv, p = v, i
 			}
 		}
-		if maxv == 0 || maxv > math.MaxFloat64 || maxv != maxv {
-			return false
-		}
 		piv[k] = p
 		if p != k {
 			rk, rp := a[k*n:(k+1)*n], a[p*n:(p+1)*n]
 			for j := range rk {
 				rk[j], rp[j] = rp[j], rk[j]
+			}
+		}
+		if maxv == 0 || maxv > math.MaxFloat64 || maxv != maxv {
+			ok = false
+			if maxv == 0 {
+				continue
 			}
 		}
 		inv := 1 / a[k*n+k]
@@ -48,11 +55,11 @@ func luFactor(a []float64, n int, piv []int) bool {
 			}
 		}
 	}
-	return true
+	return ok
 }
 
-// luSolve solves A x = b in place (b becomes x) with the factors from luFactor.
-func luSolve(a []float64, n int, piv []int, b []float64) {
+// Solve solves A x = b in place (b becomes x) with the factors from Factor.
+func Solve(a []float64, n int, piv []int, b []float64) {
 	b = b[:n]
 	for k := 0; k < n; k++ {
 		if p := piv[k]; p != k {
@@ -86,10 +93,10 @@ func dot(x, y []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// luSolveMulti solves A X = B in place for the row-major n x m matrix B
-// (all m right-hand sides at once, so the inner loops run over contiguous
-// rows of B).
-func luSolveMulti(a []float64, n int, piv []int, b []float64, m int) {
+// SolveMulti solves A X = B in place for the row-major n x m matrix B (all
+// m right-hand sides at once, so the inner loops run over contiguous rows
+// of B).
+func SolveMulti(a []float64, n int, piv []int, b []float64, m int) {
 	for k := 0; k < n; k++ {
 		if p := piv[k]; p != k {
 			rk, rp := b[k*m:(k+1)*m], b[p*m:(p+1)*m]
