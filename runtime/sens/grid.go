@@ -181,16 +181,18 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 					e := en.localError(pb, pa, pp, a.t, b.t, tp, hist >= 1)
 					nCur = frob(nxt)
 					tol := en.cfg.srtol*nCur + en.cfg.satol
+					fac := stepFactor(e, tol, hist >= 1)
 					if e > tol && j < maxLevel {
-						// Reject: redo from a with half the step.
-						hs = h / 2
+						// Reject: redo from a with a step cut by the
+						// estimate's order (at least halved).
+						hs = h * math.Max(math.Min(0.9*fac, 0.5), 0x1p-20)
 						nCur = nS
 						en.stats.Refinements++
 						continue
 					}
 					switch {
-					case e <= tol/10:
-						hs = 2 * h
+					case fac >= 2:
+						hs = h * math.Min(fac, maxGrowth)
 					case e <= tol/2:
 						hs = math.Max(hs, h)
 					default:
@@ -208,6 +210,29 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 		}
 		copy(dst[iout*blk:(iout+1)*blk], cur)
 	}
+}
+
+// maxGrowth bounds the growth of the PBSR step from one accepted step to
+// the next (the grid then takes the largest aligned dyadic step not above
+// it).
+const maxGrowth = 4
+
+// stepFactor is the factor (tol/e)^(1/p) by which a step with error
+// estimate e may be scaled to meet tol (rejections apply a safety factor
+// 0.9, growth none: the estimate bounds the error from above), p = 3 for the second divided
+// differences of localError (error O(h^3)) and 2 for the first-step
+// estimate (O(h^2)). Stiff components, whose filtered error is closer to
+// O(h), may need a second cut after a rejection; a cut of 2^k at once
+// still replaces k halvings, each of which costs a fresh exponential for
+// a step length not yet cached.
+func stepFactor(e, tol float64, second bool) float64 {
+	if e <= 0 {
+		return math.Inf(1)
+	}
+	if second {
+		return math.Cbrt(tol / e)
+	}
+	return math.Sqrt(tol / e)
 }
 
 // stationaryFactor is the fraction of the state integrator's tolerance
