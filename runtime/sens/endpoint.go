@@ -17,7 +17,9 @@ type refSlot struct {
 	an     []float64 // nnz(Jx)
 	e      []float64 // nx*nx
 	wt, ph []float64 // nx*nx
-	valid  bool
+	// wpT stacks Wt^T over Ph^T (2nx x nx), the layout of addForcing.
+	wpT   []float64
+	valid bool
 	used   int // stamp of last use (LRU)
 
 	// Frozen forcing: c = W Pc for the reduced Jp values pc (cValid).
@@ -40,15 +42,24 @@ type endState struct {
 	dBNorm float64   // ||Jb - An||_inf of the slot found by slotFor
 	nmat   []float64 // nx*nx: I - Ph (Jb - An), then its LU
 	piv    []int
+
+	// The forcing by columns of Jp (see addForcing): for reduced column
+	// c, entries fcPtr[c]..fcPtr[c+1]-1 of fcIdx (row of wpT) and fcX
+	// (the Jp value), Wt and Ph entries interleaved; fcPerm maps each
+	// pair to its reduced Jp entry; ft is the ns x nx result.
+	fcPtr, fcIdx, fcPerm []int
+	fcX, ft              []float64
 }
 
 func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 	st := endState{dA: make([]float64, nnz), dB: make([]float64, nnz),
-		nmat: make([]float64, nx*nx), piv: make([]int, nx)}
+		nmat: make([]float64, nx*nx), piv: make([]int, nx),
+		fcX: make([]float64, 2*nnzp), ft: make([]float64, ns*nx)}
 	st.slots = make([]refSlot, nslots)
 	for i := range st.slots {
 		st.slots[i] = refSlot{an: make([]float64, nnz), e: make([]float64, nx*nx),
 			wt: make([]float64, nx*nx), ph: make([]float64, nx*nx),
+			wpT: make([]float64, 2*nx*nx),
 			pc: make([]float64, nnzp), c: make([]float64, nx*ns),
 			flu: make([]float64, nx*nx), fpiv: make([]int, nx)}
 	}
@@ -106,6 +117,12 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 		c.ph[i] = en.psi[i] * ih
 		c.wt[i] = en.w[i] - c.ph[i]
 	}
+	for i := 0; i < nx; i++ {
+		for j := 0; j < nx; j++ {
+			c.wpT[j*nx+i] = c.wt[i*nx+j]
+			c.wpT[(nx+j)*nx+i] = c.ph[i*nx+j]
+		}
+	}
 	copy(c.an, jb)
 	clear(st.dB)
 	st.dBNorm = 0
@@ -156,7 +173,7 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 		// Freeze Jp into the slot: c = (Wt + Ph) Pb.
 		copy(sl.pc, b.jp)
 		clear(sl.c)
-		en.addForcing(sl.c, sl.wt, b.jp, sl.ph, b.jp)
+		en.addForcing(sl.c, sl, b.jp, b.jp)
 		sl.cValid, useC = true, true
 	}
 	m := sl.e
@@ -174,7 +191,7 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 			dst[i] += x
 		}
 	} else {
-		en.addForcing(dst, sl.wt, a.jp, sl.ph, b.jp)
+		en.addForcing(dst, sl, a.jp, b.jp)
 	}
 	if !skipB {
 		// N = I - Ph dB, solve N S(tb) = dst.
@@ -221,7 +238,7 @@ func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
 		st := &en.end
 		copy(fm.m, sl.e)
 		clear(fm.c)
-		en.addForcing(fm.c, sl.wt, f.jp, sl.ph, f.jp)
+		en.addForcing(fm.c, sl, f.jp, f.jp)
 		if !fresh {
 			// dA = dB = Jf - An (set by slotFor).
 			en.jx.ScatterTo(en.ad, st.dB)
@@ -239,10 +256,62 @@ func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
 	en.stats.ExpSteps++
 }
 
-// addForcing adds Da Pa + Db Pb to dst (nx x ns) for dense nx x nx Da,
-// Db and the reduced sparse Jp values va, vb: the forcing of the
-// end-point step in one pass over the Jp pattern.
-func (en *engine) addForcing(dst, da, va, db, vb []float64) {
+// initForcing builds the column-wise index of the reduced Jp used by
+// addForcing.
+func (en *engine) initForcing() {
+	st := &en.end
+	nx, ns := en.nx, en.ns
+	st.fcPtr = make([]int, ns+1)
+	for _, c := range en.jpCol {
+		st.fcPtr[c+1] += 2
+	}
+	for c := 0; c < ns; c++ {
+		st.fcPtr[c+1] += st.fcPtr[c]
+	}
+	st.fcIdx = make([]int, 2*len(en.jpCol))
+	st.fcPerm = make([]int, len(en.jpCol))
+	next := append([]int(nil), st.fcPtr[:ns]...)
+	for i := 0; i < nx; i++ {
+		for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
+			q := next[en.jpCol[k]]
+			next[en.jpCol[k]] += 2
+			st.fcIdx[q], st.fcIdx[q+1] = i, nx+i
+			st.fcPerm[q/2] = k
+		}
+	}
+}
+
+// addForcing adds Wt Pa + Ph Pb to dst (nx x ns) for the slot's Wt, Ph
+// and the reduced sparse Jp values va, vb: the forcing of the end-point
+// step. With AVX2, column c of the forcing is the combination of the
+// columns of Wt and Ph selected by Jp's column c, contiguous rows of wpT:
+// computed transposed by the spRowsAVX kernel, then added to dst.
+func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
+	if !hasAVX2FMA {
+		en.addForcingGo(dst, sl.wt, va, sl.ph, vb)
+		return
+	}
+	nx, ns := en.nx, en.ns
+	st := &en.end
+	x := st.fcX
+	for q, k := range st.fcPerm {
+		x[2*q], x[2*q+1] = va[k], vb[k]
+	}
+	// The indices are in range by construction (initForcing).
+	ft := st.ft[:ns*nx]
+	spRowsAVX(ft, sl.wpT[:2*nx*nx], x, st.fcIdx, st.fcPtr, nx)
+	dst = dst[:nx*ns]
+	for c := 0; c < ns; c++ {
+		fr := ft[c*nx : (c+1)*nx]
+		for r, v := range fr {
+			dst[r*ns+c] += v
+		}
+	}
+}
+
+// addForcingGo is addForcing without AVX2 (dense Da, Db): one pass over
+// the Jp pattern per row of dst.
+func (en *engine) addForcingGo(dst, da, va, db, vb []float64) {
 	nx, ns := en.nx, en.ns
 	row, col := en.jpRow, en.jpCol
 	for r := 0; r < nx; r++ {

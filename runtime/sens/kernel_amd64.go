@@ -27,3 +27,6 @@ var hasAVX2FMA = func() bool {
 	_, b7, _, _ := cpuid(7, 0)
 	return b7&(1<<5) != 0
 }()
+
+//go:noescape
+func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int)

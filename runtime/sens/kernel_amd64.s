@@ -232,3 +232,110 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL AX, eax+0(FP)
 	MOVL DX, edx+4(FP)
 	RET
+
+// func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int)
+//
+// For each row c of dst (len(ptr)-1 rows of length m, stride m):
+// dst[c*m+t] = sum_(q = ptr[c]..ptr[c+1]-1) x[q] b[idx[q]*m+t], t < m; a
+// product of a sparse matrix (CSR: ptr, idx, x) and a dense one (b, row
+// stride m). Lengths are checked by the caller. Rows are done in masked
+// column blocks of 16 with two sets of accumulators (even and odd q) to
+// hide the latency of the FMA chain.
+TEXT ·spRowsAVX(SB), NOSPLIT, $0-128
+	MOVQ dst_base+0(FP), DI
+	MOVQ b_base+24(FP), SI
+	MOVQ x_base+48(FP), DX
+	MOVQ idx_base+72(FP), R8
+	MOVQ ptr_base+96(FP), R9
+	MOVQ ptr_len+104(FP), R10
+	DECQ R10
+	MOVQ m+120(FP), R12
+	MOVQ R12, R11
+	SHLQ $3, R11
+	XORQ R13, R13
+	TESTQ R10, R10
+	JLE spdone
+
+blk:
+	MOVQ R12, AX
+	SUBQ R13, AX
+	JLE nextcol
+	CMPQ AX, $16
+	JLE masks
+	MOVQ $16, AX
+masks:
+	NEGQ AX
+	ADDQ $16, AX
+	LEAQ gemmMask<>(SB), BX
+	LEAQ (BX)(AX*8), BX
+	VMOVUPD 0(BX), Y10
+	VMOVUPD 32(BX), Y11
+	VMOVUPD 64(BX), Y12
+	VMOVUPD 96(BX), Y13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ (R9), R14
+	MOVQ 8(R9), CX
+qloop:
+	CMPQ R14, CX
+	JGE qdone
+	VBROADCASTSD (DX)(R14*8), Y8
+	MOVQ (R8)(R14*8), AX
+	IMULQ R11, AX
+	ADDQ SI, AX
+	LEAQ (AX)(R13*8), AX
+	VMASKMOVPD 0(AX), Y10, Y9
+	VFMADD231PD Y9, Y8, Y0
+	VMASKMOVPD 32(AX), Y11, Y9
+	VFMADD231PD Y9, Y8, Y1
+	VMASKMOVPD 64(AX), Y12, Y9
+	VFMADD231PD Y9, Y8, Y2
+	VMASKMOVPD 96(AX), Y13, Y9
+	VFMADD231PD Y9, Y8, Y3
+	INCQ R14
+	CMPQ R14, CX
+	JGE qdone
+	VBROADCASTSD (DX)(R14*8), Y8
+	MOVQ (R8)(R14*8), AX
+	IMULQ R11, AX
+	ADDQ SI, AX
+	LEAQ (AX)(R13*8), AX
+	VMASKMOVPD 0(AX), Y10, Y9
+	VFMADD231PD Y9, Y8, Y4
+	VMASKMOVPD 32(AX), Y11, Y9
+	VFMADD231PD Y9, Y8, Y5
+	VMASKMOVPD 64(AX), Y12, Y9
+	VFMADD231PD Y9, Y8, Y6
+	VMASKMOVPD 96(AX), Y13, Y9
+	VFMADD231PD Y9, Y8, Y7
+	INCQ R14
+	JMP qloop
+qdone:
+	LEAQ (DI)(R13*8), AX
+	VADDPD Y4, Y0, Y0
+	VMASKMOVPD Y0, Y10, 0(AX)
+	VADDPD Y5, Y1, Y1
+	VMASKMOVPD Y1, Y11, 32(AX)
+	VADDPD Y6, Y2, Y2
+	VMASKMOVPD Y2, Y12, 64(AX)
+	VADDPD Y7, Y3, Y3
+	VMASKMOVPD Y3, Y13, 96(AX)
+	ADDQ $16, R13
+	JMP blk
+
+nextcol:
+	ADDQ $8, R9
+	ADDQ R11, DI
+	XORQ R13, R13
+	DECQ R10
+	JNZ blk
+
+spdone:
+	VZEROUPPER
+	RET

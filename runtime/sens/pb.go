@@ -115,6 +115,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.end = newEndState(nx, ns, nnzx, nnzp, 4)
+	en.initForcing()
 	for i := range en.probe {
 		en.probe[i] = probeNode{sv: mk(nx * nProbe), qv: mk(nx * nProbe)}
 	}
