@@ -20,7 +20,7 @@ type refSlot struct {
 	// wpT stacks Wt^T over Ph^T (2nx x nx), the layout of addForcing.
 	wpT   []float64
 	valid bool
-	used   int // stamp of last use (LRU)
+	used  int // stamp of last use (LRU)
 
 	// Frozen forcing: c = W Pc for the reduced Jp values pc (cValid).
 	pc     []float64
@@ -60,7 +60,7 @@ func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 		st.slots[i] = refSlot{an: make([]float64, nnz), e: make([]float64, nx*nx),
 			wt: make([]float64, nx*nx), ph: make([]float64, nx*nx),
 			wpT: make([]float64, 2*nx*nx),
-			pc: make([]float64, nnzp), c: make([]float64, nx*ns),
+			pc:  make([]float64, nnzp), c: make([]float64, nx*ns),
 			flu: make([]float64, nx*nx), fpiv: make([]int, nx)}
 	}
 	return st
