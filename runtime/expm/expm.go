@@ -30,9 +30,6 @@ package expm
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // theta[m] is the largest 1-norm for which the degree-m Padé approximant of
@@ -159,16 +156,12 @@ func Norm1(a []float64, n int) float64 {
 	return mx
 }
 
-func (w *Workspace) gen(d []float64) blas64.General {
-	return blas64.General{Rows: w.n, Cols: w.n, Stride: w.n, Data: d}
-}
-
 // mul computes dst = alpha*a*b + beta*dst.
 func (w *Workspace) mul(dst, a, b []float64, alpha, beta float64) {
 	if w.n == 0 {
 		return
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha, w.gen(a), w.gen(b), beta, w.gen(dst))
+	MulAdd(dst, a, b, w.n, w.n, w.n, alpha, beta)
 }
 
 // pade is the common core (wint, psi nil when not wanted). For wint, the
@@ -443,6 +436,22 @@ func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
 				rk[j], rp[j] = rp[j], rk[j]
 			}
 		}
+	}
+	if hasFMA {
+		// Row-oriented substitution with the product kernel: row i of b
+		// minus a row of L (U) times the rows already solved.
+		for i := 1; i < n; i++ {
+			MulAdd(b[i*nrhs:(i+1)*nrhs], lu[i*n:i*n+i], b[:i*nrhs], 1, i, nrhs, -1, 1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			bi := b[i*nrhs : (i+1)*nrhs]
+			MulAdd(bi, lu[i*n+i+1:(i+1)*n], b[(i+1)*nrhs:n*nrhs], 1, n-1-i, nrhs, -1, 1)
+			d := 1 / lu[i*n+i]
+			for j := range bi {
+				bi[j] *= d
+			}
+		}
+		return
 	}
 	// forward: L y = b
 	for i := 1; i < n; i++ {

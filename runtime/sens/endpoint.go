@@ -3,6 +3,7 @@ package sens
 import (
 	"math"
 
+	"github.com/pbgen/pbgen/runtime/expm"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -427,7 +428,7 @@ func luFactor(a []float64, piv []int, n int) {
 }
 
 // gemm computes dst = alpha a b + beta dst for row-major a (n x k) and
-// b (k x m), with k = nx: with the AVX2/FMA kernel of kernel_amd64.s where
+// b (k x m), with k = nx: with the AVX2/FMA kernel of expm.MulAdd where
 // the CPU has it (the products of a step are 21 x 21 by 21 x 59 on
 // CaMKII, where gonum's SSE2 axpy loop is bound by its loads and stores),
 // else with gonum.
@@ -437,20 +438,7 @@ func (en *engine) gemm(dst, a, b []float64, n, m int, alpha, beta float64) {
 	}
 	k := en.nx
 	if hasAVX2FMA {
-		if len(a) < n*k || len(b) < k*m || len(dst) < n*m {
-			panic("sens: gemm: short operand")
-		}
-		d := dst[:n*m]
-		switch beta {
-		case 0:
-			clear(d)
-		case 1:
-		default:
-			for i := range d {
-				d[i] *= beta
-			}
-		}
-		gemmAVX(d, a, b, n, k, m, alpha)
+		expm.MulAdd(dst, a, b, n, k, m, alpha, beta)
 		return
 	}
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha,
@@ -474,19 +462,14 @@ func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
 		}
 	}
 	if hasAVX2FMA {
-		if len(lu) < n*n || len(b) < n*nrhs {
-			panic("sens: luSolve: short operand")
-		}
 		// Row-oriented substitution: row i of b minus a row of L (U)
 		// times the rows already solved, one kernel call per row.
 		for i := 1; i < n; i++ {
-			gemmAVX(b[i*nrhs:(i+1)*nrhs], lu[i*n:i*n+i], b[:i*nrhs], 1, i, nrhs, -1)
+			expm.MulAdd(b[i*nrhs:(i+1)*nrhs], lu[i*n:i*n+i], b[:i*nrhs], 1, i, nrhs, -1, 1)
 		}
 		for i := n - 1; i >= 0; i-- {
 			bi := b[i*nrhs : (i+1)*nrhs]
-			if i < n-1 {
-				gemmAVX(bi, lu[i*n+i+1:(i+1)*n], b[(i+1)*nrhs:n*nrhs], 1, n-1-i, nrhs, -1)
-			}
+			expm.MulAdd(bi, lu[i*n+i+1:(i+1)*n], b[(i+1)*nrhs:n*nrhs], 1, n-1-i, nrhs, -1, 1)
 			d := 1 / lu[i*n+i]
 			for j := range bi {
 				bi[j] *= d

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package expm
+
+const hasFMA = false
+
+func gemmAVX(dst, a, b []float64, n, k, m int, alpha float64) {
+	panic("expm: gemmAVX without AVX2")
+}
