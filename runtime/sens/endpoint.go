@@ -28,7 +28,9 @@ type refSlot struct {
 	c      []float64 // nx*ns
 	cValid bool
 
-	// LU of I - h An/4 (fValid), the filter of localError.
+	// (I - h An/4)^{-2} (fGood), the filter of localError, and the LU
+	// of I - h An/4 it is formed from.
+	f2    []float64
 	flu   []float64
 	fpiv  []int
 	fGood bool
@@ -62,7 +64,7 @@ func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 			wt: make([]float64, nx*nx), ph: make([]float64, nx*nx),
 			wpT: make([]float64, 2*nx*nx),
 			pc:  make([]float64, nnzp), c: make([]float64, nx*ns),
-			flu: make([]float64, nx*nx), fpiv: make([]int, nx)}
+			flu: make([]float64, nx*nx), fpiv: make([]int, nx), f2: make([]float64, nx*nx)}
 	}
 	return st
 }

@@ -63,26 +63,3 @@ func TestFrozenSteadyState(t *testing.T) {
 		}
 	}
 }
-
-// TestLUSolve4 checks the 4-column solve against the general one.
-func TestLUSolve4(t *testing.T) {
-	const n = 9
-	a := make([]float64, n*n)
-	b := make([]float64, n*nProbe)
-	for i := range a {
-		a[i] = math.Sin(float64(3*i + 1))
-	}
-	for i := range b {
-		b[i] = math.Cos(float64(i))
-	}
-	piv := make([]int, n)
-	luFactor(a, piv, n)
-	want := append([]float64(nil), b...)
-	luSolve(a, piv, n, want, nProbe)
-	luSolve4(a, piv, n, b)
-	for i := range b {
-		if math.Abs(b[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
-			t.Fatalf("entry %d: %v, want %v", i, b[i], want[i])
-		}
-	}
-}

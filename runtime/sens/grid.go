@@ -287,20 +287,7 @@ func (en *engine) stepLimit(t0, t1 float64) float64 {
 func (en *engine) probeAt(n *probeNode, s []float64, pt *point) {
 	nx, ns := en.nx, en.ns
 	const k = nProbe
-	v0, v1, v2, v3 := en.pvT[:ns], en.pvT[ns:2*ns], en.pvT[2*ns:3*ns], en.pvT[3*ns:4*ns]
-	for i := 0; i < nx; i++ {
-		r := s[i*ns : (i+1)*ns]
-		v0, v1, v2, v3 := v0[:len(r)], v1[:len(r)], v2[:len(r)], v3[:len(r)]
-		var d0, d1, d2, d3 float64
-		for j, x := range r {
-			d0 += x * v0[j]
-			d1 += x * v1[j]
-			d2 += x * v2[j]
-			d3 += x * v3[j]
-		}
-		d := n.sv[i*k : i*k+k : i*k+k]
-		d[0], d[1], d[2], d[3] = d0, d1, d2, d3
-	}
+	mulRows4(n.sv, s, en.pv, nx, ns)
 	en.spmmK(n.qv, pt.jx, n.sv)
 	for i := 0; i < nx; i++ {
 		d := n.qv[i*k : i*k+k : i*k+k]
@@ -385,7 +372,8 @@ func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second b
 }
 
 // filter overwrites the nx x nProbe g with (I - h An/4)^{-2} g for the
-// slot's An and h (factorized once per slot).
+// slot's An and h: the matrix is formed once per slot (an LU and two
+// solves on the identity), then applied as a product.
 func (en *engine) filter(sl *refSlot, g []float64) {
 	nx := en.nx
 	if !sl.fGood {
@@ -398,56 +386,40 @@ func (en *engine) filter(sl *refSlot, g []float64) {
 			sl.flu[i*nx+i]++
 		}
 		luFactor(sl.flu, sl.fpiv, nx)
+		clear(sl.f2)
+		for i := 0; i < nx; i++ {
+			sl.f2[i*nx+i] = 1
+		}
+		luSolve(sl.flu, sl.fpiv, nx, sl.f2, nx)
+		luSolve(sl.flu, sl.fpiv, nx, sl.f2, nx)
 		sl.fGood = true
 	}
-	luSolve4(sl.flu, sl.fpiv, nx, g)
-	luSolve4(sl.flu, sl.fpiv, nx, g)
+	mulRows4(en.pt, sl.f2, g, nx, nx)
+	copy(g, en.pt)
 }
 
-// luSolve4 is luSolve for nProbe = 4 right-hand sides, written out: a
-// BLAS call per row costs more than the arithmetic at this width.
-func luSolve4(lu []float64, piv []int, n int, b []float64) {
-	const k = nProbe
+// mulRows4 writes dst = a b for a (n x k) and b (k x nProbe), row-major:
+// the products of the error estimate (rows4AVX with AVX2).
+func mulRows4(dst, a, b []float64, n, k int) {
+	const q = nProbe
+	if len(dst) < n*q || len(a) < n*k || len(b) < k*q {
+		panic("sens: mulRows4: short operand")
+	}
+	if hasAVX2FMA && n > 0 && k > 0 {
+		rows4AVX(dst, a, b, n, k)
+		return
+	}
 	for i := 0; i < n; i++ {
-		if p := piv[i]; p != i {
-			bi, bp := b[i*k:i*k+k:i*k+k], b[p*k:p*k+k:p*k+k]
-			bi[0], bp[0] = bp[0], bi[0]
-			bi[1], bp[1] = bp[1], bi[1]
-			bi[2], bp[2] = bp[2], bi[2]
-			bi[3], bp[3] = bp[3], bi[3]
+		var d0, d1, d2, d3 float64
+		for l, x := range a[i*k : i*k+k] {
+			r := b[l*q : l*q+q : l*q+q]
+			d0 += x * r[0]
+			d1 += x * r[1]
+			d2 += x * r[2]
+			d3 += x * r[3]
 		}
-	}
-	for i := 1; i < n; i++ {
-		var s0, s1, s2, s3 float64
-		for j, l := range lu[i*n : i*n+i] {
-			bj := b[j*k : j*k+k : j*k+k]
-			s0 += l * bj[0]
-			s1 += l * bj[1]
-			s2 += l * bj[2]
-			s3 += l * bj[3]
-		}
-		bi := b[i*k : i*k+k : i*k+k]
-		bi[0] -= s0
-		bi[1] -= s1
-		bi[2] -= s2
-		bi[3] -= s3
-	}
-	for i := n - 1; i >= 0; i-- {
-		var s0, s1, s2, s3 float64
-		for jj, u := range lu[i*n+i+1 : i*n+n] {
-			j := i + 1 + jj
-			bj := b[j*k : j*k+k : j*k+k]
-			s0 += u * bj[0]
-			s1 += u * bj[1]
-			s2 += u * bj[2]
-			s3 += u * bj[3]
-		}
-		d := 1 / lu[i*n+i]
-		bi := b[i*k : i*k+k : i*k+k]
-		bi[0] = (bi[0] - s0) * d
-		bi[1] = (bi[1] - s1) * d
-		bi[2] = (bi[2] - s2) * d
-		bi[3] = (bi[3] - s3) * d
+		d := dst[i*q : i*q+q : i*q+q]
+		d[0], d[1], d[2], d[3] = d0, d1, d2, d3
 	}
 }
 

@@ -10,3 +10,6 @@ var hasAVX2FMA = expm.HasFMA()
 
 //go:noescape
 func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int)
+
+//go:noescape
+func rows4AVX(dst, a, b []float64, n, k int)

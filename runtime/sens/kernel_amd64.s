@@ -144,3 +144,82 @@ nextcol:
 spdone:
 	VZEROUPPER
 	RET
+
+// func rows4AVX(dst, a, b []float64, n, k int)
+//
+// dst[i*4+q] = sum_l a[i*k+l] b[l*4+q] for q < 4: a (n x k) times b
+// (k x 4), the probe products of the local error estimate (nProbe = 4
+// columns, one YMM register per row of b). Four rows of a at a time keep
+// four independent FMA chains; lengths are checked by the caller, k >= 1.
+TEXT ·rows4AVX(SB), NOSPLIT, $0-88
+	MOVQ dst_base+0(FP), DI
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	MOVQ n+72(FP), R8
+	MOVQ k+80(FP), R9
+	SHLQ $3, R9
+
+r4loop:
+	CMPQ R8, $4
+	JL r1loop
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (SI)(R9*2), R12
+	LEAQ (R12)(R9*1), R13
+	MOVQ DX, BX
+	MOVQ k+80(FP), CX
+
+r4k:
+	VMOVUPD (BX), Y4
+	VBROADCASTSD (R10), Y5
+	VFMADD231PD Y4, Y5, Y0
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD Y4, Y6, Y1
+	VBROADCASTSD (R12), Y7
+	VFMADD231PD Y4, Y7, Y2
+	VBROADCASTSD (R13), Y8
+	VFMADD231PD Y4, Y8, Y3
+	ADDQ $8, R10
+	ADDQ $8, R11
+	ADDQ $8, R12
+	ADDQ $8, R13
+	ADDQ $32, BX
+	DECQ CX
+	JNZ r4k
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, DI
+	LEAQ (SI)(R9*4), SI
+	SUBQ $4, R8
+	JMP r4loop
+
+r1loop:
+	TESTQ R8, R8
+	JE r4done
+	VXORPD Y0, Y0, Y0
+	MOVQ SI, R10
+	MOVQ DX, BX
+	MOVQ k+80(FP), CX
+
+r1k:
+	VBROADCASTSD (R10), Y5
+	VFMADD231PD (BX), Y5, Y0
+	ADDQ $8, R10
+	ADDQ $32, BX
+	DECQ CX
+	JNZ r1k
+	VMOVUPD Y0, (DI)
+	ADDQ $32, DI
+	ADDQ R9, SI
+	DECQ R8
+	JMP r1loop
+
+r4done:
+	VZEROUPPER
+	RET

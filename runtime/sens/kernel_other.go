@@ -7,3 +7,7 @@ const hasAVX2FMA = false
 func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int) {
 	panic("sens: spRowsAVX without AVX2")
 }
+
+func rows4AVX(dst, a, b []float64, n, k int) {
+	panic("sens: rows4AVX without AVX2")
+}

@@ -127,3 +127,38 @@ func TestForcingKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestMulRows4 checks the 4-column product of the error estimate (the
+// AVX2 kernel where available) against a naive loop, with guard entries.
+func TestMulRows4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const guard = 5
+	for _, n := range []int{1, 3, 4, 5, 8, 21} {
+		for _, k := range []int{1, 2, 21, 59} {
+			mk := func(l int) []float64 {
+				v := make([]float64, l+guard)
+				for i := range v {
+					v[i] = rng.NormFloat64()
+				}
+				return v
+			}
+			a, b, dst := mk(n*k), mk(k*nProbe), mk(n*nProbe)
+			want := append([]float64(nil), dst...)
+			for i := 0; i < n; i++ {
+				for q := 0; q < nProbe; q++ {
+					var s float64
+					for l := 0; l < k; l++ {
+						s += a[i*k+l] * b[l*nProbe+q]
+					}
+					want[i*nProbe+q] = s
+				}
+			}
+			mulRows4(dst[:n*nProbe], a[:n*k], b[:k*nProbe], n, k)
+			for i := range dst {
+				if !scalar.EqualWithinAbsOrRel(dst[i], want[i], 1e-13, 1e-13) {
+					t.Fatalf("n %d k %d: dst[%d] = %v, want %v", n, k, i, dst[i], want[i])
+				}
+			}
+		}
+	}
+}

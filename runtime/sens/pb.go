@@ -58,7 +58,6 @@ type engine struct {
 	end          endState
 	probe        [3]probeNode // history of GridDyadic's error control
 	pv           []float64    // ns*nProbe: probe vectors
-	pvT          []float64    // nProbe*ns: the same, transposed
 	pd, pg, pt   []float64    // nx*nProbe scratch of localError
 	lastSlot     *refSlot     // slot of the last end-point step
 	denseJx      bool         // spmm through a dense product
@@ -125,12 +124,6 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.pv = mk(ns * nProbe)
 	for i := range en.pv {
 		en.pv[i] = rng.NormFloat64()
-	}
-	en.pvT = mk(ns * nProbe)
-	for j := 0; j < ns; j++ {
-		for q := 0; q < nProbe; q++ {
-			en.pvT[q*ns+j] = en.pv[j*nProbe+q]
-		}
 	}
 	en.jd = mk(nx * nx)
 	en.denseJx = nx >= 8 && 4*nnzx >= nx*nx
