@@ -422,6 +422,7 @@ func luFactor(a []float64, piv []int, n int) {
 				continue
 			}
 			ri := a[i*n+k+1 : i*n+n]
+			ri = ri[:len(rk)]
 			for j, x := range rk {
 				ri[j] -= l * x
 			}

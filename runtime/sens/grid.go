@@ -423,12 +423,22 @@ func mulRows4(dst, a, b []float64, n, k int) {
 	}
 }
 
+// frob is the Euclidean norm of v (the Frobenius norm of a matrix), with
+// four partial sums: one sum is bound by the latency of its additions.
 func frob(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x * x
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		w := v[i : i+4 : i+4]
+		s0 += w[0] * w[0]
+		s1 += w[1] * w[1]
+		s2 += w[2] * w[2]
+		s3 += w[3] * w[3]
 	}
-	return math.Sqrt(s)
+	for _, x := range v[i:] {
+		s0 += x * x
+	}
+	return math.Sqrt((s0 + s1) + (s2 + s3))
 }
 
 // localStep is the shortest integrator step overlapping [t0, t1].
