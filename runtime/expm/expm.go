@@ -387,6 +387,26 @@ func wint2(w *Workspace, wint []float64) []float64 {
 	return w.t1
 }
 
+// LUFactor factorizes the n x n row-major a in place with partial
+// pivoting (P a = L U, unit lower L, the row exchanges in piv), with the
+// product kernel of MulAdd for the trailing updates. A zero pivot is left
+// in place: LUSolve then produces Inf/NaN. Short operands panic.
+func LUFactor(a []float64, piv []int, n int) {
+	if n < 0 || len(a) < n*n || len(piv) < n {
+		panic("expm: LUFactor: short operand")
+	}
+	luFactor(a, piv, n)
+}
+
+// LUSolve overwrites the n x nrhs row-major b with a^{-1} b from the
+// factorization of LUFactor. Short operands panic.
+func LUSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
+	if n < 0 || nrhs < 0 || len(lu) < n*n || len(piv) < n || len(b) < n*nrhs {
+		panic("expm: LUSolve: short operand")
+	}
+	luSolve(lu, piv, n, b, nrhs)
+}
+
 // luFactor factorizes the n x n row-major a in place with partial pivoting
 // (P a = L U, unit lower L). A zero pivot is left in place: the solve then
 // produces Inf/NaN, which the callers propagate (the Padé denominator is
@@ -409,6 +429,16 @@ func luFactor(a []float64, piv []int, n int) {
 		}
 		d := a[k*n+k]
 		if d == 0 {
+			continue
+		}
+		if hasFMA && k+1 < n {
+			// Multipliers, then the rank-1 update of the trailing block
+			// with the product kernel (strided rows).
+			for i := k + 1; i < n; i++ {
+				a[i*n+k] /= d
+			}
+			r := n - k - 1
+			gemmAVX(a[(k+1)*n+k+1:], a[(k+1)*n+k:], a[k*n+k+1:], r, 1, r, n, n, n, -1)
 			continue
 		}
 		rk := a[k*n+k+1 : k*n+n]

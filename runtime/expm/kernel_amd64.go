@@ -3,7 +3,7 @@
 package expm
 
 //go:noescape
-func gemmAVX(dst, a, b []float64, n, k, m int, alpha float64)
+func gemmAVX(dst, a, b []float64, n, k, m, lda, ldb, ldc int, alpha float64)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 

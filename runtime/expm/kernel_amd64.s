@@ -38,23 +38,26 @@ DATA gemmMask<>+0xf0(SB)/8, $0
 DATA gemmMask<>+0xf8(SB)/8, $0
 GLOBL gemmMask<>(SB), RODATA|NOPTR, $256
 
-// func gemmAVX(dst, a, b []float64, n, k, m int, alpha float64)
+// func gemmAVX(dst, a, b []float64, n, k, m, lda, ldb, ldc int, alpha float64)
 //
-// dst[i*m+j] += alpha sum_l a[i*k+l] b[l*m+j] for row-major dst (n x m),
-// a (n x k), b (k x m); k >= 1, lengths checked by the caller. Each row of
-// dst is done in column blocks of 32 (8 accumulators), 16 (4) and a
-// masked block of the last 1..15 columns; a block keeps its
-// accumulators in registers over the whole k loop.
-TEXT ·gemmAVX(SB), NOSPLIT, $0-104
+// dst[i*ldc+j] += alpha sum_l a[i*lda+l] b[l*ldb+j] for row-major dst
+// (n x m), a (n x k), b (k x m) with row strides lda, ldb, ldc; k >= 1,
+// lengths checked by the caller. Each row of dst is done in column blocks
+// of 32 (8 accumulators), 16 (4) and a masked block of the last 1..15
+// columns; a block keeps its accumulators in registers over the whole k
+// loop.
+TEXT ·gemmAVX(SB), NOSPLIT, $0-128
 	MOVQ dst_base+0(FP), DI
 	MOVQ a_base+24(FP), SI
 	MOVQ b_base+48(FP), DX
 	MOVQ n+72(FP), R8
 	MOVQ k+80(FP), R9
 	MOVQ m+88(FP), R10
-	VBROADCASTSD alpha+96(FP), Y15
-	MOVQ R10, R11
+	MOVQ ldb+104(FP), R11
 	SHLQ $3, R11
+	MOVQ ldc+112(FP), R12
+	SHLQ $3, R12
+	VBROADCASTSD alpha+120(FP), Y15
 
 rowloop:
 	TESTQ R8, R8
@@ -205,8 +208,9 @@ tailk:
 	JMP rownext
 
 rownext:
-	LEAQ (SI)(R9*8), SI
-	ADDQ R11, DI
+	MOVQ lda+96(FP), AX
+	LEAQ (SI)(AX*8), SI
+	ADDQ R12, DI
 	DECQ R8
 	JMP rowloop
 

@@ -4,6 +4,6 @@ package expm
 
 const hasFMA = false
 
-func gemmAVX(dst, a, b []float64, n, k, m int, alpha float64) {
+func gemmAVX(dst, a, b []float64, n, k, m, lda, ldb, ldc int, alpha float64) {
 	panic("expm: gemmAVX without AVX2")
 }

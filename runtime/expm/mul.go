@@ -39,7 +39,7 @@ func MulAdd(dst, a, b []float64, n, k, m int, alpha, beta float64) {
 	}
 	d := dst[:n*m]
 	scale(d, beta)
-	gemmAVX(d, a, b, n, k, m, alpha)
+	gemmAVX(d, a, b, n, k, m, k, m, m, alpha)
 }
 
 // scale multiplies d by beta (beta = 0 clears NaN too, as in BLAS).

@@ -393,42 +393,9 @@ func (en *engine) addDenseSparse(dst, d, v []float64, alpha float64) {
 	}
 }
 
-// luFactor factorizes the n x n row-major a in place with partial pivoting.
-func luFactor(a []float64, piv []int, n int) {
-	for k := 0; k < n; k++ {
-		p := k
-		mx := math.Abs(a[k*n+k])
-		for i := k + 1; i < n; i++ {
-			if v := math.Abs(a[i*n+k]); v > mx {
-				mx, p = v, i
-			}
-		}
-		piv[k] = p
-		if p != k {
-			rk, rp := a[k*n:k*n+n], a[p*n:p*n+n]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
-		}
-		d := a[k*n+k]
-		if d == 0 {
-			continue
-		}
-		rk := a[k*n+k+1 : k*n+n]
-		for i := k + 1; i < n; i++ {
-			l := a[i*n+k] / d
-			a[i*n+k] = l
-			if l == 0 {
-				continue
-			}
-			ri := a[i*n+k+1 : i*n+n]
-			ri = ri[:len(rk)]
-			for j, x := range rk {
-				ri[j] -= l * x
-			}
-		}
-	}
-}
+// luFactor factorizes the n x n row-major a in place with partial pivoting
+// (expm.LUFactor).
+func luFactor(a []float64, piv []int, n int) { expm.LUFactor(a, piv, n) }
 
 // gemm computes dst = alpha a b + beta dst for row-major a (n x k) and
 // b (k x m), with k = nx: with the AVX2/FMA kernel of expm.MulAdd where
@@ -451,38 +418,7 @@ func (en *engine) gemm(dst, a, b []float64, n, m int, alpha, beta float64) {
 }
 
 // luSolve overwrites the n x nrhs row-major b with a^{-1} b using the
-// factorization of luFactor (row swaps, then two triangular solves).
+// factorization of luFactor (expm.LUSolve).
 func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
-	if n == 0 || nrhs == 0 {
-		return
-	}
-	for k := 0; k < n; k++ {
-		if p := piv[k]; p != k {
-			rk, rp := b[k*nrhs:(k+1)*nrhs], b[p*nrhs:(p+1)*nrhs]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
-		}
-	}
-	if hasAVX2FMA {
-		// Row-oriented substitution: row i of b minus a row of L (U)
-		// times the rows already solved, one kernel call per row.
-		for i := 1; i < n; i++ {
-			expm.MulAdd(b[i*nrhs:(i+1)*nrhs], lu[i*n:i*n+i], b[:i*nrhs], 1, i, nrhs, -1, 1)
-		}
-		for i := n - 1; i >= 0; i-- {
-			bi := b[i*nrhs : (i+1)*nrhs]
-			expm.MulAdd(bi, lu[i*n+i+1:(i+1)*n], b[(i+1)*nrhs:n*nrhs], 1, n-1-i, nrhs, -1, 1)
-			d := 1 / lu[i*n+i]
-			for j := range bi {
-				bi[j] *= d
-			}
-		}
-		return
-	}
-	l := blas64.Triangular{N: n, Stride: n, Data: lu, Uplo: blas.Lower, Diag: blas.Unit}
-	u := blas64.Triangular{N: n, Stride: n, Data: lu, Uplo: blas.Upper, Diag: blas.NonUnit}
-	bg := blas64.General{Rows: n, Cols: nrhs, Stride: nrhs, Data: b}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, l, bg)
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, bg)
+	expm.LUSolve(lu, piv, n, b, nrhs)
 }
