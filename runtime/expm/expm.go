@@ -468,18 +468,9 @@ func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
 		}
 	}
 	if hasFMA {
-		// Row-oriented substitution with the product kernel: row i of b
-		// minus a row of L (U) times the rows already solved.
-		for i := 1; i < n; i++ {
-			MulAdd(b[i*nrhs:(i+1)*nrhs], lu[i*n:i*n+i], b[:i*nrhs], 1, i, nrhs, -1, 1)
-		}
-		for i := n - 1; i >= 0; i-- {
-			bi := b[i*nrhs : (i+1)*nrhs]
-			MulAdd(bi, lu[i*n+i+1:(i+1)*n], b[(i+1)*nrhs:n*nrhs], 1, n-1-i, nrhs, -1, 1)
-			d := 1 / lu[i*n+i]
-			for j := range bi {
-				bi[j] *= d
-			}
+		// Forward and backward substitution by rows in one kernel call.
+		if n > 0 && nrhs > 0 {
+			trsmAVX(lu[:n*n], b[:n*nrhs], n, nrhs)
 		}
 		return
 	}

@@ -27,3 +27,6 @@ var hasFMA = func() bool {
 	_, b7, _, _ := cpuid(7, 0)
 	return b7&(1<<5) != 0
 }()
+
+//go:noescape
+func trsmAVX(lu, b []float64, n, m int)

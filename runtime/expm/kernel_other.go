@@ -7,3 +7,7 @@ const hasFMA = false
 func gemmAVX(dst, a, b []float64, n, k, m, lda, ldb, ldc int, alpha float64) {
 	panic("expm: gemmAVX without AVX2")
 }
+
+func trsmAVX(lu, b []float64, n, m int) {
+	panic("expm: trsmAVX without AVX2")
+}
