@@ -14,7 +14,7 @@ import (
 func TestMulAdd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	const guard = 7
-	for _, n := range []int{1, 3, 21} {
+	for _, n := range []int{1, 2, 3, 4, 21} {
 		for _, k := range []int{0, 1, 2, 21, 40} {
 			for _, m := range []int{1, 3, 4, 5, 15, 16, 17, 31, 32, 33, 47, 48, 59, 64, 65} {
 				for _, ab := range [][2]float64{{1, 0}, {1, 1}, {-1, 1}, {0.5, 2}, {0, 3}} {
