@@ -111,7 +111,7 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	}
 	c := lru
 	nx := en.nx
-	en.jx.ScatterTo(en.ad, jb)
+	en.scatterAd(jb)
 	en.ex.ExpInt2To(c.e, en.w, en.psi, en.ad, h)
 	en.stats.Exponentials++
 	en.stats.Squarings += en.ex.Last.Squarings
@@ -184,7 +184,7 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 		// M = E + Wt dA (Jx of reaction networks is far from sparse at
 		// these sizes: a dense product is faster than a sparse one).
 		copy(en.mm, sl.e)
-		en.jx.ScatterTo(en.ad, st.dA)
+		en.scatterAd(st.dA)
 		en.gemm(en.mm, sl.wt, en.ad, nx, nx, 1, 1)
 		m = en.mm
 	}
@@ -213,7 +213,7 @@ func (en *engine) factorN(sl *refSlot) {
 	for i := 0; i < nx; i++ {
 		nm[i*nx+i] = 1
 	}
-	en.jx.ScatterTo(en.ad, st.dB)
+	en.scatterAd(st.dB)
 	en.gemm(nm, sl.ph, en.ad, nx, nx, -1, 1)
 	luFactor(nm, st.piv, nx)
 }
@@ -244,7 +244,7 @@ func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
 		en.addForcing(fm.c, sl, f.jp, f.jp)
 		if !fresh {
 			// dA = dB = Jf - An (set by slotFor).
-			en.jx.ScatterTo(en.ad, st.dB)
+			en.scatterAd(st.dB)
 			en.gemm(fm.m, sl.wt, en.ad, nx, nx, 1, 1)
 			en.factorN(sl)
 			luSolve(st.nmat, st.piv, nx, fm.m, nx)
@@ -389,6 +389,24 @@ func (en *engine) addDenseSparse(dst, d, v []float64, alpha float64) {
 			for k := rp[i]; k < rp[i+1]; k++ {
 				mr[ci[k]] += wv * v[k]
 			}
+		}
+	}
+}
+
+// scatterAd writes the Jx-pattern values v into the dense en.ad. Only
+// pattern positions are written: en.ad is written by pattern scatters
+// alone (here and in pb.go), so its other entries are the zeros it was
+// allocated with, and the clear of model.Pattern.ScatterTo (a third of the
+// work at CaMKII's 260 of 441 entries) is not needed.
+func (en *engine) scatterAd(v []float64) {
+	p := en.jx
+	nc := p.Cols
+	ad := en.ad[:p.Rows*nc]
+	ci := p.ColIdx[:len(v)]
+	for i := 0; i < p.Rows; i++ {
+		row := ad[i*nc : (i+1)*nc]
+		for k := p.RowPtr[i]; k < p.RowPtr[i+1]; k++ {
+			row[ci[k]] = v[k]
 		}
 	}
 }

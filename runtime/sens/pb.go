@@ -338,7 +338,7 @@ func (en *engine) expOf(av []float64, h float64) {
 			return
 		}
 	}
-	en.jx.ScatterTo(en.ad, av)
+	en.scatterAd(av)
 	en.ex.ExpIntTo(en.e, en.w, en.ad, h)
 	en.stats.Exponentials++
 	en.stats.Squarings += en.ex.Last.Squarings
