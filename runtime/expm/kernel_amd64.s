@@ -395,9 +395,10 @@ GLOBL trsmOne<>(SB), RODATA|NOPTR, $8
 // Overwrites the n x m row-major b (rows already permuted) with U^{-1}
 // L^{-1} b for the packed LU factors lu (n x n, unit lower L): forward
 // then backward substitution by rows, row i of b minus a row of L (U)
-// times the rows already solved, in column blocks of 32, 16 and a masked
-// block as in gemmAVX, the accumulators starting from b's row. n >= 1,
-// lengths checked by the caller.
+// times the rows already solved. A row goes in blocks of 32 columns and
+// a last block of up to 31 (16 plain and a masked rest), eight
+// accumulators each, or up to 16 masked; the accumulators start from b's
+// row. n >= 1, lengths checked by the caller.
 TEXT ·trsmAVX(SB), NOSPLIT, $0-64
 	MOVQ lu_base+0(FP), SI
 	MOVQ b_base+24(FP), DI
@@ -420,7 +421,7 @@ fcol:
 	JLE frowend
 	CMPQ R14, $32
 	JL ftry16
-	// 32 columns
+	// f32
 	LEAQ (R12)(R13*8), DX
 	VMOVUPD 0(DX), Y0
 	VMOVUPD 32(DX), Y1
@@ -433,13 +434,11 @@ fcol:
 	MOVQ R9, AX
 	IMULQ R8, AX
 	LEAQ (SI)(AX*8), CX
-	MOVQ R13, BX
-	SHLQ $3, BX
-	ADDQ DI, BX
+	LEAQ (DI)(R13*8), BX
 	MOVQ R9, R14
 	TESTQ R14, R14
-	JE f32done
-f32k:
+	JE ff32done
+ff32k:
 	VBROADCASTSD (CX), Y8
 	VFNMADD231PD 0(BX), Y8, Y0
 	VFNMADD231PD 32(BX), Y8, Y1
@@ -452,8 +451,8 @@ f32k:
 	ADDQ $8, CX
 	ADDQ R11, BX
 	DECQ R14
-	JNZ f32k
-f32done:
+	JNZ ff32k
+ff32done:
 	LEAQ (R12)(R13*8), DX
 	VMOVUPD Y0, 0(DX)
 	VMOVUPD Y1, 32(DX)
@@ -467,42 +466,64 @@ f32done:
 	JMP fcol
 ftry16:
 	CMPQ R14, $16
-	JL ftail
-	// 16 columns
+	JLE ftail
+	// f16m
+	LEAQ gemmMask<>(SB), DX
+	MOVQ $16, AX
+	SUBQ R14, AX
+	ADDQ $16, AX
+	LEAQ (DX)(AX*8), DX
+	VMOVUPD 0(DX), Y10
+	VMOVUPD 32(DX), Y11
+	VMOVUPD 64(DX), Y12
+	VMOVUPD 96(DX), Y13
 	LEAQ (R12)(R13*8), DX
 	VMOVUPD 0(DX), Y0
 	VMOVUPD 32(DX), Y1
 	VMOVUPD 64(DX), Y2
 	VMOVUPD 96(DX), Y3
+	VMASKMOVPD 128(DX), Y10, Y4
+	VMASKMOVPD 160(DX), Y11, Y5
+	VMASKMOVPD 192(DX), Y12, Y6
+	VMASKMOVPD 224(DX), Y13, Y7
 	MOVQ R9, AX
 	IMULQ R8, AX
 	LEAQ (SI)(AX*8), CX
-	MOVQ R13, BX
-	SHLQ $3, BX
-	ADDQ DI, BX
+	LEAQ (DI)(R13*8), BX
 	MOVQ R9, R14
 	TESTQ R14, R14
-	JE f16done
-f16k:
+	JE ff16mdone
+ff16mk:
 	VBROADCASTSD (CX), Y8
 	VFNMADD231PD 0(BX), Y8, Y0
 	VFNMADD231PD 32(BX), Y8, Y1
 	VFNMADD231PD 64(BX), Y8, Y2
 	VFNMADD231PD 96(BX), Y8, Y3
+	VMASKMOVPD 128(BX), Y10, Y9
+	VFNMADD231PD Y9, Y8, Y4
+	VMASKMOVPD 160(BX), Y11, Y9
+	VFNMADD231PD Y9, Y8, Y5
+	VMASKMOVPD 192(BX), Y12, Y9
+	VFNMADD231PD Y9, Y8, Y6
+	VMASKMOVPD 224(BX), Y13, Y9
+	VFNMADD231PD Y9, Y8, Y7
 	ADDQ $8, CX
 	ADDQ R11, BX
 	DECQ R14
-	JNZ f16k
-f16done:
+	JNZ ff16mk
+ff16mdone:
 	LEAQ (R12)(R13*8), DX
 	VMOVUPD Y0, 0(DX)
 	VMOVUPD Y1, 32(DX)
 	VMOVUPD Y2, 64(DX)
 	VMOVUPD Y3, 96(DX)
-	ADDQ $16, R13
-	JMP fcol
+	VMASKMOVPD Y4, Y10, 128(DX)
+	VMASKMOVPD Y5, Y11, 160(DX)
+	VMASKMOVPD Y6, Y12, 192(DX)
+	VMASKMOVPD Y7, Y13, 224(DX)
+	JMP frowend
 ftail:
-	// masked 1..15 columns
+	// m16
 	LEAQ gemmMask<>(SB), DX
 	MOVQ $16, AX
 	SUBQ R14, AX
@@ -519,13 +540,11 @@ ftail:
 	MOVQ R9, AX
 	IMULQ R8, AX
 	LEAQ (SI)(AX*8), CX
-	MOVQ R13, BX
-	SHLQ $3, BX
-	ADDQ DI, BX
+	LEAQ (DI)(R13*8), BX
 	MOVQ R9, R14
 	TESTQ R14, R14
-	JE fmdone
-fmk:
+	JE fm16done
+fm16k:
 	VBROADCASTSD (CX), Y8
 	VMASKMOVPD 0(BX), Y10, Y9
 	VFNMADD231PD Y9, Y8, Y0
@@ -538,8 +557,8 @@ fmk:
 	ADDQ $8, CX
 	ADDQ R11, BX
 	DECQ R14
-	JNZ fmk
-fmdone:
+	JNZ fm16k
+fm16done:
 	LEAQ (R12)(R13*8), DX
 	VMASKMOVPD Y0, Y10, 0(DX)
 	VMASKMOVPD Y1, Y11, 32(DX)
@@ -573,7 +592,7 @@ bcol:
 	JLE browend
 	CMPQ R14, $32
 	JL btry16
-	// 32 columns
+	// f32
 	LEAQ (R12)(R13*8), DX
 	VMOVUPD 0(DX), Y0
 	VMOVUPD 32(DX), Y1
@@ -596,8 +615,8 @@ bcol:
 	SUBQ R9, R14
 	DECQ R14
 	TESTQ R14, R14
-	JE b32done
-b32k:
+	JE bf32done
+bf32k:
 	VBROADCASTSD (CX), Y8
 	VFNMADD231PD 0(BX), Y8, Y0
 	VFNMADD231PD 32(BX), Y8, Y1
@@ -610,8 +629,8 @@ b32k:
 	ADDQ $8, CX
 	ADDQ R11, BX
 	DECQ R14
-	JNZ b32k
-b32done:
+	JNZ bf32k
+bf32done:
 	VMULPD Y15, Y0, Y0
 	VMULPD Y15, Y1, Y1
 	VMULPD Y15, Y2, Y2
@@ -633,13 +652,26 @@ b32done:
 	JMP bcol
 btry16:
 	CMPQ R14, $16
-	JL btail
-	// 16 columns
+	JLE btail
+	// f16m
+	LEAQ gemmMask<>(SB), DX
+	MOVQ $16, AX
+	SUBQ R14, AX
+	ADDQ $16, AX
+	LEAQ (DX)(AX*8), DX
+	VMOVUPD 0(DX), Y10
+	VMOVUPD 32(DX), Y11
+	VMOVUPD 64(DX), Y12
+	VMOVUPD 96(DX), Y13
 	LEAQ (R12)(R13*8), DX
 	VMOVUPD 0(DX), Y0
 	VMOVUPD 32(DX), Y1
 	VMOVUPD 64(DX), Y2
 	VMOVUPD 96(DX), Y3
+	VMASKMOVPD 128(DX), Y10, Y4
+	VMASKMOVPD 160(DX), Y11, Y5
+	VMASKMOVPD 192(DX), Y12, Y6
+	VMASKMOVPD 224(DX), Y13, Y7
 	MOVQ R9, AX
 	IMULQ R8, AX
 	ADDQ R9, AX
@@ -653,31 +685,46 @@ btry16:
 	SUBQ R9, R14
 	DECQ R14
 	TESTQ R14, R14
-	JE b16done
-b16k:
+	JE bf16mdone
+bf16mk:
 	VBROADCASTSD (CX), Y8
 	VFNMADD231PD 0(BX), Y8, Y0
 	VFNMADD231PD 32(BX), Y8, Y1
 	VFNMADD231PD 64(BX), Y8, Y2
 	VFNMADD231PD 96(BX), Y8, Y3
+	VMASKMOVPD 128(BX), Y10, Y9
+	VFNMADD231PD Y9, Y8, Y4
+	VMASKMOVPD 160(BX), Y11, Y9
+	VFNMADD231PD Y9, Y8, Y5
+	VMASKMOVPD 192(BX), Y12, Y9
+	VFNMADD231PD Y9, Y8, Y6
+	VMASKMOVPD 224(BX), Y13, Y9
+	VFNMADD231PD Y9, Y8, Y7
 	ADDQ $8, CX
 	ADDQ R11, BX
 	DECQ R14
-	JNZ b16k
-b16done:
+	JNZ bf16mk
+bf16mdone:
 	VMULPD Y15, Y0, Y0
 	VMULPD Y15, Y1, Y1
 	VMULPD Y15, Y2, Y2
 	VMULPD Y15, Y3, Y3
+	VMULPD Y15, Y4, Y4
+	VMULPD Y15, Y5, Y5
+	VMULPD Y15, Y6, Y6
+	VMULPD Y15, Y7, Y7
 	LEAQ (R12)(R13*8), DX
 	VMOVUPD Y0, 0(DX)
 	VMOVUPD Y1, 32(DX)
 	VMOVUPD Y2, 64(DX)
 	VMOVUPD Y3, 96(DX)
-	ADDQ $16, R13
-	JMP bcol
+	VMASKMOVPD Y4, Y10, 128(DX)
+	VMASKMOVPD Y5, Y11, 160(DX)
+	VMASKMOVPD Y6, Y12, 192(DX)
+	VMASKMOVPD Y7, Y13, 224(DX)
+	JMP browend
 btail:
-	// masked 1..15 columns
+	// m16
 	LEAQ gemmMask<>(SB), DX
 	MOVQ $16, AX
 	SUBQ R14, AX
@@ -704,8 +751,8 @@ btail:
 	SUBQ R9, R14
 	DECQ R14
 	TESTQ R14, R14
-	JE bmdone
-bmk:
+	JE bm16done
+bm16k:
 	VBROADCASTSD (CX), Y8
 	VMASKMOVPD 0(BX), Y10, Y9
 	VFNMADD231PD Y9, Y8, Y0
@@ -718,8 +765,8 @@ bmk:
 	ADDQ $8, CX
 	ADDQ R11, BX
 	DECQ R14
-	JNZ bmk
-bmdone:
+	JNZ bm16k
+bm16done:
 	VMULPD Y15, Y0, Y0
 	VMULPD Y15, Y1, Y1
 	VMULPD Y15, Y2, Y2

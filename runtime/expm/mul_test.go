@@ -66,7 +66,7 @@ func TestMulAddPanics(t *testing.T) {
 func TestLUFactorSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{1, 2, 5, 17, 21, 40} {
-		for _, nrhs := range []int{1, 4, 11, 21, 59} {
+		for _, nrhs := range []int{1, 4, 11, 16, 17, 21, 31, 32, 33, 48, 59} {
 			a := make([]float64, n*n)
 			for i := range a {
 				a[i] = rng.NormFloat64()
