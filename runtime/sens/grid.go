@@ -286,38 +286,44 @@ func (en *engine) stepLimit(t0, t1 float64) float64 {
 
 // probeAt fills n with S V and (Jx S + Jp) V at the point pt.
 func (en *engine) probeAt(n *probeNode, s []float64, pt *point) {
-	nx, ns := en.nx, en.ns
-	const k = nProbe
-	mulRows4(n.sv, s, en.pv, nx, ns)
+	mulRows4(n.sv, s, en.pv, en.nx, en.ns)
 	en.spmmK(n.qv, pt.jx, n.sv)
-	for i := 0; i < nx; i++ {
-		d := n.qv[i*k : i*k+k : i*k+k]
-		for q := en.jpRow[i]; q < en.jpRow[i+1]; q++ {
-			x := pt.jp[q]
-			v := en.pv[en.jpCol[q]*k : en.jpCol[q]*k+k : en.jpCol[q]*k+k]
-			d[0] += x * v[0]
-			d[1] += x * v[1]
-			d[2] += x * v[2]
-			d[3] += x * v[3]
-		}
-	}
+	spMul4(n.qv, pt.jp, en.jpRow, en.jpCol, en.pv, true)
 }
 
 // spmmK writes dst = J X for the sparse Jx values v and X nx x nProbe.
 func (en *engine) spmmK(dst, v, x []float64) {
+	spMul4(dst, v, en.jx.RowPtr, en.jx.ColIdx, x, false)
+}
+
+// spMul4 writes (add: adds) the product of the CSR matrix (ptr, idx,
+// vals) and the row-major x with nProbe columns into dst: spRows4AVX with
+// AVX2. The column indices are a model pattern's, within x by
+// construction.
+func spMul4(dst, vals []float64, ptr, idx []int, x []float64, add bool) {
 	const k = nProbe
-	rp, ci := en.jx.RowPtr, en.jx.ColIdx
-	for i := 0; i < en.nx; i++ {
+	n := len(ptr) - 1
+	if n < 0 || len(dst) < n*k || len(vals) < ptr[n] || len(idx) < ptr[n] {
+		panic("sens: spMul4: short operand")
+	}
+	if hasAVX2FMA {
+		spRows4AVX(dst, x, vals, idx, ptr, add)
+		return
+	}
+	for i := 0; i < n; i++ {
 		var d0, d1, d2, d3 float64
-		for q := rp[i]; q < rp[i+1]; q++ {
-			a := v[q]
-			r := x[ci[q]*k : ci[q]*k+k : ci[q]*k+k]
+		for q := ptr[i]; q < ptr[i+1]; q++ {
+			a := vals[q]
+			r := x[idx[q]*k : idx[q]*k+k : idx[q]*k+k]
 			d0 += a * r[0]
 			d1 += a * r[1]
 			d2 += a * r[2]
 			d3 += a * r[3]
 		}
 		d := dst[i*k : i*k+k : i*k+k]
+		if add {
+			d0, d1, d2, d3 = d0+d[0], d1+d[1], d2+d[2], d3+d[3]
+		}
 		d[0], d[1], d[2], d[3] = d0, d1, d2, d3
 	}
 }

@@ -13,3 +13,6 @@ func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int)
 
 //go:noescape
 func rows4AVX(dst, a, b []float64, n, k int)
+
+//go:noescape
+func spRows4AVX(dst, b, x []float64, idx, ptr []int, add bool)

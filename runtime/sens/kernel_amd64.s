@@ -223,3 +223,62 @@ r1k:
 r4done:
 	VZEROUPPER
 	RET
+
+// func spRows4AVX(dst, b, x []float64, idx, ptr []int, add bool)
+//
+// For each row i of the n x 4 dst (n = len(ptr)-1): dst[i*4+q] (+)= sum
+// over entries p = ptr[i]..ptr[i+1]-1 of x[p] b[idx[p]*4+q]: a CSR matrix
+// times a k x 4 dense one, one YMM register per row of b, two
+// accumulators alternating over the entries. Lengths are checked by the
+// caller.
+TEXT ·spRows4AVX(SB), NOSPLIT, $0-121
+	MOVQ dst_base+0(FP), DI
+	MOVQ b_base+24(FP), SI
+	MOVQ x_base+48(FP), DX
+	MOVQ idx_base+72(FP), R8
+	MOVQ ptr_base+96(FP), R9
+	MOVQ ptr_len+104(FP), R10
+	DECQ R10
+	MOVBQZX add+120(FP), R11
+	TESTQ R10, R10
+	JLE s4done
+
+s4row:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ (R9), R12
+	MOVQ 8(R9), R13
+
+s4loop:
+	CMPQ R12, R13
+	JGE s4sum
+	VBROADCASTSD (DX)(R12*8), Y8
+	MOVQ (R8)(R12*8), AX
+	SHLQ $5, AX
+	VFMADD231PD (SI)(AX*1), Y8, Y0
+	INCQ R12
+	CMPQ R12, R13
+	JGE s4sum
+	VBROADCASTSD (DX)(R12*8), Y9
+	MOVQ (R8)(R12*8), AX
+	SHLQ $5, AX
+	VFMADD231PD (SI)(AX*1), Y9, Y1
+	INCQ R12
+	JMP s4loop
+
+s4sum:
+	VADDPD Y1, Y0, Y0
+	TESTQ R11, R11
+	JE s4store
+	VADDPD (DI), Y0, Y0
+
+s4store:
+	VMOVUPD Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $8, R9
+	DECQ R10
+	JNZ s4row
+
+s4done:
+	VZEROUPPER
+	RET

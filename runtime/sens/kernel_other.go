@@ -11,3 +11,7 @@ func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int) {
 func rows4AVX(dst, a, b []float64, n, k int) {
 	panic("sens: rows4AVX without AVX2")
 }
+
+func spRows4AVX(dst, b, x []float64, idx, ptr []int, add bool) {
+	panic("sens: spRows4AVX without AVX2")
+}

@@ -162,3 +162,54 @@ func TestMulRows4(t *testing.T) {
 		}
 	}
 }
+
+// TestSpMul4 checks the sparse times 4-column product (spRows4AVX where
+// available) on the CaMKII Jx and Jp patterns against a naive loop, with
+// and without accumulation.
+func TestSpMul4(t *testing.T) {
+	en := NewSolver(camkii.New(), nil).en
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []struct {
+		ptr, idx []int
+		ncol     int
+	}{
+		{en.jx.RowPtr, en.jx.ColIdx, en.nx},
+		{en.jpRow, en.jpCol, en.ns},
+	} {
+		n := len(c.ptr) - 1
+		vals := make([]float64, len(c.idx))
+		x := make([]float64, c.ncol*nProbe)
+		for i := range vals {
+			vals[i] = rng.NormFloat64()
+		}
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		for _, add := range []bool{false, true} {
+			dst := make([]float64, n*nProbe)
+			for i := range dst {
+				dst[i] = rng.NormFloat64()
+			}
+			want := append([]float64(nil), dst...)
+			for i := 0; i < n; i++ {
+				for q := 0; q < nProbe; q++ {
+					var s float64
+					for p := c.ptr[i]; p < c.ptr[i+1]; p++ {
+						s += vals[p] * x[c.idx[p]*nProbe+q]
+					}
+					if add {
+						want[i*nProbe+q] += s
+					} else {
+						want[i*nProbe+q] = s
+					}
+				}
+			}
+			spMul4(dst, vals, c.ptr, c.idx, x, add)
+			for i := range dst {
+				if !scalar.EqualWithinAbsOrRel(dst[i], want[i], 1e-13, 1e-13) {
+					t.Fatalf("add %v: dst[%d] = %v, want %v", add, i, dst[i], want[i])
+				}
+			}
+		}
+	}
+}
