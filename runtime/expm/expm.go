@@ -433,12 +433,12 @@ func luFactor(a []float64, piv []int, n int) {
 		}
 		if hasFMA && k+1 < n {
 			// Multipliers, then the rank-1 update of the trailing block
-			// with the product kernel (strided rows).
+			// with the AVX2 kernel (strided rows).
 			for i := k + 1; i < n; i++ {
 				a[i*n+k] /= d
 			}
 			r := n - k - 1
-			gemmAVX(a[(k+1)*n+k+1:], a[(k+1)*n+k:], a[k*n+k+1:], r, 1, r, n, n, n, -1)
+			gerAVX(a[(k+1)*n+k+1:], a[(k+1)*n+k:], a[k*n+k+1:], r, r, n, n)
 			continue
 		}
 		rk := a[k*n+k+1 : k*n+n]

@@ -30,3 +30,6 @@ var hasFMA = func() bool {
 
 //go:noescape
 func trsmAVX(lu, b []float64, n, m int)
+
+//go:noescape
+func gerAVX(a, x, y []float64, m, n, lda, incx int)

@@ -783,3 +783,72 @@ browend:
 tdone:
 	VZEROUPPER
 	RET
+
+// func gerAVX(a, x, y []float64, m, n, lda, incx int)
+//
+// a[i*lda+j] -= x[i*incx] y[j] for i < m, j < n: the rank-1 update of
+// the LU factorization (x the column of multipliers, y the pivot row).
+// Column blocks of 16 (masked at the end) of y stay in registers over the
+// rows. m, n >= 1, lengths checked by the caller.
+TEXT ·gerAVX(SB), NOSPLIT, $0-104
+	MOVQ a_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ y_base+48(FP), DX
+	MOVQ m+72(FP), R8
+	MOVQ n+80(FP), R9
+	MOVQ lda+88(FP), R10
+	SHLQ $3, R10
+	MOVQ incx+96(FP), R11
+	SHLQ $3, R11
+	XORQ R13, R13
+
+gcol:
+	MOVQ R9, AX
+	SUBQ R13, AX
+	JLE gdone
+	CMPQ AX, $16
+	JLE gmask
+	MOVQ $16, AX
+
+gmask:
+	MOVQ $16, CX
+	SUBQ AX, CX
+	LEAQ gemmMask<>(SB), BX
+	LEAQ (BX)(CX*8), BX
+	VMOVUPD 0(BX), Y10
+	VMOVUPD 32(BX), Y11
+	VMOVUPD 64(BX), Y12
+	VMOVUPD 96(BX), Y13
+	LEAQ (DX)(R13*8), BX
+	VMASKMOVPD 0(BX), Y10, Y4
+	VMASKMOVPD 32(BX), Y11, Y5
+	VMASKMOVPD 64(BX), Y12, Y6
+	VMASKMOVPD 96(BX), Y13, Y7
+	LEAQ (DI)(R13*8), BX
+	MOVQ SI, CX
+	MOVQ R8, R14
+
+grow:
+	VBROADCASTSD (CX), Y8
+	VMASKMOVPD 0(BX), Y10, Y0
+	VFNMADD231PD Y4, Y8, Y0
+	VMASKMOVPD Y0, Y10, 0(BX)
+	VMASKMOVPD 32(BX), Y11, Y1
+	VFNMADD231PD Y5, Y8, Y1
+	VMASKMOVPD Y1, Y11, 32(BX)
+	VMASKMOVPD 64(BX), Y12, Y2
+	VFNMADD231PD Y6, Y8, Y2
+	VMASKMOVPD Y2, Y12, 64(BX)
+	VMASKMOVPD 96(BX), Y13, Y3
+	VFNMADD231PD Y7, Y8, Y3
+	VMASKMOVPD Y3, Y13, 96(BX)
+	ADDQ R10, BX
+	ADDQ R11, CX
+	DECQ R14
+	JNZ grow
+	ADDQ $16, R13
+	JMP gcol
+
+gdone:
+	VZEROUPPER
+	RET
