@@ -47,17 +47,17 @@ type endState struct {
 	piv    []int
 
 	// The forcing by columns of Jp (see addForcing): for reduced column
-	// c, entries fcPtr[c]..fcPtr[c+1]-1 of fcIdx (row of wpT) and fcX
-	// (the Jp value), Wt and Ph entries interleaved; fcPerm maps each
-	// pair to its reduced Jp entry; ft is the ns x nx result.
-	fcPtr, fcIdx, fcPerm []int
-	fcX, ft              []float64
+	// c, entries fcPtr[c]..fcPtr[c+1]-1, each with the byte offset of its
+	// row i in Wt^T (fcOff = i nx 8) and its reduced Jp entry (fcPerm);
+	// ft is the ns x nx result.
+	fcPtr, fcOff, fcPerm []int
+	ft                   []float64
 }
 
 func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 	st := endState{dA: make([]float64, nnz), dB: make([]float64, nnz),
 		nmat: make([]float64, nx*nx), piv: make([]int, nx),
-		fcX: make([]float64, 2*nnzp), ft: make([]float64, ns*nx)}
+		ft: make([]float64, ns*nx)}
 	st.slots = make([]refSlot, nslots)
 	for i := range st.slots {
 		st.slots[i] = refSlot{an: make([]float64, nnz), e: make([]float64, nx*nx),
@@ -266,20 +266,19 @@ func (en *engine) initForcing() {
 	nx, ns := en.nx, en.ns
 	st.fcPtr = make([]int, ns+1)
 	for _, c := range en.jpCol {
-		st.fcPtr[c+1] += 2
+		st.fcPtr[c+1]++
 	}
 	for c := 0; c < ns; c++ {
 		st.fcPtr[c+1] += st.fcPtr[c]
 	}
-	st.fcIdx = make([]int, 2*len(en.jpCol))
+	st.fcOff = make([]int, len(en.jpCol))
 	st.fcPerm = make([]int, len(en.jpCol))
 	next := append([]int(nil), st.fcPtr[:ns]...)
 	for i := 0; i < nx; i++ {
 		for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
 			q := next[en.jpCol[k]]
-			next[en.jpCol[k]] += 2
-			st.fcIdx[q], st.fcIdx[q+1] = i, nx+i
-			st.fcPerm[q/2] = k
+			next[en.jpCol[k]]++
+			st.fcOff[q], st.fcPerm[q] = i*nx*8, k
 		}
 	}
 }
@@ -288,7 +287,7 @@ func (en *engine) initForcing() {
 // and the reduced sparse Jp values va, vb: the forcing of the end-point
 // step. With AVX2, column c of the forcing is the combination of the
 // columns of Wt and Ph selected by Jp's column c, contiguous rows of wpT:
-// computed transposed by the spRowsAVX kernel, then added to dst.
+// computed transposed by the forceAVX kernel, then added to dst.
 func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 	if !hasAVX2FMA {
 		en.addForcingGo(dst, sl.wt, va, sl.ph, vb)
@@ -296,13 +295,13 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 	}
 	nx, ns := en.nx, en.ns
 	st := &en.end
-	x := st.fcX
-	for q, k := range st.fcPerm {
-		x[2*q], x[2*q+1] = va[k], vb[k]
+	nnz := len(en.jpCol)
+	if len(va) < nnz || len(vb) < nnz || len(dst) < nx*ns {
+		panic("sens: addForcing: short operand")
 	}
-	// The indices are in range by construction (initForcing).
+	// Offsets and entries are in range by construction (initForcing).
 	ft := st.ft[:ns*nx]
-	spRowsAVX(ft, sl.wpT[:2*nx*nx], x, st.fcIdx, st.fcPtr, nx)
+	forceAVX(ft, sl.wpT[:2*nx*nx], va, vb, st.fcPerm, st.fcOff, st.fcPtr, nx, nx*nx*8)
 	dst = dst[:nx*ns]
 	for c := 0; c < ns; c++ {
 		fr := ft[c*nx : (c+1)*nx]

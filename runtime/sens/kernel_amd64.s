@@ -38,113 +38,6 @@ DATA gemmMask<>+0xf0(SB)/8, $0
 DATA gemmMask<>+0xf8(SB)/8, $0
 GLOBL gemmMask<>(SB), RODATA|NOPTR, $256
 
-// func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int)
-//
-// For each row c of dst (len(ptr)-1 rows of length m, stride m):
-// dst[c*m+t] = sum_(q = ptr[c]..ptr[c+1]-1) x[q] b[idx[q]*m+t], t < m; a
-// product of a sparse matrix (CSR: ptr, idx, x) and a dense one (b, row
-// stride m). Lengths are checked by the caller. Rows are done in masked
-// column blocks of 16 with two sets of accumulators (even and odd q) to
-// hide the latency of the FMA chain.
-TEXT ·spRowsAVX(SB), NOSPLIT, $0-128
-	MOVQ dst_base+0(FP), DI
-	MOVQ b_base+24(FP), SI
-	MOVQ x_base+48(FP), DX
-	MOVQ idx_base+72(FP), R8
-	MOVQ ptr_base+96(FP), R9
-	MOVQ ptr_len+104(FP), R10
-	DECQ R10
-	MOVQ m+120(FP), R12
-	MOVQ R12, R11
-	SHLQ $3, R11
-	XORQ R13, R13
-	TESTQ R10, R10
-	JLE spdone
-
-blk:
-	MOVQ R12, AX
-	SUBQ R13, AX
-	JLE nextcol
-	CMPQ AX, $16
-	JLE masks
-	MOVQ $16, AX
-masks:
-	NEGQ AX
-	ADDQ $16, AX
-	LEAQ gemmMask<>(SB), BX
-	LEAQ (BX)(AX*8), BX
-	VMOVUPD 0(BX), Y10
-	VMOVUPD 32(BX), Y11
-	VMOVUPD 64(BX), Y12
-	VMOVUPD 96(BX), Y13
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	MOVQ (R9), R14
-	MOVQ 8(R9), CX
-qloop:
-	CMPQ R14, CX
-	JGE qdone
-	VBROADCASTSD (DX)(R14*8), Y8
-	MOVQ (R8)(R14*8), AX
-	IMULQ R11, AX
-	ADDQ SI, AX
-	LEAQ (AX)(R13*8), AX
-	VMASKMOVPD 0(AX), Y10, Y9
-	VFMADD231PD Y9, Y8, Y0
-	VMASKMOVPD 32(AX), Y11, Y9
-	VFMADD231PD Y9, Y8, Y1
-	VMASKMOVPD 64(AX), Y12, Y9
-	VFMADD231PD Y9, Y8, Y2
-	VMASKMOVPD 96(AX), Y13, Y9
-	VFMADD231PD Y9, Y8, Y3
-	INCQ R14
-	CMPQ R14, CX
-	JGE qdone
-	VBROADCASTSD (DX)(R14*8), Y8
-	MOVQ (R8)(R14*8), AX
-	IMULQ R11, AX
-	ADDQ SI, AX
-	LEAQ (AX)(R13*8), AX
-	VMASKMOVPD 0(AX), Y10, Y9
-	VFMADD231PD Y9, Y8, Y4
-	VMASKMOVPD 32(AX), Y11, Y9
-	VFMADD231PD Y9, Y8, Y5
-	VMASKMOVPD 64(AX), Y12, Y9
-	VFMADD231PD Y9, Y8, Y6
-	VMASKMOVPD 96(AX), Y13, Y9
-	VFMADD231PD Y9, Y8, Y7
-	INCQ R14
-	JMP qloop
-qdone:
-	LEAQ (DI)(R13*8), AX
-	VADDPD Y4, Y0, Y0
-	VMASKMOVPD Y0, Y10, 0(AX)
-	VADDPD Y5, Y1, Y1
-	VMASKMOVPD Y1, Y11, 32(AX)
-	VADDPD Y6, Y2, Y2
-	VMASKMOVPD Y2, Y12, 64(AX)
-	VADDPD Y7, Y3, Y3
-	VMASKMOVPD Y3, Y13, 96(AX)
-	ADDQ $16, R13
-	JMP blk
-
-nextcol:
-	ADDQ $8, R9
-	ADDQ R11, DI
-	XORQ R13, R13
-	DECQ R10
-	JNZ blk
-
-spdone:
-	VZEROUPPER
-	RET
-
 // func rows4AVX(dst, a, b []float64, n, k int)
 //
 // dst[i*4+q] = sum_l a[i*k+l] b[l*4+q] for q < 4: a (n x k) times b
@@ -280,5 +173,228 @@ s4store:
 	JNZ s4row
 
 s4done:
+	VZEROUPPER
+	RET
+
+// func forceAVX(ft, wpT, va, vb []float64, perm, off, ptr []int, m, phOff int)
+//
+// The forcing of the end-point step by columns of Jp, transposed: for
+// each column c (len(ptr)-1 of them), row c of ft (length m = nx) is
+// sum over its entries q = ptr[c]..ptr[c+1]-1 of va[perm[q]] Wt^T[i_q] +
+// vb[perm[q]] Ph^T[i_q], where wpT holds the rows of Wt^T, then those of
+// Ph^T at byte offset phOff, and off[q] = i_q m 8 is the byte offset of
+// row i_q. A column is done in passes of 32 entries of its row (8
+// accumulators; the last pass 16 plain and a masked rest, or up to 16
+// masked), the Jp values read in place through perm. Lengths and offsets
+// are checked or constructed by the caller.
+TEXT ·forceAVX(SB), NOSPLIT, $0-184
+	MOVQ ft_base+0(FP), DI
+	MOVQ wpT_base+24(FP), SI
+	MOVQ va_base+48(FP), DX
+	MOVQ vb_base+72(FP), R8
+	MOVQ perm_base+96(FP), R9
+	MOVQ off_base+120(FP), R10
+	MOVQ ptr_base+144(FP), R11
+	MOVQ ptr_len+152(FP), R12
+	DECQ R12
+	JLE fdone
+	XORQ R13, R13
+
+fpass:
+	MOVQ m+168(FP), AX
+	SUBQ R13, AX
+	JLE fnext
+	CMPQ AX, $32
+	JGE f32
+	CMPQ AX, $16
+	JG f16m0
+	// r <= 16: masks from entry 16 - r
+	NEGQ AX
+	ADDQ $16, AX
+	JMP fm
+f16m0:
+	// 16 < r < 32: masks for r - 16 lanes from entry 32 - r
+	NEGQ AX
+	ADDQ $32, AX
+	JMP f16m
+
+f32:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ (R11), R14
+	MOVQ 8(R11), CX
+	CMPQ R14, CX
+	JGE f32st
+f32q:
+	MOVQ (R9)(R14*8), AX
+	VBROADCASTSD (DX)(AX*8), Y8
+	VBROADCASTSD (R8)(AX*8), Y9
+	MOVQ (R10)(R14*8), BX
+	ADDQ SI, BX
+	LEAQ (BX)(R13*8), BX
+	VFMADD231PD 0(BX), Y8, Y0
+	VFMADD231PD 32(BX), Y8, Y1
+	VFMADD231PD 64(BX), Y8, Y2
+	VFMADD231PD 96(BX), Y8, Y3
+	VFMADD231PD 128(BX), Y8, Y4
+	VFMADD231PD 160(BX), Y8, Y5
+	VFMADD231PD 192(BX), Y8, Y6
+	VFMADD231PD 224(BX), Y8, Y7
+	ADDQ phOff+176(FP), BX
+	VFMADD231PD 0(BX), Y9, Y0
+	VFMADD231PD 32(BX), Y9, Y1
+	VFMADD231PD 64(BX), Y9, Y2
+	VFMADD231PD 96(BX), Y9, Y3
+	VFMADD231PD 128(BX), Y9, Y4
+	VFMADD231PD 160(BX), Y9, Y5
+	VFMADD231PD 192(BX), Y9, Y6
+	VFMADD231PD 224(BX), Y9, Y7
+	INCQ R14
+	CMPQ R14, CX
+	JL f32q
+f32st:
+	LEAQ (DI)(R13*8), BX
+	VMOVUPD Y0, 0(BX)
+	VMOVUPD Y1, 32(BX)
+	VMOVUPD Y2, 64(BX)
+	VMOVUPD Y3, 96(BX)
+	VMOVUPD Y4, 128(BX)
+	VMOVUPD Y5, 160(BX)
+	VMOVUPD Y6, 192(BX)
+	VMOVUPD Y7, 224(BX)
+	ADDQ $32, R13
+	JMP fpass
+f16m:
+	LEAQ gemmMask<>(SB), BX
+	LEAQ (BX)(AX*8), BX
+	VMOVUPD 0(BX), Y10
+	VMOVUPD 32(BX), Y11
+	VMOVUPD 64(BX), Y12
+	VMOVUPD 96(BX), Y13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ (R11), R14
+	MOVQ 8(R11), CX
+	CMPQ R14, CX
+	JGE f16mst
+f16mq:
+	MOVQ (R9)(R14*8), AX
+	VBROADCASTSD (DX)(AX*8), Y8
+	VBROADCASTSD (R8)(AX*8), Y9
+	MOVQ (R10)(R14*8), BX
+	ADDQ SI, BX
+	LEAQ (BX)(R13*8), BX
+	VFMADD231PD 0(BX), Y8, Y0
+	VFMADD231PD 32(BX), Y8, Y1
+	VFMADD231PD 64(BX), Y8, Y2
+	VFMADD231PD 96(BX), Y8, Y3
+	VMASKMOVPD 128(BX), Y10, Y14
+	VFMADD231PD Y14, Y8, Y4
+	VMASKMOVPD 160(BX), Y11, Y14
+	VFMADD231PD Y14, Y8, Y5
+	VMASKMOVPD 192(BX), Y12, Y14
+	VFMADD231PD Y14, Y8, Y6
+	VMASKMOVPD 224(BX), Y13, Y14
+	VFMADD231PD Y14, Y8, Y7
+	ADDQ phOff+176(FP), BX
+	VFMADD231PD 0(BX), Y9, Y0
+	VFMADD231PD 32(BX), Y9, Y1
+	VFMADD231PD 64(BX), Y9, Y2
+	VFMADD231PD 96(BX), Y9, Y3
+	VMASKMOVPD 128(BX), Y10, Y14
+	VFMADD231PD Y14, Y9, Y4
+	VMASKMOVPD 160(BX), Y11, Y14
+	VFMADD231PD Y14, Y9, Y5
+	VMASKMOVPD 192(BX), Y12, Y14
+	VFMADD231PD Y14, Y9, Y6
+	VMASKMOVPD 224(BX), Y13, Y14
+	VFMADD231PD Y14, Y9, Y7
+	INCQ R14
+	CMPQ R14, CX
+	JL f16mq
+f16mst:
+	LEAQ (DI)(R13*8), BX
+	VMOVUPD Y0, 0(BX)
+	VMOVUPD Y1, 32(BX)
+	VMOVUPD Y2, 64(BX)
+	VMOVUPD Y3, 96(BX)
+	VMASKMOVPD Y4, Y10, 128(BX)
+	VMASKMOVPD Y5, Y11, 160(BX)
+	VMASKMOVPD Y6, Y12, 192(BX)
+	VMASKMOVPD Y7, Y13, 224(BX)
+	ADDQ $32, R13
+	JMP fpass
+fm:
+	LEAQ gemmMask<>(SB), BX
+	LEAQ (BX)(AX*8), BX
+	VMOVUPD 0(BX), Y10
+	VMOVUPD 32(BX), Y11
+	VMOVUPD 64(BX), Y12
+	VMOVUPD 96(BX), Y13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ (R11), R14
+	MOVQ 8(R11), CX
+	CMPQ R14, CX
+	JGE fmst
+fmq:
+	MOVQ (R9)(R14*8), AX
+	VBROADCASTSD (DX)(AX*8), Y8
+	VBROADCASTSD (R8)(AX*8), Y9
+	MOVQ (R10)(R14*8), BX
+	ADDQ SI, BX
+	LEAQ (BX)(R13*8), BX
+	VMASKMOVPD 0(BX), Y10, Y14
+	VFMADD231PD Y14, Y8, Y0
+	VMASKMOVPD 32(BX), Y11, Y14
+	VFMADD231PD Y14, Y8, Y1
+	VMASKMOVPD 64(BX), Y12, Y14
+	VFMADD231PD Y14, Y8, Y2
+	VMASKMOVPD 96(BX), Y13, Y14
+	VFMADD231PD Y14, Y8, Y3
+	ADDQ phOff+176(FP), BX
+	VMASKMOVPD 0(BX), Y10, Y14
+	VFMADD231PD Y14, Y9, Y0
+	VMASKMOVPD 32(BX), Y11, Y14
+	VFMADD231PD Y14, Y9, Y1
+	VMASKMOVPD 64(BX), Y12, Y14
+	VFMADD231PD Y14, Y9, Y2
+	VMASKMOVPD 96(BX), Y13, Y14
+	VFMADD231PD Y14, Y9, Y3
+	INCQ R14
+	CMPQ R14, CX
+	JL fmq
+fmst:
+	LEAQ (DI)(R13*8), BX
+	VMASKMOVPD Y0, Y10, 0(BX)
+	VMASKMOVPD Y1, Y11, 32(BX)
+	VMASKMOVPD Y2, Y12, 64(BX)
+	VMASKMOVPD Y3, Y13, 96(BX)
+	ADDQ $16, R13
+	JMP fpass
+
+fnext:
+	XORQ R13, R13
+	ADDQ $8, R11
+	MOVQ m+168(FP), AX
+	LEAQ (DI)(AX*8), DI
+	DECQ R12
+	JNZ fpass
+
+fdone:
 	VZEROUPPER
 	RET

@@ -4,9 +4,6 @@ package sens
 
 const hasAVX2FMA = false
 
-func spRowsAVX(dst, b, x []float64, idx, ptr []int, m int) {
-	panic("sens: spRowsAVX without AVX2")
-}
 
 func rows4AVX(dst, a, b []float64, n, k int) {
 	panic("sens: rows4AVX without AVX2")
@@ -14,4 +11,8 @@ func rows4AVX(dst, a, b []float64, n, k int) {
 
 func spRows4AVX(dst, b, x []float64, idx, ptr []int, add bool) {
 	panic("sens: spRows4AVX without AVX2")
+}
+
+func forceAVX(ft, wpT, va, vb []float64, perm, off, ptr []int, m, phOff int) {
+	panic("sens: forceAVX without AVX2")
 }
