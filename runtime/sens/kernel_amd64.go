@@ -8,7 +8,6 @@ import "github.com/pbgen/pbgen/runtime/expm"
 // the forcing through forceAVX.
 var hasAVX2FMA = expm.HasFMA()
 
-
 //go:noescape
 func rows4AVX(dst, a, b []float64, n, k int)
 

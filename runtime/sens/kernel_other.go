@@ -4,7 +4,6 @@ package sens
 
 const hasAVX2FMA = false
 
-
 func rows4AVX(dst, a, b []float64, n, k int) {
 	panic("sens: rows4AVX without AVX2")
 }
