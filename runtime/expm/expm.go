@@ -372,10 +372,17 @@ func (w *Workspace) pade(e, wint, psi, a []float64, h float64) {
 // Stopping at that level is as accurate as squaring on: a slow mode whose
 // decay is below that level would be swamped by the same rounding error.
 func idempotent(e2, e []float64, k int) bool {
+	// Comparisons instead of math.Max (this runs after every squaring); a
+	// NaN difference sticks in d.
 	var mx, d float64
+	e2 = e2[:len(e)]
 	for i, x := range e {
-		mx = math.Max(mx, math.Abs(x))
-		d = math.Max(d, math.Abs(e2[i]-x))
+		if ax := math.Abs(x); ax > mx {
+			mx = ax
+		}
+		if dd := math.Abs(e2[i] - x); dd > d || dd != dd {
+			d = dd
+		}
 	}
 	return d <= math.Ldexp(16*0x1p-52, k)*math.Max(mx, 1e-300) && !math.IsNaN(d)
 }
