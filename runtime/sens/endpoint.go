@@ -302,11 +302,18 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 	// Offsets and entries are in range by construction (initForcing).
 	ft := st.ft[:ns*nx]
 	forceAVX(ft, sl.wpT[:2*nx*nx], va, vb, st.fcPerm, st.fcOff, st.fcPtr, nx, nx*nx*8)
+	// dst += ft^T: 4 x 4 blocks in the kernel, the edges here.
 	dst = dst[:nx*ns]
+	addTransAVX(dst, ft, nx, ns)
+	nx4, ns4 := nx&^3, ns&^3
 	for c := 0; c < ns; c++ {
+		r0 := 0
+		if c < ns4 {
+			r0 = nx4
+		}
 		fr := ft[c*nx : (c+1)*nx]
-		for r, v := range fr {
-			dst[r*ns+c] += v
+		for r := r0; r < nx; r++ {
+			dst[r*ns+c] += fr[r]
 		}
 	}
 }

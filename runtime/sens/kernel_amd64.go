@@ -16,3 +16,6 @@ func spRows4AVX(dst, b, x []float64, idx, ptr []int, add bool)
 
 //go:noescape
 func forceAVX(ft, wpT, va, vb []float64, perm, off, ptr []int, m, phOff int)
+
+//go:noescape
+func addTransAVX(dst, ft []float64, nx, ns int)

@@ -398,3 +398,68 @@ fnext:
 fdone:
 	VZEROUPPER
 	RET
+
+// func addTransAVX(dst, ft []float64, nx, ns int)
+//
+// dst[r*ns+c] += ft[c*nx+r] for r < nx&^3, c < ns&^3: the transposed add
+// of the forcing in 4 x 4 blocks (four rows of ft, transposed in
+// registers, added to four rows of dst). The caller does the edges and
+// checks the lengths.
+TEXT ·addTransAVX(SB), NOSPLIT, $0-64
+	MOVQ dst_base+0(FP), DI
+	MOVQ ft_base+24(FP), SI
+	MOVQ nx+48(FP), R10
+	MOVQ ns+56(FP), R11
+	MOVQ R10, R8
+	SHRQ $2, R8
+	MOVQ R11, R9
+	SHRQ $2, R9
+	SHLQ $3, R10
+	SHLQ $3, R11
+	TESTQ R8, R8
+	JE atdone
+	TESTQ R9, R9
+	JE atdone
+	XORQ R13, R13
+
+atc:
+	MOVQ R13, CX
+	IMULQ R10, CX
+	ADDQ SI, CX
+	LEAQ (DI)(R13*8), BX
+	MOVQ R8, R12
+
+atr:
+	VMOVUPD (CX), Y0
+	VMOVUPD (CX)(R10*1), Y1
+	LEAQ (CX)(R10*2), AX
+	VMOVUPD (AX), Y2
+	VMOVUPD (AX)(R10*1), Y3
+	VUNPCKLPD Y1, Y0, Y4
+	VUNPCKHPD Y1, Y0, Y5
+	VUNPCKLPD Y3, Y2, Y6
+	VUNPCKHPD Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VADDPD (BX), Y0, Y0
+	VMOVUPD Y0, (BX)
+	VADDPD (BX)(R11*1), Y1, Y1
+	VMOVUPD Y1, (BX)(R11*1)
+	LEAQ (BX)(R11*2), AX
+	VADDPD (AX), Y2, Y2
+	VMOVUPD Y2, (AX)
+	VADDPD (AX)(R11*1), Y3, Y3
+	VMOVUPD Y3, (AX)(R11*1)
+	ADDQ $32, CX
+	LEAQ (BX)(R11*4), BX
+	DECQ R12
+	JNZ atr
+	ADDQ $4, R13
+	DECQ R9
+	JNZ atc
+
+atdone:
+	VZEROUPPER
+	RET

@@ -15,3 +15,7 @@ func spRows4AVX(dst, b, x []float64, idx, ptr []int, add bool) {
 func forceAVX(ft, wpT, va, vb []float64, perm, off, ptr []int, m, phOff int) {
 	panic("sens: forceAVX without AVX2")
 }
+
+func addTransAVX(dst, ft []float64, nx, ns int) {
+	panic("sens: addTransAVX without AVX2")
+}
