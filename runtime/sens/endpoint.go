@@ -344,12 +344,23 @@ func (en *engine) addForcingGo(dst, da, va, db, vb []float64) {
 
 // dist is the Euclidean distance of two value vectors.
 func dist(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		d := x - b[i]
-		s += d * d
+	// Four partial sums: one is bound by the latency of its additions.
+	var s0, s1, s2, s3 float64
+	b = b[:len(a)]
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
+		d0, d1, d2, d3 := x[0]-y[0], x[1]-y[1], x[2]-y[2], x[3]-y[3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
 	}
-	return math.Sqrt(s)
+	for ; i < len(a); i++ {
+		d := a[i] - b[i]
+		s0 += d * d
+	}
+	return math.Sqrt((s0 + s1) + (s2 + s3))
 }
 
 // jumpTol is the relative change of Jx over one step (infinity norm) above
