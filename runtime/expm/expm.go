@@ -441,8 +441,10 @@ func luFactor(a []float64, piv []int, n int) {
 		if hasFMA && k+1 < n {
 			// Multipliers, then the rank-1 update of the trailing block
 			// with the AVX2 kernel (strided rows).
+			// One division per column (divisions have a long latency).
+			rd := 1 / d
 			for i := k + 1; i < n; i++ {
-				a[i*n+k] /= d
+				a[i*n+k] *= rd
 			}
 			r := n - k - 1
 			gerAVX(a[(k+1)*n+k+1:], a[(k+1)*n+k:], a[k*n+k+1:], r, r, n, n)
