@@ -43,8 +43,11 @@ type endState struct {
 	dA     []float64 // nnz(Jx): Ja - An
 	dB     []float64 // nnz(Jx): Jb - An
 	dBNorm float64   // ||Jb - An||_inf of the slot found by slotFor
-	nmat   []float64 // nx*nx: I - Ph (Jb - An), then its LU
-	piv    []int
+	// ||Ja - An||_inf, with dA, when slotFor reused a slot (dAValid).
+	dANorm  float64
+	dAValid bool
+	nmat    []float64 // nx*nx: I - Ph (Jb - An), then its LU
+	piv     []int
 
 	// The forcing by columns of Jp (see addForcing): for reduced column
 	// c, entries fcPtr[c]..fcPtr[c+1]-1, each with the byte offset of its
@@ -77,28 +80,48 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	st.stamp++
 	var lru *refSlot
 	// A jump of Jx within the step (a kink of a piecewise-linear rate law)
-	// is handled better by a fresh end-point exponential.
-	smooth := en.relChangeInf(ja, jb) <= jumpTol
+	// is handled better by a fresh end-point exponential: smooth is
+	// relChangeInf(ja, jb) <= jumpTol, computed in the pass over the first
+	// candidate slot (no candidate: a fresh exponential anyway).
+	known, smooth := false, false
+	st.dAValid = false
+	rp := en.jx.RowPtr
 	for i := range st.slots {
 		c := &st.slots[i]
-		if smooth && c.valid && math.Abs(c.h-h) <= 1e-12*h {
-			// ||h (Jb - An)||_inf
-			var d float64
-			rp := en.jx.RowPtr
+		if (smooth || !known) && c.valid && math.Abs(c.h-h) <= 1e-12*h {
+			// dA = Ja - An, dB = Jb - An and their infinity norms; the
+			// relative change of Jx over the step.
+			var dA, dB, rd, rn float64
 			for r := 0; r+1 < len(rp); r++ {
-				var rs float64
+				var sa, sb, sd, sn float64
 				for k := rp[r]; k < rp[r+1]; k++ {
-					x := jb[k] - c.an[k]
-					st.dB[k] = x
-					rs += math.Abs(x)
+					xa, xb := ja[k]-c.an[k], jb[k]-c.an[k]
+					st.dA[k], st.dB[k] = xa, xb
+					sa += math.Abs(xa)
+					sb += math.Abs(xb)
+					sd += math.Abs(jb[k] - ja[k])
+					sn += math.Abs(ja[k])
 				}
-				if rs > d {
-					d = rs
+				if sa > dA {
+					dA = sa
+				}
+				if sb > dB {
+					dB = sb
+				}
+				if sd > rd {
+					rd = sd
+				}
+				if sn > rn {
+					rn = sn
 				}
 			}
-			if h*d <= en.cfg.refTheta {
+			if !known {
+				known = true
+				smooth = rd == 0 || rd/rn <= jumpTol
+			}
+			if smooth && h*dB <= en.cfg.refTheta {
 				c.used = st.stamp
-				st.dBNorm = d
+				st.dBNorm, st.dANorm, st.dAValid = dB, dA, true
 				en.stats.ExpReuses++
 				return c, false
 			}
@@ -155,17 +178,21 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	sl, fresh := en.slotFor(a.jx, b.jx, h)
 	en.lastSlot = sl
 	st := &en.end
-	var dAn float64
-	rp := en.jx.RowPtr
-	for r := 0; r+1 < len(rp); r++ {
-		var rs float64
-		for k := rp[r]; k < rp[r+1]; k++ {
-			x := a.jx[k] - sl.an[k]
-			st.dA[k] = x
-			rs += math.Abs(x)
-		}
-		if rs > dAn {
-			dAn = rs
+	dAn := st.dANorm
+	if !st.dAValid {
+		// A fresh slot (An = Jb): dA = Ja - Jb.
+		dAn = 0
+		rp := en.jx.RowPtr
+		for r := 0; r+1 < len(rp); r++ {
+			var rs float64
+			for k := rp[r]; k < rp[r+1]; k++ {
+				x := a.jx[k] - sl.an[k]
+				st.dA[k] = x
+				rs += math.Abs(x)
+			}
+			if rs > dAn {
+				dAn = rs
+			}
 		}
 	}
 	small := negligible * tau
