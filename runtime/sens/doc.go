@@ -69,17 +69,17 @@
 // amd64 with AVX2 and FMA these run through the kernels of expm
 // (MulAdd: rows in pairs, column blocks kept in registers over the inner
 // dimension; LUFactor, LUSolve) and of kernel_amd64.s (the forcing by
-// columns of Jp, the dense and sparse 4-column probe products), about 9
-// us for an Exp step and 10 us for a PBSR sub-step with its error
-// estimate on CaMKII's 21 x 59 (BenchmarkCaMKIIExpStep,
-// BenchmarkCaMKIIPBSRStep; 18 and 22 us with gonum's SSE2 loops, the
-// fallback elsewhere). Of a CaMKII PBSR solve (about 9 ms) the 624 steps
-// take 6.5, the 28 exponentials 0.7, the state 0.4. The count is the
-// rest: CaMKII needs about 620 PBSR steps at SensRTol = 1e-5
-// (300 in [0, 1), where ||S||_F grows from 0 to 4.5e3; the estimate there
-// is not dominated by stiff components, whose damping the filter models,
-// and SensATol is not what binds: 1e-4 instead of 1e-6 saves 10%) and
-// 340 Exp steps. A looser default test (3 RTol) kept the CaMKII error at
+// columns of Jp and its transposed add, the dense and sparse 4-column
+// probe products), about 7 us for an Exp step and 8 us for a PBSR
+// sub-step with its error estimate on CaMKII's 21 x 59
+// (BenchmarkCaMKIIExpStep, BenchmarkCaMKIIPBSRStep; 18 and 22 us with
+// gonum's SSE2 loops, the fallback elsewhere). Of a CaMKII PBSR solve
+// (about 7.7 ms) the 624 steps take 5.1, the 28 exponentials 0.5, the
+// state 0.4. The count is the rest: CaMKII needs about 620 PBSR steps at
+// SensRTol = 1e-5 (300 in [0, 1), where ||S||_F grows from 0 to 4.5e3,
+// about the integrator's steps there; the estimate is not dominated by
+// stiff components, whose damping the filter models, and SensATol is not
+// what binds: 1e-4 instead of 1e-6 saves 10%) and 340 Exp steps. A looser default test (3 RTol) kept the CaMKII error at
 // 1.3e-3 with 460 steps but gave 1.2e-3 on Chua's circuit at RTol 1e-6,
 // above its 1e-3 bound; the default stays RTol.
 //
