@@ -17,6 +17,17 @@
 // is that of one n x n exponential plus one extra triangular solve and two
 // n x n products per squaring, instead of a 2n x 2n exponential.
 //
+// # Kernels
+//
+// The dense products, LU factorizations and substitutions (MulAdd,
+// LUFactor, LUSolve, also used by runtime/sens) run on amd64 CPUs with
+// AVX2 and FMA through the assembly kernels of kernel_amd64.s, detected
+// with CPUID at start-up; elsewhere, or built with the purego tag, gonum
+// and plain loops. At the tens of rows of reaction-network Jacobians
+// gonum's SSE2 loops are bound by loads and stores: the kernels keep
+// blocks of a row of the result in registers over the inner dimension,
+// two rows at a time (a 21 x 21 exponential at norm 1: 25 -> 8 us).
+//
 // # Layout and allocation
 //
 // Matrices are dense, row-major []float64 of length n*n. Outputs are the dst
