@@ -19,11 +19,11 @@
 //
 // # Kernels
 //
-// The dense products, LU factorizations and substitutions (MulAdd,
-// LUFactor, LUSolve, also used by runtime/sens) run on amd64 CPUs with
-// AVX2 and FMA through the assembly kernels of kernel_amd64.s, detected
-// with CPUID at start-up; elsewhere, or built with the purego tag, gonum
-// and plain loops. At the tens of rows of reaction-network Jacobians
+// The dense products, LU factorizations and substitutions are those of
+// runtime/internal/dense (MulAdd, FactorFull, SolveFull, shared with
+// runtime/sens): on amd64 CPUs with AVX2 and FMA its assembly kernels,
+// detected with CPUID at start-up; elsewhere, or built with the purego
+// tag, gonum and plain loops. At the tens of rows of reaction-network Jacobians
 // gonum's SSE2 loops are bound by loads and stores: the kernels keep
 // blocks of a row of the result in registers over the inner dimension,
 // two rows at a time (a 21 x 21 exponential at norm 1: 25 -> 8 us).
@@ -41,6 +41,8 @@ package expm
 
 import (
 	"math"
+
+	"github.com/pbgen/pbgen/runtime/internal/dense"
 )
 
 // theta[m] is the largest 1-norm for which the degree-m Padé approximant of
@@ -172,7 +174,7 @@ func (w *Workspace) mul(dst, a, b []float64, alpha, beta float64) {
 	if w.n == 0 {
 		return
 	}
-	MulAdd(dst, a, b, w.n, w.n, w.n, alpha, beta)
+	dense.MulAdd(dst, a, b, w.n, w.n, w.n, alpha, beta)
 }
 
 // pade is the common core (wint, psi nil when not wanted). For wint, the
@@ -316,13 +318,13 @@ func (w *Workspace) pade(e, wint, psi, a []float64, h float64) {
 		q[i] = v[i] - u[i]
 		e[i] = v[i] + u[i]
 	}
-	luFactor(q, w.piv, n)
-	luSolve(q, w.piv, n, e, n)
+	dense.FactorFull(q, w.piv, n)
+	dense.SolveFull(q, w.piv, n, e, n)
 	if phi {
 		for i, x := range u0 {
 			wint[i] = 2 * sc * x
 		}
-		luSolve(q, w.piv, n, wint, n)
+		dense.SolveFull(q, w.piv, n, wint, n)
 	}
 	if psi != nil {
 		// Psi = c^2 Q^{-1} (Y T + U0).
@@ -331,7 +333,7 @@ func (w *Workspace) pade(e, wint, psi, a []float64, h float64) {
 		for i := range psi {
 			psi[i] *= sc * sc
 		}
-		luSolve(q, w.piv, n, psi, n)
+		dense.SolveFull(q, w.piv, n, psi, n)
 	}
 	w.Last.Converged = -1
 	for r := s; r > 0; r-- {
@@ -403,127 +405,4 @@ func idempotent(e2, e []float64, k int) bool {
 func wint2(w *Workspace, wint []float64) []float64 {
 	copy(w.t1, wint)
 	return w.t1
-}
-
-// LUFactor factorizes the n x n row-major a in place with partial
-// pivoting (P a = L U, unit lower L, the row exchanges in piv), with the
-// product kernel of MulAdd for the trailing updates. A zero pivot is left
-// in place: LUSolve then produces Inf/NaN. Short operands panic.
-func LUFactor(a []float64, piv []int, n int) {
-	if n < 0 || len(a) < n*n || len(piv) < n {
-		panic("expm: LUFactor: short operand")
-	}
-	luFactor(a, piv, n)
-}
-
-// LUSolve overwrites the n x nrhs row-major b with a^{-1} b from the
-// factorization of LUFactor. Short operands panic.
-func LUSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
-	if n < 0 || nrhs < 0 || len(lu) < n*n || len(piv) < n || len(b) < n*nrhs {
-		panic("expm: LUSolve: short operand")
-	}
-	luSolve(lu, piv, n, b, nrhs)
-}
-
-// luFactor factorizes the n x n row-major a in place with partial pivoting
-// (P a = L U, unit lower L). A zero pivot is left in place: the solve then
-// produces Inf/NaN, which the callers propagate (the Padé denominator is
-// nonsingular for norms within theta).
-func luFactor(a []float64, piv []int, n int) {
-	for k := 0; k < n; k++ {
-		p := k
-		mx := math.Abs(a[k*n+k])
-		for i := k + 1; i < n; i++ {
-			if v := math.Abs(a[i*n+k]); v > mx {
-				mx, p = v, i
-			}
-		}
-		piv[k] = p
-		if p != k {
-			rk, rp := a[k*n:k*n+n], a[p*n:p*n+n]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
-		}
-		d := a[k*n+k]
-		if d == 0 {
-			continue
-		}
-		if hasFMA && k+1 < n {
-			// Multipliers, then the rank-1 update of the trailing block
-			// with the AVX2 kernel (strided rows).
-			// One division per column (divisions have a long latency).
-			rd := 1 / d
-			for i := k + 1; i < n; i++ {
-				a[i*n+k] *= rd
-			}
-			r := n - k - 1
-			gerAVX(a[(k+1)*n+k+1:], a[(k+1)*n+k:], a[k*n+k+1:], r, r, n, n)
-			continue
-		}
-		rk := a[k*n+k+1 : k*n+n]
-		for i := k + 1; i < n; i++ {
-			l := a[i*n+k] / d
-			a[i*n+k] = l
-			if l == 0 {
-				continue
-			}
-			ri := a[i*n+k+1 : i*n+n]
-			for j, x := range rk {
-				ri[j] -= l * x
-			}
-		}
-	}
-}
-
-// luSolve overwrites the n x nrhs row-major b with a^{-1} b using the
-// factorization from luFactor.
-func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
-	for k := 0; k < n; k++ {
-		if p := piv[k]; p != k {
-			rk, rp := b[k*nrhs:(k+1)*nrhs], b[p*nrhs:(p+1)*nrhs]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
-		}
-	}
-	if hasFMA {
-		// Forward and backward substitution by rows in one kernel call.
-		if n > 0 && nrhs > 0 {
-			trsmAVX(lu[:n*n], b[:n*nrhs], n, nrhs)
-		}
-		return
-	}
-	// forward: L y = b
-	for i := 1; i < n; i++ {
-		bi := b[i*nrhs : (i+1)*nrhs]
-		for k := 0; k < i; k++ {
-			l := lu[i*n+k]
-			if l == 0 {
-				continue
-			}
-			bk := b[k*nrhs : (k+1)*nrhs]
-			for j, x := range bk {
-				bi[j] -= l * x
-			}
-		}
-	}
-	// backward: U x = y
-	for i := n - 1; i >= 0; i-- {
-		bi := b[i*nrhs : (i+1)*nrhs]
-		for k := i + 1; k < n; k++ {
-			uik := lu[i*n+k]
-			if uik == 0 {
-				continue
-			}
-			bk := b[k*nrhs : (k+1)*nrhs]
-			for j, x := range bk {
-				bi[j] -= uik * x
-			}
-		}
-		d := 1 / lu[i*n+i]
-		for j := range bi {
-			bi[j] *= d
-		}
-	}
 }

@@ -66,11 +66,12 @@
 //
 // What limits the speed: a step costs about two nx x nx by nx x ns
 // products (M S and the W-method solve) plus the sparse Jp forcing. On
-// amd64 with AVX2 and FMA these run through the kernels of expm
-// (MulAdd: rows in pairs, column blocks kept in registers over the inner
-// dimension; LUFactor, LUSolve) and of kernel_amd64.s (the forcing by
-// columns of Jp and its transposed add, the dense and sparse 4-column
-// probe products), about 7 us for an Exp step and 8 us for a PBSR
+// amd64 with AVX2 and FMA these run through the assembly kernels of
+// runtime/internal/dense (MulAdd: rows in pairs, column blocks kept in
+// registers over the inner dimension; FactorFull, SolveFull; ForceCols
+// and AddTrans4, the forcing by columns of Jp and its transposed add;
+// MulRows4 and SpMul4, the dense and sparse 4-column probe products),
+// about 7 us for an Exp step and 8 us for a PBSR
 // sub-step with its error estimate on CaMKII's 21 x 59
 // (BenchmarkCaMKIIExpStep, BenchmarkCaMKIIPBSRStep; 18 and 22 us with
 // gonum's SSE2 loops, the fallback elsewhere). Of a CaMKII PBSR solve

@@ -3,9 +3,7 @@ package sens
 import (
 	"math"
 
-	"github.com/pbgen/pbgen/runtime/expm"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/pbgen/pbgen/runtime/internal/dense"
 )
 
 // refSlot caches the matrix functions of one reference matrix An at one
@@ -226,7 +224,7 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	if !skipB {
 		// N = I - Ph dB, solve N S(tb) = dst.
 		en.factorN(sl)
-		luSolve(st.nmat, st.piv, nx, dst, ns)
+		dense.SolveFull(st.nmat, st.piv, nx, dst, ns)
 	}
 	en.stats.ExpSteps++
 }
@@ -242,7 +240,7 @@ func (en *engine) factorN(sl *refSlot) {
 	}
 	en.scatterAd(st.dB)
 	en.gemm(nm, sl.ph, en.ad, nx, nx, -1, 1)
-	luFactor(nm, st.piv, nx)
+	dense.FactorFull(nm, st.piv, nx)
 }
 
 // frozenMap is the step of GridDyadic near equilibrium, where Jx and Jp
@@ -274,8 +272,8 @@ func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
 			en.scatterAd(st.dB)
 			en.gemm(fm.m, sl.wt, en.ad, nx, nx, 1, 1)
 			en.factorN(sl)
-			luSolve(st.nmat, st.piv, nx, fm.m, nx)
-			luSolve(st.nmat, st.piv, nx, fm.c, ns)
+			dense.SolveFull(st.nmat, st.piv, nx, fm.m, nx)
+			dense.SolveFull(st.nmat, st.piv, nx, fm.c, ns)
 		}
 		fm.h, fm.valid = h, true
 	}
@@ -314,9 +312,9 @@ func (en *engine) initForcing() {
 // and the reduced sparse Jp values va, vb: the forcing of the end-point
 // step. With AVX2, column c of the forcing is the combination of the
 // columns of Wt and Ph selected by Jp's column c, contiguous rows of wpT:
-// computed transposed by the forceAVX kernel, then added to dst.
+// computed transposed by dense.ForceCols, then added to dst.
 func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
-	if !hasAVX2FMA {
+	if !dense.HasFMA {
 		en.addForcingGo(dst, sl.wt, va, sl.ph, vb)
 		return
 	}
@@ -328,10 +326,10 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 	}
 	// Offsets and entries are in range by construction (initForcing).
 	ft := st.ft[:ns*nx]
-	forceAVX(ft, sl.wpT[:2*nx*nx], va, vb, st.fcPerm, st.fcOff, st.fcPtr, nx, nx*nx*8)
+	dense.ForceCols(ft, sl.wpT[:2*nx*nx], va, vb, st.fcPerm, st.fcOff, st.fcPtr, nx, nx*nx*8)
 	// dst += ft^T: 4 x 4 blocks in the kernel, the edges here.
 	dst = dst[:nx*ns]
-	addTransAVX(dst, ft, nx, ns)
+	dense.AddTrans4(dst, ft, nx, ns)
 	nx4, ns4 := nx&^3, ns&^3
 	for c := 0; c < ns; c++ {
 		r0 := 0
@@ -455,32 +453,13 @@ func (en *engine) scatterAd(v []float64) {
 	}
 }
 
-// luFactor factorizes the n x n row-major a in place with partial pivoting
-// (expm.LUFactor).
-func luFactor(a []float64, piv []int, n int) { expm.LUFactor(a, piv, n) }
-
 // gemm computes dst = alpha a b + beta dst for row-major a (n x k) and
-// b (k x m), with k = nx: with the AVX2/FMA kernel of expm.MulAdd where
-// the CPU has it (the products of a step are 21 x 21 by 21 x 59 on
-// CaMKII, where gonum's SSE2 axpy loop is bound by its loads and stores),
-// else with gonum.
+// b (k x m), with k = nx: dense.MulAdd, the AVX2/FMA kernel where the CPU
+// has it (the products of a step are 21 x 21 by 21 x 59 on CaMKII, where
+// gonum's SSE2 axpy loop is bound by its loads and stores), else gonum.
 func (en *engine) gemm(dst, a, b []float64, n, m int, alpha, beta float64) {
 	if n == 0 || m == 0 {
 		return
 	}
-	k := en.nx
-	if hasAVX2FMA {
-		expm.MulAdd(dst, a, b, n, k, m, alpha, beta)
-		return
-	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha,
-		blas64.General{Rows: n, Cols: k, Stride: k, Data: a},
-		blas64.General{Rows: k, Cols: m, Stride: m, Data: b},
-		beta, blas64.General{Rows: n, Cols: m, Stride: m, Data: dst})
-}
-
-// luSolve overwrites the n x nrhs row-major b with a^{-1} b using the
-// factorization of luFactor (expm.LUSolve).
-func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
-	expm.LUSolve(lu, piv, n, b, nrhs)
+	dense.MulAdd(dst, a, b, n, en.nx, m, alpha, beta)
 }

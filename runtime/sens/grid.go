@@ -1,6 +1,10 @@
 package sens
 
-import "math"
+import (
+	"math"
+
+	"github.com/pbgen/pbgen/runtime/internal/dense"
+)
 
 // maxLevel bounds the dyadic refinement of one output interval: steps are
 // Delta/2^j with j <= maxLevel.
@@ -10,7 +14,7 @@ const maxLevel = 40
 // estimate: the error of the nx x ns sensitivity matrix is estimated from
 // its action on nProbe Gaussian vectors (E ||X v||^2 = ||X||_F^2), which
 // costs a few nx x nProbe products instead of full nx x ns ones.
-const nProbe = 4
+const nProbe = dense.ProbeCols
 
 // maxSkip is the number of steps taken as S += D (see runDyadic) before
 // the affine map is applied again to verify that its increment D is still
@@ -286,46 +290,14 @@ func (en *engine) stepLimit(t0, t1 float64) float64 {
 
 // probeAt fills n with S V and (Jx S + Jp) V at the point pt.
 func (en *engine) probeAt(n *probeNode, s []float64, pt *point) {
-	mulRows4(n.sv, s, en.pv, en.nx, en.ns)
+	dense.MulRows4(n.sv, s, en.pv, en.nx, en.ns)
 	en.spmmK(n.qv, pt.jx, n.sv)
-	spMul4(n.qv, pt.jp, en.jpRow, en.jpCol, en.pv, true)
+	dense.SpMul4(n.qv, pt.jp, en.jpRow, en.jpCol, en.pv, true)
 }
 
 // spmmK writes dst = J X for the sparse Jx values v and X nx x nProbe.
 func (en *engine) spmmK(dst, v, x []float64) {
-	spMul4(dst, v, en.jx.RowPtr, en.jx.ColIdx, x, false)
-}
-
-// spMul4 writes (add: adds) the product of the CSR matrix (ptr, idx,
-// vals) and the row-major x with nProbe columns into dst: spRows4AVX with
-// AVX2. The column indices are a model pattern's, within x by
-// construction.
-func spMul4(dst, vals []float64, ptr, idx []int, x []float64, add bool) {
-	const k = nProbe
-	n := len(ptr) - 1
-	if n < 0 || len(dst) < n*k || len(vals) < ptr[n] || len(idx) < ptr[n] {
-		panic("sens: spMul4: short operand")
-	}
-	if hasAVX2FMA {
-		spRows4AVX(dst, x, vals, idx, ptr, add)
-		return
-	}
-	for i := 0; i < n; i++ {
-		var d0, d1, d2, d3 float64
-		for q := ptr[i]; q < ptr[i+1]; q++ {
-			a := vals[q]
-			r := x[idx[q]*k : idx[q]*k+k : idx[q]*k+k]
-			d0 += a * r[0]
-			d1 += a * r[1]
-			d2 += a * r[2]
-			d3 += a * r[3]
-		}
-		d := dst[i*k : i*k+k : i*k+k]
-		if add {
-			d0, d1, d2, d3 = d0+d[0], d1+d[1], d2+d[2], d3+d[3]
-		}
-		d[0], d[1], d[2], d[3] = d0, d1, d2, d3
-	}
+	dense.SpMul4(dst, v, en.jx.RowPtr, en.jx.ColIdx, x, false)
 }
 
 // localError estimates the local error of the end-point exponential
@@ -392,42 +364,17 @@ func (en *engine) filter(sl *refSlot, g []float64) {
 		for i := 0; i < nx; i++ {
 			sl.flu[i*nx+i]++
 		}
-		luFactor(sl.flu, sl.fpiv, nx)
+		dense.FactorFull(sl.flu, sl.fpiv, nx)
 		clear(sl.f2)
 		for i := 0; i < nx; i++ {
 			sl.f2[i*nx+i] = 1
 		}
-		luSolve(sl.flu, sl.fpiv, nx, sl.f2, nx)
-		luSolve(sl.flu, sl.fpiv, nx, sl.f2, nx)
+		dense.SolveFull(sl.flu, sl.fpiv, nx, sl.f2, nx)
+		dense.SolveFull(sl.flu, sl.fpiv, nx, sl.f2, nx)
 		sl.fGood = true
 	}
-	mulRows4(en.pt, sl.f2, g, nx, nx)
+	dense.MulRows4(en.pt, sl.f2, g, nx, nx)
 	copy(g, en.pt)
-}
-
-// mulRows4 writes dst = a b for a (n x k) and b (k x nProbe), row-major:
-// the products of the error estimate (rows4AVX with AVX2).
-func mulRows4(dst, a, b []float64, n, k int) {
-	const q = nProbe
-	if len(dst) < n*q || len(a) < n*k || len(b) < k*q {
-		panic("sens: mulRows4: short operand")
-	}
-	if hasAVX2FMA && n > 0 && k > 0 {
-		rows4AVX(dst, a, b, n, k)
-		return
-	}
-	for i := 0; i < n; i++ {
-		var d0, d1, d2, d3 float64
-		for l, x := range a[i*k : i*k+k] {
-			r := b[l*q : l*q+q : l*q+q]
-			d0 += x * r[0]
-			d1 += x * r[1]
-			d2 += x * r[2]
-			d3 += x * r[3]
-		}
-		d := dst[i*q : i*q+q : i*q+q]
-		d[0], d[1], d[2], d[3] = d0, d1, d2, d3
-	}
 }
 
 // frob is the Euclidean norm of v (the Frobenius norm of a matrix), with

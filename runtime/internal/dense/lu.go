@@ -1,11 +1,33 @@
-// Package dense holds the small dense kernels the runtime shares: an
-// in-place LU factorisation with partial pivoting and its solves, on flat
-// row-major []float64 without allocation.
+// Package dense is the one home of the runtime's low-level dense kernels,
+// on flat row-major []float64 without allocation:
+//
+//   - CPU feature detection (HasFMA: AVX2 and FMA, with OS support for the
+//     YMM registers), done once for the whole runtime;
+//   - the AVX2/FMA assembly kernels of kernel_amd64.s (built on amd64
+//     without the purego tag) behind Go wrappers that fall back to gonum
+//     or plain loops elsewhere: MulAdd (dense product), FactorFull and
+//     SolveFull (LU of full matrices), MulRows4 and SpMul4 (products with
+//     ProbeCols columns), ForceCols and AddTrans4 (the end-point forcing
+//     of runtime/sens);
+//   - Factor, Solve and SolveMulti: the LU of the sparse iteration
+//     matrices I - gamma Jx of the BDF in runtime/ode.
+//
+// There are two LU factorizations, for different callers. Factor (with
+// Solve and SolveMulti) is the BDF's: plain Go loops that skip zero
+// multipliers (the iteration matrices of reaction networks are mostly
+// zeros) and report singular pivots, which the BDF turns into a step
+// retry. FactorFull and SolveFull are for the full Padé denominators of
+// runtime/expm and the end-point matrices of runtime/sens: the trailing
+// updates and substitutions in AVX2/FMA kernels, no singularity report
+// (Inf/NaN propagate). With AVX2 FactorFull is the faster of the two even
+// at 30% fill (BenchmarkFactorChoice21: 21 x 21, about 1.0 vs 1.4 us
+// sparse, 1.1 vs 2.0 us full), but its fused multiply-adds round
+// differently, so moving the BDF onto it would change every integrated
+// number; it stays a separate decision from this package's layout.
 //
 // Hand-written loops are used instead of gonum's mat.LU because, for the
 // n <= 100 systems of reaction networks, LAPACK blocking and interface
-// dispatch cost more than the arithmetic, and zero multipliers are skipped,
-// which makes sparse iteration matrices I - gamma*Jx cheap.
+// dispatch cost more than the arithmetic.
 package dense
 
 import "math"
