@@ -21,38 +21,42 @@ func randomSystem(n int, rng *rand.Rand) []float64 {
 	return a
 }
 
-// TestLU checks the in-place LU solves against gonum's mat.LU.
+// TestLU checks the in-place LU solves against gonum's mat.LU, with
+// nrhs right-hand sides for SolveMulti (3: its rows are a tail only; 9:
+// two unrolled blocks of four and a tail).
 func TestLU(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{1, 2, 5, 21, 60} {
-		a := randomSystem(n, rng)
-		b := make([]float64, n*3)
-		for i := range b {
-			b[i] = rng.NormFloat64()
-		}
-		var lu mat.LU
-		lu.Factorize(mat.NewDense(n, n, append([]float64(nil), a...)))
-		want := mat.NewDense(n, 3, nil)
-		if err := lu.SolveTo(want, false, mat.NewDense(n, 3, append([]float64(nil), b...))); err != nil {
-			t.Fatal(err)
-		}
-		f := append([]float64(nil), a...)
-		piv := make([]int, n)
-		if !Factor(f, n, piv) {
-			t.Fatalf("n=%d: singular", n)
-		}
-		multi := append([]float64(nil), b...)
-		SolveMulti(f, n, piv, multi, 3)
-		col := make([]float64, n)
-		for c := 0; c < 3; c++ {
-			for i := 0; i < n; i++ {
-				col[i] = b[i*3+c]
+		for _, nrhs := range []int{3, 9} {
+			a := randomSystem(n, rng)
+			b := make([]float64, n*nrhs)
+			for i := range b {
+				b[i] = rng.NormFloat64()
 			}
-			Solve(f, n, piv, col)
-			for i := 0; i < n; i++ {
-				w := want.At(i, c)
-				if math.Abs(col[i]-w) > 1e-10*(1+math.Abs(w)) || math.Abs(multi[i*3+c]-w) > 1e-10*(1+math.Abs(w)) {
-					t.Errorf("n=%d x[%d,%d]: %v / %v, gonum %v", n, i, c, col[i], multi[i*3+c], w)
+			var lu mat.LU
+			lu.Factorize(mat.NewDense(n, n, append([]float64(nil), a...)))
+			want := mat.NewDense(n, nrhs, nil)
+			if err := lu.SolveTo(want, false, mat.NewDense(n, nrhs, append([]float64(nil), b...))); err != nil {
+				t.Fatal(err)
+			}
+			f := append([]float64(nil), a...)
+			piv := make([]int, n)
+			if !Factor(f, n, piv) {
+				t.Fatalf("n=%d: singular", n)
+			}
+			multi := append([]float64(nil), b...)
+			SolveMulti(f, n, piv, multi, nrhs)
+			col := make([]float64, n)
+			for c := 0; c < nrhs; c++ {
+				for i := 0; i < n; i++ {
+					col[i] = b[i*nrhs+c]
+				}
+				Solve(f, n, piv, col)
+				for i := 0; i < n; i++ {
+					w := want.At(i, c)
+					if math.Abs(col[i]-w) > 1e-10*(1+math.Abs(w)) || math.Abs(multi[i*nrhs+c]-w) > 1e-10*(1+math.Abs(w)) {
+						t.Errorf("n=%d x[%d,%d]: %v / %v, gonum %v", n, i, c, col[i], multi[i*nrhs+c], w)
+					}
 				}
 			}
 		}
