@@ -273,3 +273,29 @@ func TestAddTrans4(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelsAllocateNothing: the kernels run in the integrators' step
+// loops, which must not allocate.
+func TestKernelsAllocateNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n, m = 21, 59
+	a, x, dst := randVec(rng, n*n, 0), randVec(rng, n*m, 0), randVec(rng, n*m, 0)
+	for i := 0; i < n; i++ {
+		a[i*n+i] += n
+	}
+	lu, piv := make([]float64, n*n), make([]int, n)
+	ptr, idx, vals := randCSR(rng, n, n, 0.2)
+	p4, q4 := randVec(rng, n*ProbeCols, 0), randVec(rng, n*ProbeCols, 0)
+	allocs := testing.AllocsPerRun(20, func() {
+		MulAdd(dst, a, x, n, n, m, 1, 0.5)
+		copy(lu, a)
+		FactorFull(lu, piv, n)
+		SolveFull(lu, piv, n, dst, m)
+		MulRows4(q4, a, p4, n, n)
+		SpMul4(q4, vals, ptr, idx, p4, true)
+		AddTrans4(dst, x, n, m)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per run", allocs)
+	}
+}
