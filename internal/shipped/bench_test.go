@@ -23,32 +23,17 @@ func camkiiPoint() (m camkii.Model, x, p []float64) {
 	return m, x, p
 }
 
-func BenchmarkCaMKIIF(b *testing.B) {
-	m, x, p := camkiiPoint()
-	dst := make([]float64, camkii.NumStates)
-	b.ReportAllocs()
-	for b.Loop() {
-		m.F(dst, 3, x, p)
-	}
-	sink = dst[0]
-}
+func BenchmarkCaMKIIF(b *testing.B)  { benchKernel(b, camkii.NumStates, camkii.Model.F) }
+func BenchmarkCaMKIIJx(b *testing.B) { benchKernel(b, camkii.NNZJx, camkii.Model.Jx) }
+func BenchmarkCaMKIIJp(b *testing.B) { benchKernel(b, camkii.NNZJp, camkii.Model.Jp) }
 
-func BenchmarkCaMKIIJx(b *testing.B) {
+// benchKernel times one generated evaluation into a dst of length n.
+func benchKernel(b *testing.B, n int, kernel func(camkii.Model, []float64, float64, []float64, []float64)) {
 	m, x, p := camkiiPoint()
-	dst := make([]float64, camkii.NNZJx)
+	dst := make([]float64, n)
 	b.ReportAllocs()
 	for b.Loop() {
-		m.Jx(dst, 3, x, p)
-	}
-	sink = dst[0]
-}
-
-func BenchmarkCaMKIIJp(b *testing.B) {
-	m, x, p := camkiiPoint()
-	dst := make([]float64, camkii.NNZJp)
-	b.ReportAllocs()
-	for b.Loop() {
-		m.Jp(dst, 3, x, p)
+		kernel(m, dst, 3, x, p)
 	}
 	sink = dst[0]
 }
