@@ -53,7 +53,11 @@
 //     exponential). Its increments converge (to zero, or to a constant
 //     drift along a neutral direction of Jx, as in CaMKII); once two agree
 //     to 1e-13 ||S||_F, S += D replaces the product (Stats.Converged),
-//     re-verified every 64 steps. On CaMKII this skips about 490 of the
+//     recomputed every 64 steps. Jx and Jp are still evaluated at every
+//     step, skipped ones included, so that a Jacobian that changes in
+//     time while x stays put (an input switched on at equilibrium) ends
+//     the freeze at once (TestFrozenTimeDependentJacobian); the
+//     evaluation costs well under a step. On CaMKII this skips about 490 of the
 //     536 steady steps, and the steady S is as accurate as stepping with
 //     the trajectory's Jacobians. Exactness at an equilibrium is kept.
 //   - Terms of a step below 1% of the local tolerance are dropped (the

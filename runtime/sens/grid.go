@@ -107,9 +107,10 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 			bEval := false
 			if frozen {
 				unfreeze := !en.stationary(b.x, frz.x)
-				if !unfreeze && !(converged && nskip < maxSkip && en.fmap.valid && en.fmap.h == h) {
+				if !unfreeze {
 					// Explicit time dependence can move Jx, Jp at constant x:
-					// checked at every step that is computed.
+					// checked at every step, skipped ones included (an
+					// evaluation costs far less than a step).
 					en.eval(b)
 					bEval = true
 					unfreeze = !en.jacClose(frz, b)
