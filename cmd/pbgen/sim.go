@@ -133,12 +133,13 @@ func (f *simFlags) outputTimes() ([]float64, error) {
 	if f.times != "" {
 		return readTimes(f.times)
 	}
-	if f.n < 1 || !(f.t1 > f.t0) {
-		return nil, fmt.Errorf("need -n >= 1 and -t1 > -t0 (got n=%d, t0=%g, t1=%g)", f.n, f.t0, f.t1)
+	span := f.t1 - f.t0
+	if f.n < 1 || !(f.t1 > f.t0) || math.IsInf(span, 0) {
+		return nil, fmt.Errorf("need -n >= 1 and finite -t0 < -t1 (got n=%d, t0=%g, t1=%g)", f.n, f.t0, f.t1)
 	}
 	ts := make([]float64, f.n+1)
 	for i := range ts {
-		ts[i] = f.t0 + (f.t1-f.t0)*float64(i)/float64(f.n)
+		ts[i] = f.t0 + span*(float64(i)/float64(f.n))
 	}
 	ts[f.n] = f.t1
 	return ts, nil

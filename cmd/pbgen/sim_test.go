@@ -118,9 +118,12 @@ func TestSimFlagsAndPlots(t *testing.T) {
 		{"sim", "-p", "nosuch=1", "../../networks/Chua.xml"},
 		{"sim", "-p", "p1=abc", "../../networks/Chua.xml"},
 		{"sim", "-method", "rk4", "../../networks/Chua.xml"},
+		{"sim", "-t1", "Inf", "../../networks/Chua.xml"},
+		{"sim", "-t0", "-1e308", "-t1", "1e308", "../../networks/Chua.xml"},
+		{"sim", "-t0", "NaN", "../../networks/Chua.xml"},
 	} {
-		if code, _, _ := pbgen(t, bad...); code == 0 {
-			t.Errorf("pbgen %q succeeded", bad)
+		if code, _, stderr := pbgen(t, bad...); code == 0 || strings.Contains(stderr, "panic") {
+			t.Errorf("pbgen %q: exit %d, stderr %q", bad, code, stderr)
 		}
 	}
 }
