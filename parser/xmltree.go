@@ -12,7 +12,7 @@ import (
 // positioned error instead of exhausting memory or stack.
 const (
 	MaxBytes = 64 << 20 // bytes of XML per document
-	MaxDepth = 256      // element nesting depth, counting from <sbml>
+	MaxDepth = 4096     // element nesting depth, counting from <sbml>
 )
 
 // elem is one XML element of the document, kept only as long as reading
