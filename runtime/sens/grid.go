@@ -79,6 +79,12 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	frz := &en.frz
 	for ; iout < len(ts); iout++ {
 		tl, tr1 := a.t, ts[iout]
+		if !(tr1 > tl) {
+			// A repeated output time: S is where the last one left it (a
+			// zero-length interval has no step to take).
+			copy(dst[iout*blk:(iout+1)*blk], cur)
+			continue
+		}
 		delta := tr1 - tl
 		var pos uint64 // position in units of delta/2^maxLevel
 		const full = uint64(1) << maxLevel

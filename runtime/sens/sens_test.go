@@ -258,3 +258,27 @@ func BenchmarkRandom20PBSR(b *testing.B) {
 func BenchmarkRandom20Exp(b *testing.B) {
 	benchSolve(b, testmodels.NewRandomLinear(20, 1), &Options{Method: Exp}, 10)
 }
+
+// TestRepeatedOutputTimes: an output time given twice (after t0) gives the
+// same S twice, with every method, as a solve without the repeat (found in
+// review: the dyadic grid looped forever on a zero-length interval for
+// PBSR and returned NaN for Exp).
+func TestRepeatedOutputTimes(t *testing.T) {
+	m := testmodels.NewChua()
+	p := []float64{7, 15}
+	for _, meth := range []Method{PBSR, Exp, PBS, FS} {
+		once := mustSolve(t, m, p, []float64{0, 1, 2}, &Options{Method: meth})
+		for _, ts := range [][]float64{{0, 1, 1, 2}, {0, 1, 2, 2}} {
+			r := mustSolve(t, m, p, ts, &Options{Method: meth})
+			for k, tk := range ts {
+				j := int(tk) // index of tk in once
+				for i, v := range r.SAt(k) {
+					w := once.SAt(j)[i]
+					if math.IsNaN(v) || math.Abs(v-w) > 1e-6*(1+math.Abs(w)) {
+						t.Fatalf("%v ts=%v: S(t=%g)[%d] = %g, without the repeat %g", meth, ts, tk, i, v, w)
+					}
+				}
+			}
+		}
+	}
+}
