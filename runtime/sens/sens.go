@@ -3,6 +3,7 @@ package sens
 import (
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
+	"math"
 )
 
 // Stats counts the work of one Solve.
@@ -158,6 +159,32 @@ func (s *Solver) Solve(res *Result, p, x0 []float64, t0 float64, ts []float64) e
 	s.fillX(res, ts)
 	s.en.stats = st
 	s.en.run(&s.tr, res.S, p, s.s0, ts, s.s)
+	return checkFinite(res, ts)
+}
+
+// checkFinite reports the first output time whose S has a non-finite
+// entry, as an ode.ErrNonFinite error: the Peano-Baker engine has no error
+// path of its own, and a Jx or Jp that is NaN where the state integrator
+// never looked (DOPRI5 never evaluates Jx) must not reach the user as
+// numbers.
+func checkFinite(res *Result, ts []float64) error {
+	blk := res.NX * res.NS
+	for k := range ts {
+		b := res.S[k*blk : (k+1)*blk]
+		acc := 0.0
+		for _, v := range b {
+			acc += v * 0 // NaN for a NaN or infinite v
+		}
+		if acc == 0 {
+			continue
+		}
+		i := 0
+		for i < len(b) && !math.IsNaN(b[i]) && !math.IsInf(b[i], 0) {
+			i++
+		}
+		return &ode.StepError{Kind: ode.ErrNonFinite, T: ts[k], Index: i / res.NS,
+			X: append([]float64(nil), res.XAt(k)...), Reason: "sensitivity: Jx or Jp not finite"}
+	}
 	return nil
 }
 

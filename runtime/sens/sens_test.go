@@ -1,6 +1,7 @@
 package sens
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -279,6 +280,50 @@ func TestRepeatedOutputTimes(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// nanJac is x' = -p x whose Jacobians turn NaN after t = 0.5 while f stays
+// finite: a broken model that only the sensitivity engine can notice.
+type nanJac struct{}
+
+func (nanJac) Name() string                               { return "nanjac" }
+func (nanJac) StateNames() []string                       { return []string{"x"} }
+func (nanJac) ParamNames() []string                       { return []string{"p"} }
+func (nanJac) DefaultParams(dst []float64)                { dst[0] = 1 }
+func (nanJac) InitialState(dst, p []float64)              { dst[0] = 1 }
+func (nanJac) InitialSens(dst, p []float64)               { dst[0] = 0 }
+func (nanJac) F(dst []float64, t float64, x, p []float64) { dst[0] = -p[0] * x[0] }
+func (nanJac) JxPattern() *model.Pattern {
+	return &model.Pattern{Rows: 1, Cols: 1, RowPtr: []int{0, 1}, ColIdx: []int{0}}
+}
+func (nanJac) JpPattern() *model.Pattern {
+	return &model.Pattern{Rows: 1, Cols: 1, RowPtr: []int{0, 1}, ColIdx: []int{0}}
+}
+func (nanJac) Jx(dst []float64, t float64, x, p []float64) { dst[0] = nanAfter(t, -p[0]) }
+func (nanJac) Jp(dst []float64, t float64, x, p []float64) { dst[0] = nanAfter(t, -x[0]) }
+
+func nanAfter(t, v float64) float64 {
+	if t > 0.5 {
+		return math.NaN()
+	}
+	return v
+}
+
+// TestNonFiniteJacobianIsAnError: NaN Jacobians give an error naming the
+// time, never NaN in S with a nil error (found in review).
+func TestNonFiniteJacobianIsAnError(t *testing.T) {
+	for _, o := range []Options{
+		{Method: PBSR, ODE: ode.Settings{Method: ode.DOPRI5}},
+		{Method: PBS},
+		{Method: Exp, ODE: ode.Settings{Method: ode.DOPRI5}},
+		{Method: PBSR, Paper: true},
+	} {
+		_, err := Solve(nanJac{}, []float64{1}, []float64{0, 1, 2}, &o)
+		var se *ode.StepError
+		if !errors.As(err, &se) || se.Kind != ode.ErrNonFinite || se.T > 1 {
+			t.Errorf("%s: err = %v, want a non-finite error by t = 1", describe(&o), err)
 		}
 	}
 }
