@@ -451,6 +451,9 @@ func TestMisusePanics(t *testing.T) {
 			s.IntegrateSens(&tr, make([]float64, 8), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{10}})
 		},
 		"atolvec length": func() { NewSolver(pr.Model, &Settings{ATolVec: []float64{1}}) },
+		"param repeated": func() {
+			s.IntegrateSens(&tr, make([]float64, 16), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{1, 1}})
+		},
 	}
 	for name, f := range cases {
 		func() {

@@ -361,9 +361,17 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	if ss != nil {
 		s.errcon = ss.ErrCon
 		if ss.Params != nil {
-			for _, j := range ss.Params {
+			for k, j := range ss.Params {
 				if j < 0 || j >= s.np {
 					panic("ode: sensitivity parameter index out of range")
+				}
+				// Each Jp entry feeds one column: a repeated index would
+				// leave the earlier column without its forcing. O(nsp^2)
+				// without allocating, on a short list.
+				for _, i := range ss.Params[:k] {
+					if i == j {
+						panic("ode: sensitivity parameter index repeated in Params")
+					}
 				}
 			}
 			s.params = ss.Params

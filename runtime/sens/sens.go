@@ -78,10 +78,15 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 			params[i] = i
 		}
 	}
+	seen := make([]bool, np)
 	for _, j := range params {
 		if j < 0 || j >= np {
 			panic("sens: parameter index out of range")
 		}
+		if seen[j] {
+			panic("sens: parameter index repeated in Params")
+		}
+		seen[j] = true
 	}
 	s := &Solver{m: m, cfg: cfg, nx: nx, np: np, params: params}
 	s.ode = ode.NewSolver(m, &s.cfg.ode)
