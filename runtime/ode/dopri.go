@@ -95,6 +95,7 @@ func (s *Solver) dopri(tr *Trajectory, dstS, p []float64, t0 float64, tout []flo
 			h = tstop - t
 			last = true
 		}
+		s.h = h // for the messages of errors raised inside the stages
 		k2, k3, k4, k5, k6, k7 := s.k[1][:nz], s.k[2][:nz], s.k[3][:nz], s.k[4][:nz], s.k[5][:nz], s.k[6][:nz]
 		yt, ynew := s.tmp[:nz], s.y[:nz]
 		for i := range yt {
