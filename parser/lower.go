@@ -330,24 +330,14 @@ func (l *lowering) evalDefault(n *symbolic.Node) float64 {
 }
 
 // deps returns the variables of the KindOther symbols in n, in a
-// deterministic order.
+// deterministic order (symbolic.FreeSymbols sorts by kind and name).
 func (l *lowering) deps(n *symbolic.Node) []*variable {
 	var out []*variable
-	seen := make(map[*symbolic.Node]bool)
-	var walk func(*symbolic.Node)
-	walk = func(n *symbolic.Node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		if n.Op == symbolic.OpSym && n.Kind == symbolic.KindOther {
-			out = append(out, l.vars[n.Name])
-		}
-		for _, a := range n.Args {
-			walk(a)
+	for _, s := range symbolic.FreeSymbols(n) {
+		if s.Kind == symbolic.KindOther {
+			out = append(out, l.vars[s.Name])
 		}
 	}
-	walk(n)
 	return out
 }
 
