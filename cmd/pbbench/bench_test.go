@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"math"
 	"testing"
+	"time"
 )
 
 func TestFitPower(t *testing.T) {
@@ -39,5 +41,21 @@ func TestTargetVerdict(t *testing.T) {
 	over.check()
 	if !met.Met || met.verdict() != "met" || missed.Met || missed.verdict() != "missed by 5x" || over.verdict() != "missed by 5x" {
 		t.Errorf("verdicts: %q %q %q", met.verdict(), missed.verdict(), over.verdict())
+	}
+}
+
+func TestTimeBudget(t *testing.T) {
+	calls := 0
+	run := func() error { calls++; return nil }
+	if _, k, err := timeBudget(run, 5, time.Hour); err != nil || k != 5 || calls != 6 {
+		t.Errorf("ample budget: timed %d, calls %d, err %v; want 5 timed after 1 warm-up", k, calls, err)
+	}
+	calls = 0
+	if med, k, err := timeBudget(run, 5, time.Nanosecond); err != nil || k != 0 || calls != 1 || !(med > 0) {
+		t.Errorf("budget below the warm-up: timed %d, calls %d, median %g, err %v; want the warm-up alone", k, calls, med, err)
+	}
+	fail := errors.New("boom")
+	if _, _, err := timeBudget(func() error { return fail }, 5, time.Hour); err != fail {
+		t.Errorf("error %v, want %v", err, fail)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 type config struct {
@@ -28,7 +29,10 @@ type config struct {
 	models  string
 	linear  int
 	linReps int
-	wp      bool
+	// linBudget bounds the timed solves per method and n of the random
+	// linear system (see timeBudget).
+	linBudget time.Duration
+	wp        bool
 }
 
 func main() {
@@ -37,9 +41,10 @@ func main() {
 	var c config
 	flag.StringVar(&c.out, "o", "results", "output `dir` for figures and results.json")
 	flag.IntVar(&c.solves, "n", 20, "timed solves per method (after one warm-up)")
-	flag.StringVar(&c.models, "models", "pka,camkii,chua", "comma-separated models of Table 1")
-	flag.IntVar(&c.linear, "linear", 40, "largest n of the random linear system (0 skips it; the paper went to 100, where PBSR without its exponential branch takes minutes per solve)")
-	flag.IntVar(&c.linReps, "linear-reps", 5, "timed solves per method and n of the random linear system")
+	flag.StringVar(&c.models, "models", "pka,camkii,chua", "comma-separated models of Table 1 (empty: none)")
+	flag.IntVar(&c.linear, "linear", 100, "largest n of the random linear system, as in the paper (0 skips it; PBSR without its exponential branch takes about a minute per solve at n = 100)")
+	flag.IntVar(&c.linReps, "linear-reps", 5, "timed solves per method and n of the random linear system (at most)")
+	flag.DurationVar(&c.linBudget, "linear-budget", 10*time.Second, "time for the timed solves of one method and n of the random linear system: fewer solves past it (at least one; none after a warm-up longer than it, which is then the measurement)")
 	flag.BoolVar(&c.wp, "wp", true, "print the work-precision view")
 	flag.Parse()
 	if err := run(&c); err != nil {
@@ -83,6 +88,9 @@ func run(c *config) error {
 		fmt.Println("note: built without -tags cvodes; CVODES columns are absent (make bench builds them)")
 	}
 	for _, name := range strings.Split(c.models, ",") {
+		if strings.TrimSpace(name) == "" {
+			continue // -models "": the random linear system alone
+		}
 		spec, err := lookupModel(strings.TrimSpace(name))
 		if err != nil {
 			return err

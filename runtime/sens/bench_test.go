@@ -76,3 +76,27 @@ func BenchmarkCaMKIIExpStep(b *testing.B) {
 	}
 	sink = dst[0]
 }
+
+// benchCaMKIISolve is one whole solve of generated CaMKII at the paper's
+// settings (outputs t = 0, 1, ..., 600), the workspace reused: the unit
+// that pbbench times, here for pprof.
+func benchCaMKIISolve(b *testing.B, method Method) {
+	m := camkii.New()
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	ts := make([]float64, 601)
+	for i := range ts {
+		ts[i] = float64(i)
+	}
+	s := NewSolver(m, &Options{Method: method, RTol: 1e-5, ATol: 1e-6})
+	var res Result
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := s.Solve(&res, p, nil, 0, ts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCaMKIISolvePBSR(b *testing.B) { benchCaMKIISolve(b, PBSR) }
+func BenchmarkCaMKIISolveExp(b *testing.B)  { benchCaMKIISolve(b, Exp) }

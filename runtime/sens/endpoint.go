@@ -79,7 +79,7 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	var lru *refSlot
 	// A jump of Jx within the step (a kink of a piecewise-linear rate law)
 	// is handled better by a fresh end-point exponential: smooth is
-	// relChangeInf(ja, jb) <= jumpTol, computed in the pass over the first
+	// ||Jb - Ja||_inf <= jumpTol ||Ja||_inf, computed in the pass over the first
 	// candidate slot (no candidate: a fresh exponential anyway).
 	known, smooth := false, false
 	st.dAValid = false
@@ -392,29 +392,6 @@ func dist(a, b []float64) float64 {
 // which a cached exponential is not reused (measured on Chua's circuit,
 // whose Jacobian jumps at the kinks of its diode).
 const jumpTol = 0.1
-
-// relChangeInf is ||vb - va||_inf / ||va||_inf for sparse Jx values.
-func (en *engine) relChangeInf(va, vb []float64) float64 {
-	rp := en.jx.RowPtr
-	var d, n float64
-	for r := 0; r+1 < len(rp); r++ {
-		var rd, rn float64
-		for k := rp[r]; k < rp[r+1]; k++ {
-			rd += math.Abs(vb[k] - va[k])
-			rn += math.Abs(va[k])
-		}
-		if rd > d {
-			d = rd
-		}
-		if rn > n {
-			n = rn
-		}
-	}
-	if d == 0 {
-		return 0
-	}
-	return d / n
-}
 
 // addDenseSparse adds alpha D J to dst (nx x nx) for dense D and the sparse
 // J (Jx pattern, values v).

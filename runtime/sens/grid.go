@@ -3,6 +3,8 @@ package sens
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/pbgen/pbgen/runtime/internal/dense"
 )
 
@@ -77,6 +79,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	// of x), and every step of a given length is the same affine map.
 	frozen := false
 	frz := &en.frz
+	var frzJx, frzJp float64 // jacNorms(frz)
 	for ; iout < len(ts); iout++ {
 		tl, tr1 := a.t, ts[iout]
 		if !(tr1 > tl) {
@@ -119,7 +122,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 					// evaluation costs far less than a step).
 					en.eval(b)
 					bEval = true
-					unfreeze = !en.jacClose(frz, b)
+					unfreeze = !en.jacWithin(frz, b, frzJx, frzJp)
 				}
 				if unfreeze {
 					frozen = false
@@ -142,6 +145,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 					copy(frz.x, a.x)
 					copy(frz.jx, a.jx)
 					copy(frz.jp, a.jp)
+					frzJx, frzJp = en.jacNorms(frz)
 				}
 			}
 			en.stats.Intervals++
@@ -159,9 +163,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 				haveD, converged = false, false
 			case skip:
 				// S(tb) = S(ta) + D: the map's increment has converged.
-				for i, x := range cur {
-					nxt[i] = x + en.dconv[i]
-				}
+				floats.AddTo(nxt, cur, en.dconv)
 				nskip++
 				en.stats.Converged++
 			default:
@@ -282,7 +284,66 @@ const expGridFactor = 2
 // jacClose reports whether Jx and Jp at b are within SensRTol (relative,
 // infinity norm for Jx, largest entry for Jp) of those at a.
 func (en *engine) jacClose(a, b *point) bool {
-	return en.relChangeInf(a.jx, b.jx) <= en.cfg.srtol && relChangeP(a.jp, b.jp) <= en.cfg.srtol
+	nx, np := en.jacNorms(a)
+	return en.jacWithin(a, b, nx, np)
+}
+
+// jacNorms returns the norms of jacClose at pt: ||Jx||_inf and the largest
+// |Jp| entry.
+func (en *engine) jacNorms(pt *point) (nJx, nJp float64) {
+	rp := en.jx.RowPtr
+	for r := 0; r+1 < len(rp); r++ {
+		var rn float64
+		for k := rp[r]; k < rp[r+1]; k++ {
+			rn += math.Abs(pt.jx[k])
+		}
+		nJx = math.Max(nJx, rn)
+	}
+	for _, x := range pt.jp {
+		nJp = math.Max(nJp, math.Abs(x))
+	}
+	return nJx, nJp
+}
+
+// jacWithin is jacClose(ref, b) with the norms of ref given: a frozen
+// stretch compares every step with one reference point, whose norms are
+// computed once, and a change is found at its first row.
+func (en *engine) jacWithin(ref, b *point, nJx, nJp float64) bool {
+	tx := en.cfg.srtol * nJx
+	rp := en.jx.RowPtr
+	rj, bj := ref.jx, b.jx[:len(ref.jx)]
+	// The sum over all entries bounds every row's: near equilibrium, where
+	// this runs at every step, it settles the test in one pass of
+	// independent sums (a row's sum is a chain of dependent additions).
+	var s0, s1, s2, s3 float64
+	k := 0
+	for ; k+4 <= len(rj); k += 4 {
+		x, y := rj[k:k+4:k+4], bj[k:k+4:k+4]
+		s0 += math.Abs(y[0] - x[0])
+		s1 += math.Abs(y[1] - x[1])
+		s2 += math.Abs(y[2] - x[2])
+		s3 += math.Abs(y[3] - x[3])
+	}
+	for ; k < len(rj); k++ {
+		s0 += math.Abs(bj[k] - rj[k])
+	}
+	for r := 0; (s0+s1)+(s2+s3) > tx && r+1 < len(rp); r++ {
+		var rd float64
+		for k := rp[r]; k < rp[r+1]; k++ {
+			rd += math.Abs(bj[k] - rj[k])
+		}
+		if rd > tx {
+			return false
+		}
+	}
+	tp := en.cfg.srtol * nJp
+	bp := b.jp[:len(ref.jp)]
+	for k, x := range ref.jp {
+		if math.Abs(bp[k]-x) > tp {
+			return false
+		}
+	}
+	return true
 }
 
 // stepLimit is the largest step the grid may take from t0 towards t1:
