@@ -18,28 +18,28 @@ import (
 )
 
 // writePlots writes states.png, sensitivity-heatmap.png and
-// sensitivity-top.png into dir.
-func writePlots(dir string, m model.Model, p []float64, res *sens.Result, scaled bool) error {
+// sensitivity-top.png into dir; xs names the states as the TSV columns do.
+func writePlots(dir string, m model.Model, xs []string, p []float64, res *sens.Result, scaled bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := plotStates(filepath.Join(dir, "states.png"), m, res); err != nil {
+	if err := plotStates(filepath.Join(dir, "states.png"), m, xs, res); err != nil {
 		return err
 	}
-	if err := plotHeatMap(filepath.Join(dir, "sensitivity-heatmap.png"), m, p, res, scaled); err != nil {
+	if err := plotHeatMap(filepath.Join(dir, "sensitivity-heatmap.png"), m, xs, p, res, scaled); err != nil {
 		return err
 	}
-	return plotTopSens(filepath.Join(dir, "sensitivity-top.png"), m, res, 8)
+	return plotTopSens(filepath.Join(dir, "sensitivity-top.png"), m, xs, res, 8)
 }
 
-func plotStates(path string, m model.Model, res *sens.Result) error {
+func plotStates(path string, m model.Model, xs []string, res *sens.Result) error {
 	pl := plot.New()
 	pl.Title.Text = m.Name() + ": states"
 	pl.X.Label.Text = "t"
 	pl.Y.Label.Text = "x"
 	nx := model.NumStates(m)
 	var lines []interface{}
-	for i, name := range m.StateNames() {
+	for i, name := range xs {
 		lines = append(lines, name, series(res.T, func(k int) float64 { return res.X[k*nx+i] }))
 	}
 	if err := plotutil.AddLines(pl, lines...); err != nil {
@@ -69,7 +69,7 @@ func (g sensGrid) Z(c, r int) float64 { return g.v[r*g.np+c] }
 func (g sensGrid) X(c int) float64    { return float64(c) }
 func (g sensGrid) Y(r int) float64    { return float64(r) }
 
-func plotHeatMap(path string, m model.Model, p []float64, res *sens.Result, scaled bool) error {
+func plotHeatMap(path string, m model.Model, xs []string, p []float64, res *sens.Result, scaled bool) error {
 	nx, np := model.NumStates(m), model.NumParams(m)
 	if np == 0 || nx == 0 {
 		return nil
@@ -115,7 +115,7 @@ func plotHeatMap(path string, m model.Model, p []float64, res *sens.Result, scal
 	pl.Y.Label.Text = "state"
 	pl.Add(hm)
 	pl.X.Tick.Marker = nameTicks(m.ParamNames())
-	pl.Y.Tick.Marker = nameTicks(m.StateNames())
+	pl.Y.Tick.Marker = nameTicks(xs)
 	pl.X.Tick.Label.Rotation = math.Pi / 2
 	pl.X.Tick.Label.XAlign = -1.0
 	return pl.Save(vg.Length(6+0.2*float64(np))*vg.Inch, vg.Length(4+0.25*float64(nx))*vg.Inch, path)
@@ -133,7 +133,7 @@ func (n nameTicks) Ticks(min, max float64) []plot.Tick {
 
 // plotTopSens plots the time courses of the k entries of S with the
 // largest maximum magnitude.
-func plotTopSens(path string, m model.Model, res *sens.Result, k int) error {
+func plotTopSens(path string, m model.Model, xs []string, res *sens.Result, k int) error {
 	nx, np := model.NumStates(m), model.NumParams(m)
 	if nx*np == 0 {
 		return nil
@@ -159,7 +159,7 @@ func plotTopSens(path string, m model.Model, res *sens.Result, k int) error {
 	var lines []interface{}
 	for _, e := range idx[:k] {
 		i, j := e/np, e%np
-		lines = append(lines, m.StateNames()[i]+" / "+m.ParamNames()[j],
+		lines = append(lines, xs[i]+" / "+m.ParamNames()[j],
 			series(res.T, func(t int) float64 { return res.S[t*nx*np+e] }))
 	}
 	if err := plotutil.AddLines(pl, lines...); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sens"
+	"github.com/pbgen/pbgen/symbolic"
 )
 
 // assignList collects repeated name=value flags.
@@ -49,10 +50,36 @@ type simFlags struct {
 	scaled        bool
 }
 
+// simColumnsDoc describes the columns of the sim output; it is part of
+// the usage text.
+const simColumnsDoc = `Output is TSV with a header line. Columns: t (the time), then one
+column per state, then S:<state>:<param> (states outer, parameters
+inner) with the same state names. A state column is the state's SBML id,
+except:
+  amount:<id>  a species held as an amount (hasOnlySubstanceUnits, a
+               0-D compartment or a compartment changed by a rule);
+               a bare species id is always a concentration
+  state:t      a state whose id is t (t is always the time)
+SBML ids cannot contain ':', so every column name is unique. -x0 takes a
+state by its id or by its column name, in the units of its column.
+`
+
 // cmdSim simulates a network through the interpreted model and writes
 // x(t) and S(t) as TSV.
+//
+// Columns: t (the time), then one per state, then S:<state>:<param>
+// (states outer, parameters inner) with the same state names. A state
+// column is its SBML id, except amount:<id> for a species held as an
+// amount (an SBML reader takes a bare species id for a concentration) and
+// state:t for a state whose id is t, so that t is only the time. SBML ids
+// are unique and contain no ':', so the names are unique (simColumns).
 func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen sim", stderr, "pbgen sim [flags] network.xml")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: pbgen sim [flags] network.xml\n")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, "\n"+simColumnsDoc)
+	}
 	var f simFlags
 	fs.StringVar(&f.method, "method", "pbsr", "sensitivity `method`: fs, pbs, pbsr or exp")
 	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison)")
@@ -63,7 +90,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.rtol, "rtol", 1e-6, "relative tolerance")
 	fs.Float64Var(&f.atol, "atol", 1e-8, "absolute tolerance")
 	fs.Var(&f.params, "p", "set a parameter: `name=value` (repeatable)")
-	fs.Var(&f.inits, "x0", "set an initial state: `name=value` (repeatable)")
+	fs.Var(&f.inits, "x0", "set an initial state by id or column name: `name=value`, in the column's units (repeatable)")
 	fs.StringVar(&f.out, "o", "", "output `file` (default stdout)")
 	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`")
 	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
@@ -81,6 +108,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
+	cols := simColumns(sys.ODE.States)
 	method, err := sens.ParseMethod(f.method)
 	if err != nil {
 		fs.Usage()
@@ -90,7 +118,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, x0, err := f.values(m)
+	p, x0, err := f.values(m, cols)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
@@ -110,11 +138,11 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		defer file.Close()
 		w = file
 	}
-	if err := writeTSV(w, m, res); err != nil {
+	if err := writeTSV(w, cols, m.ParamNames(), res); err != nil {
 		return err
 	}
 	if f.plot != "" {
-		return writePlots(f.plot, m, p, res, f.scaled)
+		return writePlots(f.plot, m, cols, p, res, f.scaled)
 	}
 	return nil
 }
@@ -178,8 +206,27 @@ func readTimes(path string) ([]float64, error) {
 	return ts, nil
 }
 
-// values applies -p and -x0 to the model's defaults.
-func (f *simFlags) values(m model.Model) (p, x0 []float64, err error) {
+// simColumns returns the output name of each state (see cmdSim): the SBML
+// id, amount:<id> for a species state held as an amount, and state:t for
+// a state whose id is t.
+func simColumns(states []symbolic.State) []string {
+	cols := make([]string, len(states))
+	for i, s := range states {
+		switch {
+		case s.Meta["sbml"] == "species" && s.Meta["units"] == "amount":
+			cols[i] = "amount:" + s.Name
+		case s.Name == "t":
+			cols[i] = "state:t"
+		default:
+			cols[i] = s.Name
+		}
+	}
+	return cols
+}
+
+// values applies -p and -x0 to the model's defaults; cols are the state
+// column names, which -x0 accepts beside the state ids.
+func (f *simFlags) values(m model.Model, cols []string) (p, x0 []float64, err error) {
 	p = make([]float64, model.NumParams(m))
 	m.DefaultParams(p)
 	if err := assign(p, m.ParamNames(), f.params, "parameter"); err != nil {
@@ -190,8 +237,16 @@ func (f *simFlags) values(m model.Model) (p, x0 []float64, err error) {
 	}
 	x0 = make([]float64, model.NumStates(m))
 	m.InitialState(x0, p)
-	if err := assign(x0, m.StateNames(), f.inits, "state"); err != nil {
-		return nil, nil, err
+	ids := m.StateNames()
+	for _, a := range f.inits {
+		i := indexOf(ids, a.name)
+		if i < 0 {
+			i = indexOf(cols, a.name)
+		}
+		if i < 0 {
+			return nil, nil, fmt.Errorf("no state named %q (have %s)", a.name, strings.Join(cols, ", "))
+		}
+		x0[i] = a.value
 	}
 	return p, x0, nil
 }
@@ -216,10 +271,10 @@ func indexOf(names []string, name string) int {
 	return -1
 }
 
-// writeTSV writes t, the states, then S:<state>:<param> row-major.
-func writeTSV(w io.Writer, m model.Model, res *sens.Result) error {
+// writeTSV writes t, the states named xs, then S:<state>:<param>
+// row-major.
+func writeTSV(w io.Writer, xs, ps []string, res *sens.Result) error {
 	bw := bufio.NewWriter(w)
-	xs, ps := m.StateNames(), m.ParamNames()
 	nx, np := len(xs), len(ps)
 	bw.WriteString("t")
 	for _, x := range xs {

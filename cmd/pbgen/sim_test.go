@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/chua"
 	"github.com/pbgen/pbgen/generated/pka"
@@ -142,5 +144,118 @@ func TestSimIntegratorFailure(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "t=") || strings.Contains(stderr, "goroutine") {
 		t.Errorf("stderr %q should name the time reached and have no stack trace", stderr)
+	}
+}
+
+// labelsNet has a parameter-state whose id is t (its rate also uses the
+// time), a species with hasOnlySubstanceUnits (B) and a species in a
+// compartment changed by a rate rule (C); both species are held as
+// amounts. With k = 0.3, c = 2, V = 4 and s the time:
+//
+//	A = exp(-k s)                (concentration)
+//	B = c (1 - exp(-k s))        (amount)
+//	C = 2 exp(-k s)              (amount; its concentration is half that)
+//	t = 1 + (1 - exp(-k s)) + s^2/2
+var labelsNet = sbml(`<listOfCompartments>
+<compartment id="c" spatialDimensions="3" size="2" constant="true"/>
+<compartment id="V" spatialDimensions="3" size="4" constant="false"/></listOfCompartments>
+<listOfSpecies>
+<species id="A" compartment="c" initialConcentration="1" hasOnlySubstanceUnits="false" boundaryCondition="false" constant="false"/>
+<species id="B" compartment="c" initialAmount="0" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/>
+<species id="C" compartment="V" initialConcentration="0.5" hasOnlySubstanceUnits="false" boundaryCondition="false" constant="false"/></listOfSpecies>
+<listOfParameters>
+<parameter id="k" value="0.3" constant="true"/>
+<parameter id="t" value="1" constant="false"/></listOfParameters>
+<listOfRules>
+<rateRule variable="V"><math xmlns="http://www.w3.org/1998/Math/MathML"><cn>0</cn></math></rateRule>
+<rateRule variable="t"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><plus/><apply><times/><ci>k</ci><ci>A</ci></apply><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">time</csymbol></apply></math></rateRule></listOfRules>
+<listOfReactions>
+<reaction id="R1" reversible="false">
+<listOfReactants><speciesReference species="A" stoichiometry="1" constant="true"/></listOfReactants>
+<listOfProducts><speciesReference species="B" stoichiometry="1" constant="true"/></listOfProducts>
+<kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><times/><ci>k</ci><ci>A</ci><ci>c</ci></apply></math></kineticLaw></reaction>
+<reaction id="R2" reversible="false">
+<listOfReactants><speciesReference species="C" stoichiometry="1" constant="true"/></listOfReactants>
+<kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><times/><ci>k</ci><ci>C</ci><ci>V</ci></apply></math></kineticLaw></reaction>
+</listOfReactions>`)
+
+// TestSimColumnNames: the time column is the only t, amount states are
+// labelled amount:<id> in the state and S columns, and the values are the
+// closed-form solution (so each label sits on the right numbers).
+func TestSimColumnNames(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "labels.xml")
+	if err := os.WriteFile(path, []byte(labelsNet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := pbgen(t, "sim", "-sens-compartments", "-t1", "5", "-n", "10", "-rtol", "1e-9", "-atol", "1e-11", "-plot", dir, path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	header, rows := readTSV(t, out)
+	want := []string{"t", "A", "amount:B", "amount:C", "V", "state:t",
+		"S:A:k", "S:A:c", "S:amount:B:k", "S:amount:B:c", "S:amount:C:k", "S:amount:C:c",
+		"S:V:k", "S:V:c", "S:state:t:k", "S:state:t:c"}
+	if strings.Join(header, " ") != strings.Join(want, " ") {
+		t.Fatalf("header\n%q\nwant\n%q", header, want)
+	}
+	seen := make(map[string]bool)
+	for _, h := range header {
+		if seen[h] {
+			t.Errorf("column %q appears twice", h)
+		}
+		seen[h] = true
+	}
+	if len(rows) != 11 {
+		t.Fatalf("%d rows, want 11", len(rows))
+	}
+	const k, c = 0.3, 2.0
+	for _, row := range rows {
+		s := row[0]
+		e := math.Exp(-k * s)
+		want := []float64{s,
+			e, c * (1 - e), 2 * e, 4, 1 + (1 - e) + s*s/2,
+			-s * e, 0, c * s * e, 1 - e, -2 * s * e, 0,
+			0, 0, s * e, 0}
+		for i, w := range want {
+			if !scalar.EqualWithinAbsOrRel(row[i], w, 1e-7, 1e-6) {
+				t.Errorf("s=%g: %s = %.10g, want %.10g", s, header[i], row[i], w)
+			}
+		}
+	}
+}
+
+// TestSimX0Names: -x0 finds a state by its SBML id or by its column name,
+// and a name that is neither is an error listing the column names.
+func TestSimX0Names(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "labels.xml")
+	if err := os.WriteFile(path, []byte(labelsNet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, x0 := range [][]string{
+		{"-x0", "B=0.5", "-x0", "C=3", "-x0", "t=7"},
+		{"-x0", "amount:B=0.5", "-x0", "amount:C=3", "-x0", "state:t=7"},
+	} {
+		args := append(append([]string{"sim", "-t1", "1", "-n", "1"}, x0...), path)
+		code, out, stderr := pbgen(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", x0, code, stderr)
+		}
+		header, rows := readTSV(t, out)
+		// Columns t, A, amount:B, amount:C, V, state:t; -x0 values are
+		// in the column's units (amounts for B and C).
+		if got := rows[0][:6]; got[1] != 1 || got[2] != 0.5 || got[3] != 3 || got[4] != 4 || got[5] != 7 {
+			t.Errorf("%q: first row %v %v, want [0 1 0.5 3 4 7]", x0, header[:6], got)
+		}
+	}
+	for _, bad := range []string{"conc:C=1", "amount:A=1", "amount:t=1", "time=1", "S:A:k=1"} {
+		code, _, stderr := pbgen(t, "sim", "-x0", bad, path)
+		if code != 1 || !strings.Contains(stderr, `no state named`) || !strings.Contains(stderr, "amount:B, amount:C, V, state:t") {
+			t.Errorf("-x0 %s: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+	code, _, stderr := pbgen(t, "sim", "-h")
+	if code != 0 || !strings.Contains(stderr, "amount:<id>") || !strings.Contains(stderr, "state:t") {
+		t.Errorf("sim -h: exit %d, does not document the column names: %q", code, stderr)
 	}
 }
