@@ -281,6 +281,8 @@ func (mr *ModelResult) ratios() {
 		{"FS errcon off (ours)", "FS errcon off (CVODES)"},
 		{"states (ours)", "states (CVODES)"},
 		{"PBSR (ours)", "states (ours)"},
+		{"PBSR (ours)", "states (CVODES)"},
+		{"Exp (ours)", "states (ours)"},
 		{"FS errcon on (ours)", "PBSR (ours)"},
 	}
 	fmt.Println("ratios of median times, same run:")
