@@ -147,6 +147,19 @@ func (s *Solver) dkySens(dst []float64, t float64) {
 
 // bdfStep is cvStep: one successful step, with retries after Newton or
 // error test failures.
+//
+// A non-finite f, Jx or Newton iterate at a trial step is, as in CVODE, a
+// recoverable failure: the step is restored and h cut by etacf as after a
+// corrector convergence failure. A legitimately stiff problem may meet a
+// NaN only at an overly large trial step (a predictor overshooting into a
+// region where a rate law such as sqrt(k - x) is undefined) and then
+// continue with a smaller one. When the cuts cannot help, the non-finite
+// value is the cause to report, not its symptom: if the step underflows
+// (tn + h == tn) or maxncf corrector failures accumulate within this step,
+// and the most recent failed trial of this step met a non-finite value, the
+// error is ErrNonFinite (see failNonFinite) rather than ErrStepUnderflow or
+// ErrConvergence. An error test failure after it clears the attribution:
+// the step was then being cut for accuracy.
 func (s *Solver) bdfStep(p []float64) error {
 	savedT := s.tn
 	ncf, nef, ncfS, nefS := 0, 0, 0, 0
@@ -155,14 +168,21 @@ func (s *Solver) bdfStep(p []float64) error {
 		s.adjustParams()
 	}
 	var dsm float64
+	// nonFinite: the most recent failed trial of this step met a
+	// non-finite value, with step hNonFinite.
+	nonFinite, hNonFinite := false, 0.0
 	for {
 		if s.tn+s.h <= s.tn {
+			if nonFinite {
+				return s.failNonFinite(hNonFinite, "the step size underflowed on retries")
+			}
 			return s.fail(ErrStepUnderflow, s.tn, s.h, -1, "")
 		}
 		s.predict()
 		s.setCoeffs()
 		ret := s.nls(p, nflag)
 		if ret != nlsOK {
+			nonFinite, hNonFinite = s.lastFail == ErrNonFinite, s.h
 			if err := s.handleConvFail(savedT, &ncf, &nflag); err != nil {
 				return err
 			}
@@ -171,6 +191,7 @@ func (s *Solver) bdfStep(p []float64) error {
 		// Error test on the state.
 		dsm = s.acnrm * s.tq[2]
 		if dsm > 1 {
+			nonFinite = false
 			if err := s.handleErrFail(p, savedT, &nef, &nflag, dsm); err != nil {
 				return err
 			}
@@ -180,6 +201,7 @@ func (s *Solver) bdfStep(p []float64) error {
 			ret := s.sensCorrector(p)
 			if ret != nlsOK {
 				s.stats.SensNewtonFails++
+				nonFinite, hNonFinite = s.lastFail == ErrNonFinite, s.h
 				if err := s.handleConvFail(savedT, &ncfS, &nflag); err != nil {
 					return err
 				}
@@ -188,6 +210,7 @@ func (s *Solver) bdfStep(p []float64) error {
 			if s.errcon {
 				dsmS := s.acnrmS * s.tq[2]
 				if dsmS > 1 {
+					nonFinite = false
 					if err := s.handleErrFail(p, savedT, &nefS, &nflag, dsmS); err != nil {
 						return err
 					}
@@ -217,19 +240,27 @@ func (s *Solver) handleConvFail(savedT float64, ncf, nflag *int) error {
 	s.etamax = 1
 	if *ncf == maxncf {
 		kind := s.lastFail
+		if kind == ErrNonFinite {
+			return s.failNonFinite(s.h, "the corrector failed repeatedly")
+		}
 		if kind == 0 {
 			kind = ErrConvergence
 		}
-		idx := -1
-		if kind == ErrNonFinite {
-			idx = s.lastIndex
-		}
-		return s.fail(kind, s.tn, s.h, idx, "corrector failed repeatedly")
+		return s.fail(kind, s.tn, s.h, -1, "corrector failed repeatedly")
 	}
 	s.eta = etacf
 	*nflag = prevConvFail
 	s.rescale()
 	return nil
+}
+
+// failNonFinite reports that trial steps failed on non-finite values until
+// why (the cuts could not help). T and X are the last accepted time and
+// state; h is the step of the failed trial, so the value was met at about
+// T + h; Index is the component of f (for f and Jx) or of the Newton
+// iterate (for an iterate) recorded in lastIndex, -1 for sensitivities.
+func (s *Solver) failNonFinite(h float64, why string) error {
+	return s.fail(ErrNonFinite, s.tn, h, s.lastIndex, s.lastWhat+" at the trial step t+h; "+why)
 }
 
 // handleErrFail is the failure branch of cvDoErrorTest.
@@ -482,7 +513,7 @@ func (s *Solver) nls(p []float64, nflag int) int {
 		s.m.F(f, s.tn, z0, p)
 		s.stats.FEvals++
 		if i := firstNonFinite(f); i >= 0 {
-			s.lastFail, s.lastIndex = ErrNonFinite, i
+			s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, i, "f"
 			return nlsConvFail
 		}
 		if callSetup {
@@ -521,8 +552,8 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 		}
 		s.nstlj = s.nst
 		s.jcur = true
-		if i := firstNonFinite(s.jv); i >= 0 {
-			s.lastFail, s.lastIndex = ErrNonFinite, -1
+		if k := firstNonFinite(s.jv); k >= 0 {
+			s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, patternRow(s.jxPat, k), "Jx"
 			return false
 		}
 	} else {
@@ -574,7 +605,7 @@ func (s *Solver) newton(p []float64) int {
 		s.stats.NewtonIters++
 		del := wrms(b, ewt)
 		if del != del || math.IsInf(del, 0) {
-			s.lastFail, s.lastIndex = ErrNonFinite, firstNonFinite(b)
+			s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, firstNonFinite(b), "the Newton iterate"
 			if !s.jcur {
 				return nlsTryAgain
 			}
@@ -608,7 +639,7 @@ func (s *Solver) newton(p []float64) int {
 		s.m.F(f, s.tn, y, p)
 		s.stats.FEvals++
 		if i := firstNonFinite(f); i >= 0 {
-			s.lastFail, s.lastIndex = ErrNonFinite, i
+			s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, i, "f"
 			if !s.jcur {
 				return nlsTryAgain
 			}
@@ -627,8 +658,12 @@ func (s *Solver) sensCorrector(p []float64) int {
 	s.m.Jx(s.jvS, s.tn, y, p)
 	s.m.Jp(s.jpv, s.tn, y, p)
 	s.stats.SensJacEvals++
-	if firstNonFinite(s.jvS) >= 0 || firstNonFinite(s.jpv) >= 0 {
-		s.lastFail, s.lastIndex = ErrNonFinite, -1
+	if k := firstNonFinite(s.jvS); k >= 0 {
+		s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, patternRow(s.jxPat, k), "Jx"
+		return nlsConvFail
+	}
+	if k := firstNonFinite(s.jpv); k >= 0 {
+		s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, patternRow(s.jpPat, k), "Jp"
 		return nlsConvFail
 	}
 	callSetup := false
@@ -677,7 +712,7 @@ func (s *Solver) sensNewton() int {
 		s.stats.SensNewtonIters++
 		del := s.sensNorm(b, ewtS)
 		if del != del || math.IsInf(del, 0) {
-			s.lastFail, s.lastIndex = ErrNonFinite, -1
+			s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, -1, "the sensitivity iterate"
 			if !s.jcur {
 				return nlsTryAgain
 			}

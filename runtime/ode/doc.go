@@ -32,6 +32,18 @@
 // that stays singular, repeated test failures) are returned as *StepError,
 // carrying the time, step and last accepted state.
 //
+// A non-finite f, Jx or Newton iterate at a BDF trial step is, as in CVODE,
+// a recoverable failure that cuts the step: a stiff model may meet a NaN only
+// at an overly large trial step and then proceed. If the step then falls to
+// the resolution of t, or the corrector fails maxncf (10) times within one
+// step, and the most recent failed trial of that step met a non-finite value
+// (no error test failure since), the error is ErrNonFinite rather than a step
+// underflow: the model left the domain where f is defined (sqrt(k - x) once
+// x passes k, a log of a state crossing zero). T and X are then the last
+// accepted point, T + H the failed trial, and Index the component of f (or
+// of the Newton iterate) that was non-finite. DOPRI5 reports non-finite
+// stage values once its step has fallen below 1e-12 max(1, |t|).
+//
 // # Allocation
 //
 // NewSolver allocates all workspaces; Integrate and IntegrateSens allocate

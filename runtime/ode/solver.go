@@ -93,7 +93,11 @@ const (
 	ErrStepUnderflow ErrKind = iota + 1
 	// ErrTooManySteps: MaxSteps accepted steps did not reach the final time.
 	ErrTooManySteps
-	// ErrNonFinite: f, Jx, Jp or the state produced Inf or NaN.
+	// ErrNonFinite: f, Jx, Jp or the state produced Inf or NaN. With BDF a
+	// non-finite value at a trial step first only cuts the step (as a
+	// Newton failure does in CVODE); it is reported when the step then
+	// underflows or the corrector fails repeatedly, with T and X the last
+	// accepted point and T + H the failed trial (see the package doc).
 	ErrNonFinite
 	// ErrSingular: the iteration matrix stayed singular after step reductions.
 	ErrSingular
@@ -119,8 +123,9 @@ func (k ErrKind) String() string {
 
 // StepError is the failure of an integration at time T with step H. X is a
 // copy of the last accepted state; Index is the offending component for
-// ErrNonFinite (-1 if unknown). The trajectory holds the steps accepted
-// before the failure.
+// ErrNonFinite (of f, the row of a non-finite Jx or Jp entry, or of the
+// state; -1 if unknown). The trajectory holds the steps accepted before the
+// failure.
 type StepError struct {
 	Kind   ErrKind
 	T, H   float64
@@ -218,8 +223,12 @@ type Solver struct {
 	savedTq5, hmaxInv, tstop           float64
 	nst, nstlp, nstlj, nscon           int
 	jcur                               bool
-	lastFail                           ErrKind
-	lastIndex                          int
+	// The cause of the most recent failed trial step: its kind, and for
+	// ErrNonFinite the component (lastIndex, -1 if none) and what was
+	// non-finite (lastWhat, for the error's Reason).
+	lastFail  ErrKind
+	lastIndex int
+	lastWhat  string
 
 	// DOPRI5 stages.
 	k [7][]float64
@@ -501,11 +510,11 @@ func (s *Solver) sensRHS(dst []float64, t float64, x, S, p []float64) error {
 	s.m.Jx(s.jvS, t, x, p)
 	s.m.Jp(s.jpv, t, x, p)
 	s.stats.SensJacEvals++
-	if i := firstNonFinite(s.jvS); i >= 0 {
-		return s.fail(ErrNonFinite, t, s.h, -1, "Jx")
+	if k := firstNonFinite(s.jvS); k >= 0 {
+		return s.fail(ErrNonFinite, t, s.h, patternRow(s.jxPat, k), "Jx")
 	}
-	if i := firstNonFinite(s.jpv); i >= 0 {
-		return s.fail(ErrNonFinite, t, s.h, -1, "Jp")
+	if k := firstNonFinite(s.jpv); k >= 0 {
+		return s.fail(ErrNonFinite, t, s.h, patternRow(s.jpPat, k), "Jp")
 	}
 	s.sensApply(dst, S)
 	return nil
@@ -538,6 +547,16 @@ func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) erro
 	x := make([]float64, s.nx)
 	copy(x, s.zn[0][:s.nx])
 	return &StepError{Kind: kind, T: t, H: h, X: x, Index: index, Reason: reason}
+}
+
+// patternRow returns the row of value k of pat: for a Jacobian, the
+// component of f whose derivative it is. Error paths only (linear scan).
+func patternRow(pat *model.Pattern, k int) int {
+	i := 0
+	for pat.RowPtr[i+1] <= k {
+		i++
+	}
+	return i
 }
 
 func firstNonFinite(v []float64) int {
