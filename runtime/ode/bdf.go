@@ -257,8 +257,9 @@ func (s *Solver) handleConvFail(savedT float64, ncf, nflag *int) error {
 // failNonFinite reports that trial steps failed on non-finite values until
 // why (the cuts could not help). T and X are the last accepted time and
 // state; h is the step of the failed trial, so the value was met at about
-// T + h; Index is the component of f (for f and Jx) or of the Newton
-// iterate (for an iterate) recorded in lastIndex, -1 for sensitivities.
+// T + h; Index is the component recorded in lastIndex: of f for f, the row
+// for Jx and Jp, of the state for a Newton iterate, -1 for a sensitivity
+// iterate.
 func (s *Solver) failNonFinite(h float64, why string) error {
 	return s.fail(ErrNonFinite, s.tn, h, s.lastIndex, s.lastWhat+" at the trial step t+h; "+why)
 }

@@ -40,8 +40,9 @@
 // (no error test failure since), the error is ErrNonFinite rather than a step
 // underflow: the model left the domain where f is defined (sqrt(k - x) once
 // x passes k, a log of a state crossing zero). T and X are then the last
-// accepted point, T + H the failed trial, and Index the component of f (or
-// of the Newton iterate) that was non-finite. DOPRI5 reports non-finite
+// accepted point, T + H the failed trial, and Index the component of f (the
+// row of a Jx entry, or the state component of a Newton iterate) that was
+// non-finite. DOPRI5 reports non-finite
 // stage values once its step has fallen below 1e-12 max(1, |t|).
 //
 // # Allocation
