@@ -1,9 +1,11 @@
 package sens
 
 import (
+	"math"
+
+	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
-	"math"
 )
 
 // Stats counts the work of one Solve.
@@ -176,7 +178,7 @@ func checkFinite(res *Result, ts []float64) error {
 	blk := res.NX * res.NS
 	for k := range ts {
 		b := res.S[k*blk : (k+1)*blk]
-		if finite(b) {
+		if dense.Finite(b) {
 			continue
 		}
 		i := 0
@@ -187,30 +189,6 @@ func checkFinite(res *Result, ts []float64) error {
 			X: append([]float64(nil), res.XAt(k)...), Reason: "sensitivity: Jx or Jp not finite"}
 	}
 	return nil
-}
-
-// finite reports whether every entry of v is finite: v*0 is NaN for a NaN
-// or infinite v and 0 otherwise. Eight partial sums, since one is bound by
-// the latency of its additions (this scan of every output's S was 7% of a
-// CaMKII PBSR solve with a single sum).
-func finite(v []float64) bool {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	i := 0
-	for ; i+8 <= len(v); i += 8 {
-		x := v[i : i+8 : i+8]
-		s0 += x[0] * 0
-		s1 += x[1] * 0
-		s2 += x[2] * 0
-		s3 += x[3] * 0
-		s4 += x[4] * 0
-		s5 += x[5] * 0
-		s6 += x[6] * 0
-		s7 += x[7] * 0
-	}
-	for ; i < len(v); i++ {
-		s0 += v[i] * 0
-	}
-	return ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)) == 0
 }
 
 func (s *Solver) fillX(res *Result, ts []float64) {

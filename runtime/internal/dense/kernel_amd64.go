@@ -47,3 +47,6 @@ func forceAVX(ft, wpT, va, vb []float64, perm, off, ptr []int, m, phOff int)
 
 //go:noescape
 func addTransAVX(dst, ft []float64, nx, ns int)
+
+//go:noescape
+func finiteAVX(v []float64) bool

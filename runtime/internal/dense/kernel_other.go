@@ -33,3 +33,7 @@ func forceAVX(ft, wpT, va, vb []float64, perm, off, ptr []int, m, phOff int) {
 func addTransAVX(dst, ft []float64, nx, ns int) {
 	panic("dense: addTransAVX without AVX2")
 }
+
+func finiteAVX(v []float64) bool {
+	panic("dense: finiteAVX without AVX2")
+}

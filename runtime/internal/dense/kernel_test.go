@@ -1,6 +1,7 @@
 package dense
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -297,5 +298,46 @@ func TestKernelsAllocateNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per run", allocs)
+	}
+}
+
+// TestFinite puts a NaN, +Inf or -Inf at every position of vectors of
+// every length up to 40 (all paths of the kernel: blocks of 16, of 4, the
+// last 0..3) among finite entries that include the extremes, and checks
+// both implementations.
+func TestFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	bad := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
+	impls := map[string]func([]float64) bool{"go": finiteGo}
+	if HasFMA {
+		impls["avx"] = finiteAVX
+	}
+	for name, f := range impls {
+		for n := 0; n <= 40; n++ {
+			v := make([]float64, n)
+			for i := range v {
+				switch i % 4 {
+				case 0:
+					v[i] = math.MaxFloat64
+				case 1:
+					v[i] = -math.SmallestNonzeroFloat64
+				default:
+					v[i] = rng.NormFloat64() * 1e300
+				}
+			}
+			if !f(v) {
+				t.Fatalf("%s: n=%d all finite, reported not finite", name, n)
+			}
+			for i := range v {
+				for _, b := range bad {
+					keep := v[i]
+					v[i] = b
+					if f(v) {
+						t.Fatalf("%s: n=%d %g at %d reported finite", name, n, b, i)
+					}
+					v[i] = keep
+				}
+			}
+		}
 	}
 }
