@@ -81,13 +81,7 @@ func BenchmarkCaMKIIExpStep(b *testing.B) {
 // settings (outputs t = 0, 1, ..., 600), the workspace reused: the unit
 // that pbbench times, here for pprof.
 func benchCaMKIISolve(b *testing.B, method Method) {
-	m := camkii.New()
-	p := make([]float64, model.NumParams(m))
-	m.DefaultParams(p)
-	ts := make([]float64, 601)
-	for i := range ts {
-		ts[i] = float64(i)
-	}
+	m, p, ts := camkiiPaper()
 	s := NewSolver(m, &Options{Method: method, RTol: 1e-5, ATol: 1e-6})
 	var res Result
 	b.ReportAllocs()
@@ -100,3 +94,16 @@ func benchCaMKIISolve(b *testing.B, method Method) {
 
 func BenchmarkCaMKIISolvePBSR(b *testing.B) { benchCaMKIISolve(b, PBSR) }
 func BenchmarkCaMKIISolveExp(b *testing.B)  { benchCaMKIISolve(b, Exp) }
+
+// camkiiPaper is generated CaMKII with its default parameters and the
+// paper's outputs t = 0, 1, ..., 600.
+func camkiiPaper() (model.Model, []float64, []float64) {
+	m := camkii.New()
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	ts := make([]float64, 601)
+	for i := range ts {
+		ts[i] = float64(i)
+	}
+	return m, p, ts
+}

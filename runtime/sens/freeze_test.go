@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/runtime/model"
 )
 
@@ -16,13 +15,7 @@ import (
 // the two differ by a few 1e-4 in the transient) and in the steady tail,
 // and most steady-state steps must be skipped.
 func TestFrozenSteadyState(t *testing.T) {
-	m := camkii.New()
-	p := make([]float64, model.NumParams(m))
-	m.DefaultParams(p)
-	ts := make([]float64, 601)
-	for i := range ts {
-		ts[i] = float64(i)
-	}
+	m, p, ts := camkiiPaper()
 	ref := mustSolve(t, m, p, ts, &Options{Method: FS, RTol: 1e-10, ATol: 1e-12, ErrCon: true})
 	tail := func(r *Result) float64 { // max rel error for t >= 100
 		var worst float64
