@@ -171,9 +171,10 @@ func (s *Solver) Solve(res *Result, p, x0 []float64, t0 float64, ts []float64) e
 
 // checkFinite reports the first output time whose S has a non-finite
 // entry, as an ode.ErrNonFinite error: the Peano-Baker engine has no error
-// path of its own, and a Jx or Jp that is NaN where the state integrator
-// never looked (DOPRI5 never evaluates Jx) must not reach the user as
-// numbers.
+// path of its own, and neither a Jx or Jp that is NaN where the state
+// integrator never looked (DOPRI5 never evaluates Jx) nor an S that
+// overflowed (the paper's PBS is unstable on stiff networks: on PKA it
+// passes 1e308 by t = 112) may reach the user as numbers.
 func checkFinite(res *Result, ts []float64) error {
 	blk := res.NX * res.NS
 	for k := range ts {
@@ -186,7 +187,7 @@ func checkFinite(res *Result, ts []float64) error {
 			i++
 		}
 		return &ode.StepError{Kind: ode.ErrNonFinite, T: ts[k], Index: i / res.NS,
-			X: append([]float64(nil), res.XAt(k)...), Reason: "sensitivity: Jx or Jp not finite"}
+			X: append([]float64(nil), res.XAt(k)...), Reason: "sensitivity S not finite (the method diverged, or Jx or Jp is not finite)"}
 	}
 	return nil
 }
