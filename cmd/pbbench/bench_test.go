@@ -39,7 +39,7 @@ func TestTargetVerdict(t *testing.T) {
 	missed.check()
 	over := &Target{Measured: 0.05, Bound: 1e-2}
 	over.check()
-	if !met.Met || met.verdict() != "met" || missed.Met || missed.verdict() != "missed by 5x" || over.verdict() != "missed by 5x" {
+	if !met.Met || met.verdict() != "met" || missed.Met || missed.verdict() != "missed by 5.000x" || over.verdict() != "missed by 5.000x" {
 		t.Errorf("verdicts: %q %q %q", met.verdict(), missed.verdict(), over.verdict())
 	}
 }

@@ -31,9 +31,9 @@ func (t *Target) verdict() string {
 	case t.Met:
 		return "met"
 	case t.AtLeast:
-		return fmt.Sprintf("missed by %.3gx", t.Bound/t.Measured)
+		return fmt.Sprintf("missed by %.3fx", t.Bound/t.Measured)
 	}
-	return fmt.Sprintf("missed by %.3gx", t.Measured/t.Bound)
+	return fmt.Sprintf("missed by %.3fx", t.Measured/t.Bound)
 }
 
 // checkTargets evaluates the targets that the run has data for.
