@@ -1,10 +1,12 @@
 package sens
 
 import (
+	"errors"
 	"math"
 	"testing"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
 )
 
 // TestFrozenSteadyState: CaMKII settles by t ~ 40 (with S drifting
@@ -120,6 +122,46 @@ func TestFrozenTimeDependentJacobian(t *testing.T) {
 		t.Logf("%v: max |dx2/dp2 - exact| = %.3g (converged steps %d)", meth, worst, r.Stats.Converged)
 		if meth == PBSR && worst > 1e-3 {
 			t.Errorf("%v: dx2/dp2 misses the switch of Jx at constant x by %.3g", meth, worst)
+		}
+	}
+}
+
+// badJp is switched without its switch (c = 0: Jx constant) and with a Jp
+// entry that turns NaN at t = 50 while x stays at equilibrium (the state
+// integrator never evaluates Jp).
+type badJp struct{ switched }
+
+func (badJp) F(dst []float64, t float64, x, p []float64) {
+	dst[0] = -x[0] + p[0]
+	dst[1] = -x[1]
+	dst[2] = -x[2] + p[1] - 1
+}
+func (badJp) Jx(dst []float64, t float64, x, p []float64) {
+	dst[0], dst[1], dst[2], dst[3] = -1, -1, 0, -1
+}
+
+func (badJp) Jp(dst []float64, t float64, x, p []float64) {
+	dst[0], dst[1] = 1, 1
+	if t >= 50 {
+		dst[1] = math.NaN()
+	}
+}
+
+// TestFrozenNaNJacobian: a Jacobian that turns NaN inside a frozen (and
+// skipped) stretch must end it and surface as a non-finite error at or
+// after the time it happened, never as finite numbers from the stale
+// frozen Jacobian.
+func TestFrozenNaNJacobian(t *testing.T) {
+	ts := make([]float64, 201)
+	for i := range ts {
+		ts[i] = 0.5 * float64(i)
+	}
+	for _, meth := range []Method{PBSR, Exp} {
+		var res Result
+		err := NewSolver(badJp{}, &Options{Method: meth, RTol: 1e-6, ATol: 1e-8}).Solve(&res, []float64{2, 1}, nil, 0, ts)
+		var se *ode.StepError
+		if !errors.As(err, &se) || se.Kind != ode.ErrNonFinite || se.T < 50 {
+			t.Errorf("%v: error %v, want a non-finite error at t >= 50", meth, err)
 		}
 	}
 }

@@ -307,40 +307,33 @@ func (en *engine) jacNorms(pt *point) (nJx, nJp float64) {
 
 // jacWithin is jacClose(ref, b) with the norms of ref given: a frozen
 // stretch compares every step with one reference point, whose norms are
-// computed once, and a change is found at its first row.
+// computed once. The sum of all differences bounds every row's (and every
+// entry's): near equilibrium, where this runs at every step, one pass
+// (dense.L1Dist) settles it. A NaN in either Jacobian fails every test
+// (comparisons are written so that NaN is never "within"): a Jacobian
+// that turns NaN in a frozen stretch must end it, not be ignored.
 func (en *engine) jacWithin(ref, b *point, nJx, nJp float64) bool {
 	tx := en.cfg.srtol * nJx
-	rp := en.jx.RowPtr
 	rj, bj := ref.jx, b.jx[:len(ref.jx)]
-	// The sum over all entries bounds every row's: near equilibrium, where
-	// this runs at every step, it settles the test in one pass of
-	// independent sums (a row's sum is a chain of dependent additions).
-	var s0, s1, s2, s3 float64
-	k := 0
-	for ; k+4 <= len(rj); k += 4 {
-		x, y := rj[k:k+4:k+4], bj[k:k+4:k+4]
-		s0 += math.Abs(y[0] - x[0])
-		s1 += math.Abs(y[1] - x[1])
-		s2 += math.Abs(y[2] - x[2])
-		s3 += math.Abs(y[3] - x[3])
-	}
-	for ; k < len(rj); k++ {
-		s0 += math.Abs(bj[k] - rj[k])
-	}
-	for r := 0; (s0+s1)+(s2+s3) > tx && r+1 < len(rp); r++ {
-		var rd float64
-		for k := rp[r]; k < rp[r+1]; k++ {
-			rd += math.Abs(bj[k] - rj[k])
-		}
-		if rd > tx {
-			return false
+	if !(dense.L1Dist(rj, bj) <= tx) {
+		rp := en.jx.RowPtr
+		for r := 0; r+1 < len(rp); r++ {
+			var rd float64
+			for k := rp[r]; k < rp[r+1]; k++ {
+				rd += math.Abs(bj[k] - rj[k])
+			}
+			if !(rd <= tx) {
+				return false
+			}
 		}
 	}
 	tp := en.cfg.srtol * nJp
-	bp := b.jp[:len(ref.jp)]
-	for k, x := range ref.jp {
-		if math.Abs(bp[k]-x) > tp {
-			return false
+	rp, bp := ref.jp, b.jp[:len(ref.jp)]
+	if !(dense.L1Dist(rp, bp) <= tp) {
+		for k, x := range rp {
+			if !(math.Abs(bp[k]-x) <= tp) {
+				return false
+			}
 		}
 	}
 	return true

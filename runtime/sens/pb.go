@@ -38,6 +38,11 @@ type engine struct {
 	jpRow, jpCol []int
 	jpMap        []int     // full Jp entry -> reduced entry or -1
 	jpFull       []float64 // full Jp values
+	// jpIdentity: the reduced Jp is the full one in the same order (all
+	// parameters, in model order), so Jp is written into a point directly:
+	// the remapping was half of an evaluation near equilibrium, where one
+	// runs at every step.
+	jpIdentity bool
 
 	p  []float64
 	tr *ode.Trajectory
@@ -100,6 +105,10 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 		en.jpRow[i+1] = len(en.jpCol)
 	}
 	en.jpFull = make([]float64, jp.NNZ())
+	en.jpIdentity = len(en.jpCol) == len(en.jpMap)
+	for k, r := range en.jpMap {
+		en.jpIdentity = en.jpIdentity && r == k
+	}
 	nnzx, nnzp := jx.NNZ(), len(en.jpCol)
 	en.a, en.b = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
 	en.sub, en.sub2 = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
@@ -140,6 +149,11 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 // eval fills pt.jx and pt.jp at (pt.t, pt.x).
 func (en *engine) eval(pt *point) {
 	en.m.Jx(pt.jx, pt.t, pt.x, en.p)
+	if en.jpIdentity {
+		en.m.Jp(pt.jp, pt.t, pt.x, en.p)
+		en.stats.JacEvals++
+		return
+	}
 	en.m.Jp(en.jpFull, pt.t, pt.x, en.p)
 	for k, r := range en.jpMap {
 		if r >= 0 {

@@ -50,3 +50,6 @@ func addTransAVX(dst, ft []float64, nx, ns int)
 
 //go:noescape
 func finiteAVX(v []float64) bool
+
+//go:noescape
+func l1distAVX(a, b []float64) float64

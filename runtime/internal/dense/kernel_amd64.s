@@ -1344,3 +1344,70 @@ findone:
 	MOVB AX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func l1distAVX(a, b []float64) float64
+//
+// sum_i |a[i] - b[i]| over len(a) entries (len(b) >= len(a), checked by
+// the caller): two accumulators of 4 lanes over blocks of 8, then 4, then
+// the last 0..3 entries one by one after the lanes are folded into X1. A
+// NaN in either makes the sum NaN.
+TEXT ·l1distAVX(SB), NOSPLIT, $0-56
+	MOVQ a_base+0(FP), SI
+	MOVQ a_len+8(FP), CX
+	MOVQ b_base+24(FP), DI
+	MOVQ $0x7FFFFFFFFFFFFFFF, AX
+	MOVQ AX, X0
+	VPBROADCASTQ X0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+
+l1d8:
+	CMPQ CX, $8
+	JLT l1d4
+	VMOVUPD (SI), Y3
+	VSUBPD (DI), Y3, Y3
+	VANDPD Y0, Y3, Y3
+	VADDPD Y3, Y1, Y1
+	VMOVUPD 32(SI), Y4
+	VSUBPD 32(DI), Y4, Y4
+	VANDPD Y0, Y4, Y4
+	VADDPD Y4, Y2, Y2
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP l1d8
+
+l1d4:
+	CMPQ CX, $4
+	JLT l1dfold
+	VMOVUPD (SI), Y3
+	VSUBPD (DI), Y3, Y3
+	VANDPD Y0, Y3, Y3
+	VADDPD Y3, Y1, Y1
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+
+l1dfold:
+	VADDPD Y2, Y1, Y1
+	VEXTRACTF128 $1, Y1, X2
+	VADDPD X2, X1, X1
+	VUNPCKHPD X1, X1, X2
+	VADDSD X2, X1, X1
+
+l1d1:
+	TESTQ CX, CX
+	JE l1ddone
+	VMOVSD (SI), X3
+	VSUBSD (DI), X3, X3
+	VANDPD X0, X3, X3
+	VADDSD X3, X1, X1
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JMP l1d1
+
+l1ddone:
+	VMOVSD X1, ret+48(FP)
+	VZEROUPPER
+	RET

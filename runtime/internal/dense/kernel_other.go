@@ -37,3 +37,7 @@ func addTransAVX(dst, ft []float64, nx, ns int) {
 func finiteAVX(v []float64) bool {
 	panic("dense: finiteAVX without AVX2")
 }
+
+func l1distAVX(a, b []float64) float64 {
+	panic("dense: l1distAVX without AVX2")
+}

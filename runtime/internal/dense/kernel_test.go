@@ -341,3 +341,39 @@ func TestFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestL1Dist checks both implementations against a plain sum for every
+// length up to 40 (all paths of the kernel), with b longer than a, and
+// that a NaN at any position of either makes the result NaN.
+func TestL1Dist(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	impls := map[string]func(a, b []float64) float64{"go": l1distGo}
+	if HasFMA {
+		impls["avx"] = l1distAVX
+	}
+	for name, f := range impls {
+		for n := 0; n <= 40; n++ {
+			a := make([]float64, n)
+			b := make([]float64, n+3)
+			var want float64
+			for i := range a {
+				a[i], b[i] = rng.NormFloat64(), rng.NormFloat64()
+				want += math.Abs(a[i] - b[i])
+			}
+			b[n] = math.NaN() // beyond len(a): not read
+			if got := f(a, b); !scalar.EqualWithinAbsOrRel(got, want, 1e-14, 1e-14) {
+				t.Fatalf("%s: n=%d got %g, want %g", name, n, got, want)
+			}
+			for i := 0; i < n; i++ {
+				for _, v := range [][]float64{a, b} {
+					keep := v[i]
+					v[i] = math.NaN()
+					if got := f(a, b); !math.IsNaN(got) {
+						t.Fatalf("%s: n=%d NaN at %d gave %g", name, n, i, got)
+					}
+					v[i] = keep
+				}
+			}
+		}
+	}
+}
