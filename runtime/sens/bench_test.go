@@ -5,6 +5,7 @@ import (
 
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
 )
 
 // stepBench prepares one end-point step of the default PBSR/Exp on the
@@ -80,9 +81,10 @@ func BenchmarkCaMKIIExpStep(b *testing.B) {
 // benchCaMKIISolve is one whole solve of generated CaMKII at the paper's
 // settings (outputs t = 0, 1, ..., 600), the workspace reused: the unit
 // that pbbench times, here for pprof.
-func benchCaMKIISolve(b *testing.B, method Method) {
+func benchCaMKIISolve(b *testing.B, opt Options) {
 	m, p, ts := camkiiPaper()
-	s := NewSolver(m, &Options{Method: method, RTol: 1e-5, ATol: 1e-6})
+	opt.RTol, opt.ATol = 1e-5, 1e-6
+	s := NewSolver(m, &opt)
 	var res Result
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -92,8 +94,17 @@ func benchCaMKIISolve(b *testing.B, method Method) {
 	}
 }
 
-func BenchmarkCaMKIISolvePBSR(b *testing.B) { benchCaMKIISolve(b, PBSR) }
-func BenchmarkCaMKIISolveExp(b *testing.B)  { benchCaMKIISolve(b, Exp) }
+func BenchmarkCaMKIISolvePBSR(b *testing.B) { benchCaMKIISolve(b, Options{Method: PBSR}) }
+func BenchmarkCaMKIISolveExp(b *testing.B)  { benchCaMKIISolve(b, Options{Method: Exp}) }
+
+// BenchmarkCaMKIISolveFS is FS with ErrCon and every output a grid point
+// (the default); ...FSInterp steps over the outputs as CVODES does.
+func BenchmarkCaMKIISolveFS(b *testing.B) {
+	benchCaMKIISolve(b, Options{Method: FS, ErrCon: true})
+}
+func BenchmarkCaMKIISolveFSInterp(b *testing.B) {
+	benchCaMKIISolve(b, Options{Method: FS, ErrCon: true, ODE: ode.Settings{Interpolate: true}})
+}
 
 // camkiiPaper is generated CaMKII with its default parameters and the
 // paper's outputs t = 0, 1, ..., 600.
