@@ -1,15 +1,11 @@
 # pbgen developer targets. `make test` is what CI runs (see .ci/run).
 GO ?= go
 
-.PHONY: test test-long generate check testsuite bench bench-ode fuzz cvodes demo
+.PHONY: test generate check testsuite bench bench-ode fuzz cvodes demo
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
 	$(GO) test ./...
-
-# Longer accuracy suites (paper settings on PKA and CaMKII etc.).
-test-long:
-	$(GO) test -timeout 60m ./... -args -long
 
 # Regenerate the shipped packages in generated/ from networks/.
 generate:
