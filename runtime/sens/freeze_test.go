@@ -165,3 +165,17 @@ func TestFrozenNaNJacobian(t *testing.T) {
 		}
 	}
 }
+
+// TestRelChangeNaN: the relative changes behind the paper's switch
+// (nearlyConstant) and the refinement's freeze must not read a NaN as no
+// change.
+func TestRelChangeNaN(t *testing.T) {
+	a := []float64{1, 2, 3}
+	for i := range a {
+		b := append([]float64(nil), a...)
+		b[i] = math.NaN()
+		if r := relChangeP(a, b); r <= 1 {
+			t.Errorf("relChangeP with NaN at %d = %g, passes a tolerance", i, r)
+		}
+	}
+}

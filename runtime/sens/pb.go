@@ -450,16 +450,13 @@ func (en *engine) relChange(va, vb []float64) float64 {
 	return d / n
 }
 
-// relChangeP is the max-abs relative change of the Jp values.
+// relChangeP is the max-abs relative change of the Jp values; NaN when
+// either has a NaN (math.Max keeps it), so that no test of it passes.
 func relChangeP(va, vb []float64) float64 {
 	var d, n float64
 	for k, x := range va {
-		if e := math.Abs(vb[k] - x); e > d {
-			d = e
-		}
-		if a := math.Abs(x); a > n {
-			n = a
-		}
+		d = math.Max(d, math.Abs(vb[k]-x))
+		n = math.Max(n, math.Abs(x))
 	}
 	if d == 0 {
 		return 0
