@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -97,6 +98,7 @@ func benchLinear(c *config) (*LinearResult, error) {
 // fit in the budget, and a warm-up that alone exceeds it is the one
 // measurement (count 0).
 func timeBudget(run func() error, reps int, budget time.Duration) (med float64, timed int, err error) {
+	runtime.GC() // as in timeSolver
 	start := time.Now()
 	if err := run(); err != nil {
 		return 0, 0, err

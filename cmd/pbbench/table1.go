@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"time"
 
@@ -180,6 +181,9 @@ func benchModel(spec *modelSpec, c *config) (*ModelResult, error) {
 // timeSolver runs a warm-up solve, then n timed solves.
 func timeSolver(s *solver, n int) *MethodResult {
 	r := &MethodResult{Name: s.name, JMaxErr: num(math.NaN()), JMedErr: num(math.NaN())}
+	// The bench's own garbage (reference solves, earlier results) is
+	// collected before, not during, the timed solves of every method.
+	runtime.GC()
 	if err := s.run(); err != nil {
 		r.Err = err.Error()
 		return r
