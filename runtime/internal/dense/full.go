@@ -79,53 +79,16 @@ func luFactor(a []float64, piv []int, n int) {
 }
 
 // luSolve overwrites the n x nrhs row-major b with a^{-1} b using the
-// factorization from luFactor.
+// factorization from luFactor: with AVX2 the row exchanges here and both
+// substitutions in one kernel call, otherwise SolveMulti (the same
+// substitutions in Go loops).
 func luSolve(lu []float64, piv []int, n int, b []float64, nrhs int) {
-	for k := 0; k < n; k++ {
-		if p := piv[k]; p != k {
-			rk, rp := b[k*nrhs:(k+1)*nrhs], b[p*nrhs:(p+1)*nrhs]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
-		}
-	}
-	if HasFMA {
-		// Forward and backward substitution by rows in one kernel call.
-		if n > 0 && nrhs > 0 {
-			trsmAVX(lu[:n*n], b[:n*nrhs], n, nrhs)
-		}
+	if !HasFMA {
+		SolveMulti(lu, n, piv, b, nrhs)
 		return
 	}
-	// forward: L y = b
-	for i := 1; i < n; i++ {
-		bi := b[i*nrhs : (i+1)*nrhs]
-		for k := 0; k < i; k++ {
-			l := lu[i*n+k]
-			if l == 0 {
-				continue
-			}
-			bk := b[k*nrhs : (k+1)*nrhs]
-			for j, x := range bk {
-				bi[j] -= l * x
-			}
-		}
-	}
-	// backward: U x = y
-	for i := n - 1; i >= 0; i-- {
-		bi := b[i*nrhs : (i+1)*nrhs]
-		for k := i + 1; k < n; k++ {
-			uik := lu[i*n+k]
-			if uik == 0 {
-				continue
-			}
-			bk := b[k*nrhs : (k+1)*nrhs]
-			for j, x := range bk {
-				bi[j] -= uik * x
-			}
-		}
-		d := 1 / lu[i*n+i]
-		for j := range bi {
-			bi[j] *= d
-		}
+	permuteRows(b, piv, n, nrhs)
+	if n > 0 && nrhs > 0 {
+		trsmAVX(lu[:n*n], b[:n*nrhs], n, nrhs)
 	}
 }

@@ -119,14 +119,7 @@ func dot(x, y []float64) float64 {
 // m right-hand sides at once, so the inner loops run over contiguous rows
 // of B).
 func SolveMulti(a []float64, n int, piv []int, b []float64, m int) {
-	for k := 0; k < n; k++ {
-		if p := piv[k]; p != k {
-			rk, rp := b[k*m:(k+1)*m], b[p*m:(p+1)*m]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
-		}
-	}
+	permuteRows(b, piv, n, m)
 	for i := 1; i < n; i++ {
 		bi := b[i*m : (i+1)*m]
 		for j := 0; j < i; j++ {
@@ -149,6 +142,19 @@ func SolveMulti(a []float64, n int, piv []int, b []float64, m int) {
 		inv := 1 / a[i*n+i]
 		for c := range bi {
 			bi[c] *= inv
+		}
+	}
+}
+
+// permuteRows applies the row exchanges piv of a factorization to the
+// n x m row-major b.
+func permuteRows(b []float64, piv []int, n, m int) {
+	for k := 0; k < n; k++ {
+		if p := piv[k]; p != k {
+			rk, rp := b[k*m:(k+1)*m], b[p*m:(p+1)*m]
+			for j := range rk {
+				rk[j], rp[j] = rp[j], rk[j]
+			}
 		}
 	}
 }
