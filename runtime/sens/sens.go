@@ -233,6 +233,11 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 	for i := range en.end.slots {
 		en.end.slots[i].valid = false
 	}
+	if en.cfg.grid == GridDyadic {
+		// It sets up its start point and the outputs at t0 itself.
+		en.runDyadic(dst, s0, ts, sw)
+		return
+	}
 	blk := en.nx * en.ns
 	copy(sw, s0)
 	a, b := &en.a, &en.b
@@ -244,10 +249,6 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 	for iout < len(ts) && ts[iout] <= a.t {
 		emit(iout, sw)
 		iout++
-	}
-	if en.cfg.grid == GridDyadic {
-		en.runDyadic(dst, s0, ts, sw)
-		return
 	}
 	onGrid := !en.cfg.interpolate && len(tr.Out) == len(ts)
 	cut := en.cfg.interpolate && !en.cfg.hermiteOut
