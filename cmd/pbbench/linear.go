@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -98,27 +96,21 @@ func benchLinear(c *config) (*LinearResult, error) {
 // fit in the budget, and a warm-up that alone exceeds it is the one
 // measurement (count 0).
 func timeBudget(run func() error, reps int, budget time.Duration) (med float64, timed int, err error) {
-	runtime.GC() // as in timeSolver
-	start := time.Now()
-	if err := run(); err != nil {
+	w, err := warmUp(run)
+	if err != nil {
 		return 0, 0, err
 	}
-	warm := time.Since(start)
-	if warm > budget {
-		return warm.Seconds(), 0, nil
+	warm := w[0]
+	if warm > budget.Seconds() {
+		return warm, 0, nil
 	}
-	if k := int(budget / warm); k < reps {
-		reps = max(k, 1)
+	if warm > 0 && budget.Seconds()/warm < float64(reps) {
+		reps = max(int(budget.Seconds()/warm), 1)
 	}
-	d := make([]float64, reps)
-	for i := range d {
-		t0 := time.Now()
-		if err := run(); err != nil {
-			return 0, 0, err
-		}
-		d[i] = time.Since(t0).Seconds()
+	d, err := timeRuns(run, reps)
+	if err != nil {
+		return 0, 0, err
 	}
-	sort.Float64s(d)
 	return median(d), reps, nil
 }
 

@@ -181,29 +181,43 @@ func benchModel(spec *modelSpec, c *config) (*ModelResult, error) {
 // timeSolver runs a warm-up solve, then n timed solves.
 func timeSolver(s *solver, n int) *MethodResult {
 	r := &MethodResult{Name: s.name, JMaxErr: num(math.NaN()), JMedErr: num(math.NaN())}
-	// The bench's own garbage (reference solves, earlier results) is
-	// collected before, not during, the timed solves of every method.
-	runtime.GC()
-	if err := s.run(); err != nil {
+	d, err := warmUp(s.run)
+	if err == nil {
+		d, err = timeRuns(s.run, n)
+	}
+	if err != nil {
 		r.Err = err.Error()
 		return r
 	}
-	d := make([]float64, n)
-	for i := range d {
-		start := time.Now()
-		if err := s.run(); err != nil {
-			r.Err = err.Error()
-			return r
-		}
-		d[i] = time.Since(start).Seconds()
-	}
-	sort.Float64s(d)
 	r.Median, r.Min, r.Max = median(d), d[0], d[n-1]
 	r.Info = s.info()
 	if s.exp != nil {
 		r.ExpTimes = append([]float64(nil), s.exp()...)
 	}
 	return r
+}
+
+// warmUp collects the bench's own garbage (reference solves, earlier
+// results), so that it is not collected during the timed solves, then
+// runs the warm-up solve; it returns that solve's duration in seconds as
+// the one entry of the slice (timeBudget decides from it how many to time).
+func warmUp(run func() error) ([]float64, error) {
+	runtime.GC()
+	return timeRuns(run, 1)
+}
+
+// timeRuns times n solves and returns their durations in seconds, sorted.
+func timeRuns(run func() error, n int) ([]float64, error) {
+	d := make([]float64, n)
+	for i := range d {
+		start := time.Now()
+		if err := run(); err != nil {
+			return nil, err
+		}
+		d[i] = time.Since(start).Seconds()
+	}
+	sort.Float64s(d)
+	return d, nil
 }
 
 func printRow(r *MethodResult) {
