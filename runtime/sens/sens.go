@@ -107,33 +107,62 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 // until the next solve).
 func (s *Solver) Trajectory() *ode.Trajectory { return &s.tr }
 
+// Start is the initial condition of a solve: the state and its
+// sensitivities at T0. PEtab problems need both given (a simulation
+// condition applied after pre-equilibration keeps the pre-equilibrated
+// state and its sensitivities where it does not re-initialise).
+type Start struct {
+	T0 float64
+	// X0 is x(T0); nil means m.InitialState(p).
+	X0 []float64
+	// S0 is dx(T0)/dp for the solver's parameters (nx x ns row-major, the
+	// layout of Result.S). nil means m.InitialSens(p) when X0 is nil and
+	// zero when X0 is given.
+	S0 []float64
+}
+
 // Solve computes x and S at the output times ts (ascending, all >= t0) from
 // x(t0) = x0 and writes them into res (resized as needed; row k of res
 // corresponds to ts[k]). With x0 nil, x(t0) = m.InitialState(p) and
 // S(t0) = m.InitialSens(p); with x0 given, x0 is taken as independent of p
-// and S(t0) = 0. After the first solve with the same sizes it allocates
-// nothing (res is reused).
+// and S(t0) = 0 (SolveFrom takes S(t0) too). After the first solve with the
+// same sizes it allocates nothing (res is reused).
 //
 // Data-dependent failures (step size underflow, non-finite values) are
 // returned as errors from runtime/ode; res then holds unspecified values.
 func (s *Solver) Solve(res *Result, p, x0 []float64, t0 float64, ts []float64) error {
+	return s.SolveFrom(res, p, &Start{T0: t0, X0: x0}, ts)
+}
+
+// SolveFrom is Solve from the initial condition st (see Start).
+func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) error {
 	nx, ns := s.nx, len(s.params)
+	x0, t0 := st0.X0, st0.T0
 	if len(p) != s.np {
 		panic("sens: parameter vector length does not match the model")
 	}
 	if x0 != nil && len(x0) != nx {
 		panic("sens: initial state length does not match the model")
 	}
+	if st0.S0 != nil && len(st0.S0) != nx*ns {
+		panic("sens: initial sensitivity length does not match nx x len(Params)")
+	}
 	if x0 == nil {
 		s.m.InitialState(s.x0, p)
+	} else {
+		copy(s.x0, x0)
+	}
+	switch {
+	case st0.S0 != nil:
+		copy(s.s0, st0.S0)
+	case x0 == nil:
 		s.m.InitialSens(s.s0full, p)
 		for i := 0; i < nx; i++ {
 			for c, j := range s.params {
 				s.s0[i*ns+c] = s.s0full[i*s.np+j]
 			}
 		}
-	} else {
-		copy(s.x0, x0)
+	default:
 		clear(s.s0)
 	}
 	res.NX, res.NS = nx, ns
