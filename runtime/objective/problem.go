@@ -1,0 +1,123 @@
+// Package objective evaluates the negative log-likelihood of an estimation
+// problem (PEtab semantics), its gradient and the Fisher information from a
+// model with observables and the problem's data, with S from runtime/sens.
+// It imports only runtime/..., so a compiled problem runs without the
+// generator.
+package objective
+
+// Scale is a parameter's estimation scale (PEtab parameterScale).
+type Scale int
+
+const (
+	Lin Scale = iota
+	Log
+	Log10
+)
+
+// Transform is an observable's transformation (PEtab
+// observableTransformation): the likelihood compares transformed values.
+type Transform int
+
+const (
+	TransformLin Transform = iota
+	TransformLog
+	TransformLog10
+)
+
+// Noise is an observable's noise distribution (PEtab noiseDistribution).
+type Noise int
+
+const (
+	Normal Noise = iota
+	Laplace
+)
+
+// PriorKind is a PEtab prior type.
+type PriorKind int
+
+const (
+	NoPrior PriorKind = iota
+	Uniform
+	NormalPrior
+	LaplacePrior
+	LogNormal
+	LogLaplace
+	ParameterScaleUniform
+	ParameterScaleNormal
+	ParameterScaleLaplace
+)
+
+// Prior is a prior distribution with PEtab's two parameters.
+type Prior struct {
+	Kind PriorKind
+	Par  [2]float64
+}
+
+// Param is a row of the parameter table.
+type Param struct {
+	ID           string
+	Scale        Scale
+	Lower, Upper float64 // linear scale
+	Nominal      float64 // linear scale
+	Estimate     bool
+	Prior        Prior // objective prior (NoPrior when absent)
+	InitPrior    Prior // initialization prior (NoPrior when absent)
+}
+
+// Value is a number or the linear-scale value of an estimated parameter.
+type Value struct {
+	// Theta is the index of an estimated parameter in Problem.Estimated,
+	// or -1 for a constant.
+	Theta int
+	// Const is the value when Theta < 0.
+	Const float64
+}
+
+// Condition is an experimental condition lowered to the model's parameter
+// vector: every model parameter's value in this condition. Species and
+// compartments that a PEtab condition sets are model parameters too (the
+// lowering adds an initial-value parameter for each species it sets), so
+// a condition is a parameter vector and x0 = InitialState(p).
+type Condition struct {
+	ID string
+	P  []Value // length np of the model
+}
+
+// Observable is how an observable's values enter the likelihood.
+type Observable struct {
+	ID        string
+	Transform Transform
+	Noise     Noise
+}
+
+// Datum is one measurement.
+type Datum struct {
+	Obs int     // index into Problem.Observables (and model.Observables)
+	T   float64 // +Inf: at steady state
+	Y   float64 // measured value (untransformed)
+	// U are the placeholder values: observable placeholders, then noise
+	// placeholders (model.Observables.Placeholders).
+	U []Value
+}
+
+// Experiment is a (pre-equilibration, simulation) condition pair with its
+// measurements.
+type Experiment struct {
+	Preeq int // condition index, -1 for none
+	Sim   int // condition index
+	// Reinit lists the states re-initialised from x0 = InitialState(p_sim)
+	// (and their sensitivities) after pre-equilibration; the others keep
+	// their pre-equilibrated values. Ignored when Preeq < 0.
+	Reinit []int
+	T0     float64 // simulation start time
+	Data   []Datum // ascending in T
+}
+
+// Problem is an estimation problem in the runtime's terms.
+type Problem struct {
+	Params      []Param // the parameter table, in its order
+	Estimated   []int   // indices into Params of the estimated ones: theta's order
+	Observables []Observable
+	Conditions  []Condition
+	Experiments []Experiment
+}
