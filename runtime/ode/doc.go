@@ -18,8 +18,10 @@
 //
 // # Grid and outputs
 //
-// Every accepted step (t, x, f(t, x)) is recorded in a Trajectory, so x can
-// be evaluated anywhere by cubic Hermite interpolation and the sensitivity
+// Every accepted step (t, x, f(t, x)) is recorded in a Trajectory with the
+// method's own dense output (the BDF's Nordsieck polynomial, DOPRI5's
+// quartic continuous extension), so x can be evaluated anywhere to the
+// integrator's accuracy and the sensitivity
 // methods of runtime/sens can run on the integrator's grid. By default the
 // integrator lands exactly on every requested output time (tr.Out indexes
 // them) and never steps past the last one.

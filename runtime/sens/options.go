@@ -68,8 +68,9 @@ const (
 	// InterpLinear interpolates x linearly between the grid points
 	// (the paper's Algorithm 2).
 	InterpLinear
-	// InterpDense uses the trajectory's cubic Hermite dense output (as the
-	// published code uses the solver's dense output).
+	// InterpDense uses the integrator's dense output (ode.Trajectory's
+	// InterpStep: the BDF's Nordsieck polynomial), as the published code
+	// uses the solver's dense output.
 	InterpDense
 )
 

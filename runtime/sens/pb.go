@@ -175,7 +175,7 @@ func (en *engine) interpX(dst []float64, t float64, k int) {
 		}
 		return
 	}
-	ode.HermiteTo(dst, t, ta, tb, tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
+	tr.InterpStep(dst, t, k)
 }
 
 // ---------------------------------------------------------------- sparse kernels
