@@ -99,6 +99,13 @@
 // # Allocation, errors and panics
 //
 // A Solver owns all buffers: after the first Solve with the same sizes it
-// allocates nothing. Misuse (wrong lengths, bad options) panics with
-// messages prefixed "sens: "; integration failures are returned as errors.
+// allocates nothing. Nothing a user can pass panics: options that cannot
+// be used (Options.Validate: tolerances out of range, unknown enumerations,
+// bad parameter indices) and wrong lengths or unordered output times are
+// errors wrapping ode.ErrInvalid; NewSolver records them and every Solve
+// returns them. NewSolver also estimates its memory first (MemoryEstimate)
+// and, above Options.MemoryLimit (by default from the machine), allocates
+// nothing: Solve returns a *ode.MemoryError that says what would fit.
+// Integration failures are *ode.StepError. Only programming errors (a nil
+// model) panic, with messages prefixed "sens: ".
 package sens

@@ -1,6 +1,7 @@
 package sens
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
@@ -60,6 +61,7 @@ type Solver struct {
 	ode    *ode.Solver
 	tr     ode.Trajectory
 	en     *engine // nil for FS
+	err    error   // why the solver cannot be used (NewSolver)
 	x0     []float64
 	s0full []float64
 	s0     []float64
@@ -67,12 +69,22 @@ type Solver struct {
 }
 
 // NewSolver returns a Solver for m with options opt (nil = defaults).
+// Options that cannot be used (Options.Validate, parameter indices out of
+// range or repeated) and workspaces beyond the memory limit (see
+// MemoryEstimate) do not panic: NewSolver then allocates nothing and every
+// Solve returns the error (also available from Err).
 func NewSolver(m model.Model, opt *Options) *Solver {
 	if m == nil {
 		panic("sens: nil model")
 	}
-	cfg := resolve(opt)
 	nx, np := model.NumStates(m), model.NumParams(m)
+	s := &Solver{m: m, nx: nx, np: np}
+	cfg, err := resolve(opt)
+	if err != nil {
+		s.err = err
+		return s
+	}
+	s.cfg = cfg
 	params := cfg.params
 	if params == nil {
 		params = make([]int, np)
@@ -83,25 +95,41 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	seen := make([]bool, np)
 	for _, j := range params {
 		if j < 0 || j >= np {
-			panic("sens: parameter index out of range")
+			s.err = invalid("sensitivity parameter index %d is out of range (the model has %d parameters)", j, np)
+			return s
 		}
 		if seen[j] {
-			panic("sens: parameter index repeated in Params")
+			s.err = invalid("sensitivity parameter index %d is repeated in Params", j)
+			return s
 		}
 		seen[j] = true
 	}
-	s := &Solver{m: m, cfg: cfg, nx: nx, np: np, params: params}
+	s.params = params
+	ns := len(params)
+	if err := s.checkMemory(memoryEstimate(nx, np, ns, &s.cfg), 0); err != nil {
+		s.err = err
+		return s
+	}
+	// The integrator's own check is part of the one above.
+	s.cfg.ode.MemoryLimit = -1
 	s.ode = ode.NewSolver(m, &s.cfg.ode)
+	if err := s.ode.Err(); err != nil {
+		s.err = fmt.Errorf("sens: %v: %w", s.cfg.method, err)
+		return s
+	}
 	if cfg.method != FS {
 		s.en = newEngine(m, &s.cfg, params)
 	}
-	ns := len(params)
 	s.x0 = make([]float64, nx)
 	s.s0full = make([]float64, nx*np)
 	s.s0 = make([]float64, nx*ns)
 	s.s = make([]float64, nx*ns)
 	return s
 }
+
+// Err returns the error recorded by NewSolver (nil if the solver is
+// usable); every Solve returns it.
+func (s *Solver) Err() error { return s.err }
 
 // Trajectory returns the state trajectory of the last solve (a view, valid
 // until the next solve).
@@ -136,16 +164,26 @@ func (s *Solver) Solve(res *Result, p, x0 []float64, t0 float64, ts []float64) e
 
 // SolveFrom is Solve from the initial condition st (see Start).
 func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) error {
+	if s.err != nil {
+		return s.err
+	}
+	if st0 == nil {
+		st0 = &Start{}
+	}
 	nx, ns := s.nx, len(s.params)
 	x0, t0 := st0.X0, st0.T0
 	if len(p) != s.np {
-		panic("sens: parameter vector length does not match the model")
+		return invalid("%d parameter values given for a model of %d parameters", len(p), s.np)
 	}
 	if x0 != nil && len(x0) != nx {
-		panic("sens: initial state length does not match the model")
+		return invalid("an initial state of %d values given for a model of %d states", len(x0), nx)
 	}
 	if st0.S0 != nil && len(st0.S0) != nx*ns {
-		panic("sens: initial sensitivity length does not match nx x len(Params)")
+		return invalid("initial sensitivities of %d values given, want nx x len(Params) = %d", len(st0.S0), nx*ns)
+	}
+	// The result: len(ts) blocks of x and S.
+	if err := s.checkMemory(0, int64(len(ts))*int64(nx)*int64(ns+1)*8); err != nil {
+		return err
 	}
 	if x0 == nil {
 		s.m.InitialState(s.x0, p)
@@ -247,7 +285,7 @@ func resize(b []float64, n int) []float64 {
 // For repeated solves keep a Solver instead.
 func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, error) {
 	if len(ts) == 0 {
-		panic("sens: no output times")
+		return &Result{}, invalid("no output times")
 	}
 	res := &Result{}
 	err := NewSolver(m, opt).Solve(res, p, nil, ts[0], ts)

@@ -328,14 +328,3 @@ func TestNonFiniteJacobianIsAnError(t *testing.T) {
 	}
 }
 
-// TestRepeatedParamsPanic: a parameter index given twice is misuse (each
-// Jp entry feeds one column), refused with a sens: panic, not a silently
-// zero column (found in review).
-func TestRepeatedParamsPanic(t *testing.T) {
-	defer func() {
-		if r, ok := recover().(string); !ok || !strings.HasPrefix(r, "sens: ") {
-			t.Errorf("recovered %v, want a sens: panic", r)
-		}
-	}()
-	NewSolver(testmodels.NewChua(), &Options{Params: []int{1, 1}})
-}
