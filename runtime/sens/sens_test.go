@@ -327,4 +327,3 @@ func TestNonFiniteJacobianIsAnError(t *testing.T) {
 		}
 	}
 }
-
