@@ -393,25 +393,6 @@ func dist(a, b []float64) float64 {
 // whose Jacobian jumps at the kinks of its diode).
 const jumpTol = 0.1
 
-// addDenseSparse adds alpha D J to dst (nx x nx) for dense D and the sparse
-// J (Jx pattern, values v).
-func (en *engine) addDenseSparse(dst, d, v []float64, alpha float64) {
-	nx := en.nx
-	rp, ci := en.jx.RowPtr, en.jx.ColIdx
-	for r := 0; r < nx; r++ {
-		mr := dst[r*nx : (r+1)*nx]
-		for i, wv := range d[r*nx : (r+1)*nx] {
-			if wv == 0 {
-				continue
-			}
-			wv *= alpha
-			for k := rp[i]; k < rp[i+1]; k++ {
-				mr[ci[k]] += wv * v[k]
-			}
-		}
-	}
-}
-
 // scatterAd writes the Jx-pattern values v into the dense en.ad. Only
 // pattern positions are written: en.ad is written by pattern scatters
 // alone (here and in pb.go), so its other entries are the zeros it was

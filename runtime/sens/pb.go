@@ -306,28 +306,6 @@ func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 	en.stats.ExpSteps++
 }
 
-// addDenseP adds D P to dst (nx x ns) for a dense nx x nx D and the reduced
-// sparse Jp values v.
-func (en *engine) addDenseP(dst, d, v []float64) {
-	nx, ns := en.nx, en.ns
-	row, col := en.jpRow, en.jpCol
-	for r := 0; r < nx; r++ {
-		dr := dst[r*ns : (r+1)*ns]
-		drow := d[r*nx : (r+1)*nx]
-		for i, wv := range drow {
-			if wv == 0 {
-				continue
-			}
-			k0, k1 := row[i], row[i+1]
-			vs, cs := v[k0:k1], col[k0:k1]
-			cs = cs[:len(vs)]
-			for k, x := range vs {
-				dr[cs[k]] += wv * x
-			}
-		}
-	}
-}
-
 // expOf makes en.e = e^{hA}, en.w = int_0^h e^{uA} du for the sparse A
 // values av, reusing the previous exponential when A is unchanged (within
 // ReuseTol) and h is equal, or when the previous E had converged to the
