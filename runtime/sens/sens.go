@@ -233,7 +233,35 @@ func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 	s.fillX(res, ts)
 	s.en.stats = st
 	s.en.run(&s.tr, res.S, p, s.s0, ts, s.s)
+	if s.en.err != nil {
+		return s.en.err
+	}
 	return checkFinite(res, ts)
+}
+
+// MethodError reports that a sensitivity method gave up at time T: it
+// could not meet its tolerance there or its result would have diverged.
+// Its message names the method, the time and a method that would work
+// (Alternative).
+type MethodError struct {
+	Method Method
+	Paper  bool // the method ran with Options.Paper
+	T      float64
+	// Index is the state concerned, -1 if none.
+	Index       int
+	Alternative Method
+	Reason      string
+}
+
+func (e *MethodError) Error() string {
+	m, alt := e.Method.String(), e.Alternative.String()
+	if e.Paper {
+		m += " (paper mode)"
+		if e.Alternative == e.Method {
+			alt += " without paper mode"
+		}
+	}
+	return fmt.Sprintf("sens: %s gave up at t = %.6g: %s. Use %s instead (or FS, the forward sensitivities).", m, e.T, e.Reason, alt)
 }
 
 // checkFinite reports the first output time whose S has a non-finite
@@ -296,6 +324,7 @@ func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, err
 // into dst (len(ts) blocks of nx*ns), using sw as the running S.
 func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64) {
 	en.tr, en.p = tr, p
+	en.err = nil
 	en.cacheValid = false
 	for i := range en.end.slots {
 		en.end.slots[i].valid = false
@@ -320,7 +349,7 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 	onGrid := !en.cfg.interpolate && len(tr.Out) == len(ts)
 	cut := en.cfg.interpolate && !en.cfg.hermiteOut
 	n := tr.Len()
-	for k := 0; k+1 < n; k++ {
+	for k := 0; k+1 < n && en.err == nil; k++ {
 		tb := tr.T[k+1]
 		// Output cuts inside (T[k], T[k+1]).
 		for cut && iout < len(ts) && ts[iout] < tb {
