@@ -97,7 +97,7 @@ func TestMeasure(t *testing.T) {
 			{"PBSR paper", Options{Method: PBSR, Paper: true}},
 			{"Exp paper", Options{Method: Exp, Paper: true}},
 			{"FS errcon", Options{Method: FS, ErrCon: true}},
-			{"FS", Options{Method: FS}},
+			{"FS noerrcon", Options{Method: FS, NoErrCon: true}},
 		} {
 			o := v.o
 			o.RTol, o.ATol = c.rtol, c.atol
