@@ -60,8 +60,6 @@ type engine struct {
 	jsum, jtmp   []float64 // nnz(Jx)
 	psum         []float64 // reduced nnz(Jp)
 	t1, t2, t3   []float64 // nx*ns
-	sPrev        []float64 // nx*ns
-	dSa, dSb     []float64 // nx*ns
 	ad, e, w     []float64 // nx*nx
 	psi, wt, mm  []float64 // nx*nx
 	end          endState
@@ -123,7 +121,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.psum = make([]float64, nnzp)
 	blk := nx * ns
 	mk := func(n int) []float64 { return make([]float64, n) }
-	en.t1, en.t2, en.t3, en.sPrev, en.dSa, en.dSb = mk(blk), mk(blk), mk(blk), mk(blk), mk(blk), mk(blk)
+	en.t1, en.t2, en.t3 = mk(blk), mk(blk), mk(blk)
 	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.end = newEndState(nx, ns, nnzx, nnzp, 4)
@@ -220,12 +218,6 @@ func (en *engine) addP(dst []float64, alpha float64, v []float64) {
 			dst[i*ns+en.jpCol[k]] += alpha * v[k]
 		}
 	}
-}
-
-// derivTo writes dS/dt = Jx S + Jp at a point.
-func (en *engine) derivTo(dst, s []float64, pt *point) {
-	en.spmm(dst, pt.jx, s)
-	en.addP(dst, 1, pt.jp)
 }
 
 // ---------------------------------------------------------------- steps

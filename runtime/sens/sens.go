@@ -347,7 +347,7 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 		iout++
 	}
 	onGrid := !en.cfg.interpolate && len(tr.Out) == len(ts)
-	cut := en.cfg.interpolate && !en.cfg.hermiteOut
+	cut := en.cfg.interpolate
 	n := tr.Len()
 	for k := 0; k+1 < n && en.err == nil; k++ {
 		tb := tr.T[k+1]
@@ -363,22 +363,10 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 			emit(iout, sw)
 			iout++
 		}
-		hermite := !onGrid && !cut && iout < len(ts) && ts[iout] < tb
-		if hermite {
-			copy(en.sPrev, sw)
-			en.derivTo(en.dSa, sw, a)
-		}
 		b.t = tb
 		copy(b.x, tr.XAt(k+1))
 		en.eval(b)
 		en.interval(sw, a, b, k)
-		if hermite {
-			en.derivTo(en.dSb, sw, b)
-			for iout < len(ts) && ts[iout] < tb {
-				ode.HermiteTo(dst[iout*blk:(iout+1)*blk], ts[iout], a.t, tb, en.sPrev, sw, en.dSa, en.dSb)
-				iout++
-			}
-		}
 		if onGrid {
 			for iout < len(ts) && tr.Out[iout] == k+1 {
 				emit(iout, sw)

@@ -60,8 +60,6 @@ func describe(o *Options) string {
 		b.WriteString(" interpolate")
 		if o.CutAtOutputs {
 			b.WriteString("+cut")
-		} else {
-			b.WriteString("+hermite")
 		}
 	}
 	return b.String()
