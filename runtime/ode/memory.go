@@ -26,10 +26,10 @@ func clampBytes(b float64) int64 {
 	return int64(b)
 }
 
-// smallMemory is the size below which no limit is checked: every machine
+// SmallMemory is the size in bytes below which no limit is checked: every machine
 // that runs these solvers has it, and reading /proc/meminfo would cost a
 // system call and an allocation in NewSolver for nothing.
-const smallMemory = 64 << 20
+const SmallMemory = 64 << 20
 
 // DefaultMemoryLimit is the limit on a solver's memory when
 // Settings.MemoryLimit (or sens.Options.MemoryLimit) is zero: the Go
@@ -85,14 +85,14 @@ func (e *MemoryError) Error() string { return e.Msg }
 
 // ResolveMemoryLimit returns the limit in bytes for a setting (0 = the
 // default, negative = none: returns -1) when need bytes are wanted; below
-// smallMemory the default is not looked up (returns -1).
+// SmallMemory the default is not looked up (returns -1).
 func ResolveMemoryLimit(setting, need int64) int64 {
 	switch {
 	case setting < 0:
 		return -1
 	case setting > 0:
 		return setting
-	case need < smallMemory:
+	case need < SmallMemory:
 		return -1
 	}
 	if l := DefaultMemoryLimit(); l > 0 {

@@ -52,8 +52,17 @@ func memoryEstimate(nx, np, ns int, c *config) int64 {
 // parameters or output times.
 func (s *Solver) checkMemory(work, result int64) error {
 	need := work + result
-	limit := ode.ResolveMemoryLimit(s.cfg.memLimit, need)
-	if limit < 0 || need <= limit {
+	if s.limit == 0 {
+		// Resolved once (the default reads /proc/meminfo, which
+		// allocates): later solves allocate nothing. Below ode.SmallMemory
+		// nothing is looked up and the limit stays unresolved.
+		s.limit = ode.ResolveMemoryLimit(s.cfg.memLimit, need)
+		if s.limit < 0 && s.cfg.memLimit == 0 && need < ode.SmallMemory {
+			s.limit = 0
+		}
+	}
+	limit := s.limit
+	if limit <= 0 || need <= limit {
 		return nil
 	}
 	nx, np, ns := s.nx, s.np, len(s.params)

@@ -62,6 +62,7 @@ type Solver struct {
 	tr     ode.Trajectory
 	en     *engine // nil for FS
 	err    error   // why the solver cannot be used (NewSolver)
+	limit  int64   // memory limit once resolved (checkMemory), -1 none, 0 not yet
 	x0     []float64
 	s0full []float64
 	s0     []float64
