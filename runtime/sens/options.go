@@ -218,7 +218,9 @@ type Options struct {
 	// Jacobian and the reference matrix An of a cached exponential of the
 	// same step h, for the cached exponential to be reused by ExpEndpoint
 	// (the difference is treated implicitly in the forcing, which keeps
-	// the stiff limit exact). Default 1; negative disables reuse.
+	// the stiff limit exact). Default 1; negative disables reuse. A slot
+	// is also reused, whatever h ||Jb - An||, when ||Jb - An||_inf <= 1%
+	// of ||Jx||_inf (see refRel in endpoint.go).
 	RefTheta float64
 	// Grid selects the sensitivity grid (see Grid).
 	Grid Grid
