@@ -61,3 +61,34 @@ func maxAbs(v []float64) float64 {
 	}
 	return mx
 }
+
+// TestRoundingFloor: with kf__CaM__Ca scaled by 1e12, S of PBSR and Exp is
+// dominated by rounding (3e-2 off at rtol 1e-6 and no better at 1e-9,
+// with a nil error). Every Peano-Baker method now gives up with a
+// *MethodError that recommends FS, and FS is accurate there; at the issue's
+// 1e9 (TestStiffStatesAtOutputs) they still solve.
+func TestRoundingFloor(t *testing.T) {
+	m := camkii.New()
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	p[camkii.ParamKf__CaM__Ca] *= 1e12
+	ts := uniform(0, 10, 100)
+	ref := mustSolve(t, m, p, ts, &Options{Method: FS, RTol: 1e-10, ATol: 1e-12})
+	for _, o := range []Options{{Method: PBSR}, {Method: Exp}, {Method: PBSR, Paper: true}, {Method: Exp, Paper: true}, {Method: PBS}} {
+		_, err := Solve(m, p, ts, &o)
+		var me *MethodError
+		if !errors.As(err, &me) {
+			t.Errorf("%s: err %v, want a MethodError", describe(&o), err)
+			continue
+		}
+		t.Log(err)
+		if me.Method != o.Method || !(me.T >= 0 && me.T <= 10) || (o.Method != PBS && me.Alternative != FS) ||
+			!strings.Contains(err.Error(), "gave up at t = ") {
+			t.Errorf("%s: %+v", describe(&o), me)
+		}
+	}
+	r := mustSolve(t, m, p, ts, &Options{Method: FS})
+	if e := maxRelFro(r, ref); !(e <= 1e-3) {
+		t.Errorf("FS: max rel err %.3g", e)
+	}
+}

@@ -33,11 +33,15 @@ type level struct {
 type engine struct {
 	// err is the first reason the method gave up (see MethodError); the
 	// drivers stop at it.
-	err    error
-	m      model.Model
-	cfg    *config
-	nx, ns int
-	jx     *model.Pattern
+	err   error
+	stepT float64 // start of the step being taken (for errors)
+	// roundAcc is the integral of ||Jx||_inf over the steps taken (see
+	// accRound).
+	roundAcc float64
+	m        model.Model
+	cfg      *config
+	nx, ns   int
+	jx       *model.Pattern
 	// Reduced Jp: the columns in cfg.params, renumbered.
 	jpRow, jpCol []int
 	jpMap        []int     // full Jp entry -> reduced entry or -1
@@ -357,6 +361,7 @@ func (en *engine) expStep(s []float64, a, b *point) {
 // expStepH is expStep with the nominal step length h (b.t - a.t up to
 // rounding; equal nominal lengths let the exponentials be reused).
 func (en *engine) expStepH(s []float64, a, b *point, h float64) {
+	en.stepT = a.t
 	if en.cfg.expStep == ExpEndpoint {
 		nS := frob(s)
 		en.endStep(en.t2, s, a, b, h, nS, en.cfg.srtol*nS+en.cfg.satol)
@@ -540,6 +545,8 @@ func relChangeP(va, vb []float64) float64 {
 // with the configured method.
 func (en *engine) interval(s []float64, a, b *point, k int) {
 	en.stats.Intervals++
+	en.stepT = a.t
+	en.accRound(b.t-a.t, math.Max(en.normInf(a.jx), en.normInf(b.jx)))
 	switch en.cfg.method {
 	case Exp:
 		en.recordExp(a.t)

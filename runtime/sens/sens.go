@@ -21,6 +21,10 @@ type Stats struct {
 	ExpReuses    int // exponential steps that reused the previous exponential
 	Squarings    int // total squarings over all exponentials
 	JacEvals     int // evaluations of (Jx, Jp) by the sensitivity method
+	// JxIntegral is the integral of ||Jx||_inf over the solve (PBS, PBSR,
+	// Exp): rounding limits the relative accuracy of S to about
+	// roundFloor eps times it (see accRound).
+	JxIntegral float64
 	// Converged counts the steps not computed because S had converged to
 	// the fixed point of a repeated step near equilibrium (GridDyadic).
 	Converged int
@@ -262,6 +266,9 @@ func (e *MethodError) Error() string {
 			alt += " without paper mode"
 		}
 	}
+	if e.Alternative == FS {
+		return fmt.Sprintf("sens: %s gave up at t = %.6g: %s. Use FS (forward sensitivities) instead.", m, e.T, e.Reason)
+	}
 	return fmt.Sprintf("sens: %s gave up at t = %.6g: %s. Use %s instead (or FS, the forward sensitivities).", m, e.T, e.Reason, alt)
 }
 
@@ -326,6 +333,7 @@ func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, err
 func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64) {
 	en.tr, en.p = tr, p
 	en.err = nil
+	en.roundAcc = 0
 	en.cacheValid = false
 	for i := range en.end.slots {
 		en.end.slots[i].valid = false
