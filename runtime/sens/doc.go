@@ -117,4 +117,23 @@
 // nothing: Solve returns a *ode.MemoryError that says what would fit.
 // Integration failures are *ode.StepError. Only programming errors (a nil
 // model) panic, with messages prefixed "sens: ".
+//
+// A method that cannot deliver S to its tolerance says so rather than
+// return numbers: a *MethodError names the method, the time where it gave
+// up and a method that would work. PBS gives up where dt ||Jx|| > 2 on a
+// step (its truncated series is then unstable: on CaMKII S reached 1e114)
+// or where S grows beyond the bound of the linearised dynamics; PBS, PBSR
+// and Exp give up where rounding would dominate S (eps times the integral
+// of ||Jx|| over the solve, see Stats.JxIntegral, above 1000 SensRTol or
+// 1e-2: stiff rates of 1e11 and beyond on CaMKII), recommending FS. A
+// non-finite S is an ode.ErrNonFinite *ode.StepError. FS puts S in its
+// error control by default (Options.NoErrCon): without it S was 10% off on
+// CaMKII at the paper's settings.
+//
+// What is not guarded: the paper-mode methods have no error estimate of
+// their own (they are the published algorithms, for comparison: 16% off
+// on CaMKII at the paper's settings, 19% on CaMKII with kf__CaM__Ca =
+// 1e9), and S of the default PBSR and Exp inherits the state's error,
+// amplified in transients (on CaMKII about 100 to 1000 times the
+// tolerance; the state is integrated at StateTolFactor times it).
 package sens
