@@ -490,7 +490,7 @@ func TestBadSettings(t *testing.T) {
 	p, x0 := setup(pr)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, st := range []Settings{
-		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: inf},
+		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: inf}, {RTol: 1e-20},
 		{ATol: -1}, {ATol: nan}, {ATol: inf},
 		{MaxSteps: -1}, {H0: -1}, {H0: nan}, {HMax: -1}, {HMax: inf},
 		{Method: 7}, {Method: -1},

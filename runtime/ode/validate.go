@@ -23,9 +23,15 @@ func invalid(format string, args ...any) error {
 // one step gives, a wrong answer that looks like a valid one.
 const maxRTol = 1
 
+// MinRTol is the smallest relative tolerance accepted: about 4.5 times
+// the unit roundoff, below which the rounding of each step alone exceeds
+// the local error test (CVODE warns there; a sensitivity method's rounding
+// limit check would refuse every model).
+const MinRTol = 1e-15
+
 // Validate reports the first setting that cannot be used, as an error
 // wrapping ErrInvalid (nil s and zero fields, the defaults, are valid):
-// RTol must be 0 (default) or in (0, 1), ATol and every ATolVec entry
+// RTol must be 0 (default) or in [MinRTol, 1), ATol and every ATolVec entry
 // finite and >= 0 (ATolVec entries > 0: a zero weight would divide by
 // zero), MaxSteps, H0 and HMax >= 0 and finite, Method BDF or DOPRI5.
 // NewSolver records the error and every integration returns it: a setting
@@ -37,6 +43,8 @@ func (s *Settings) Validate() error {
 	switch {
 	case math.IsNaN(s.RTol) || s.RTol < 0 || s.RTol >= maxRTol:
 		return invalid("the relative tolerance %g is not in (0, 1); use a value such as 1e-6", s.RTol)
+	case s.RTol != 0 && s.RTol < MinRTol:
+		return invalid("the relative tolerance %g is below %g, what double precision can resolve", s.RTol, MinRTol)
 	case !(s.ATol >= 0) || math.IsInf(s.ATol, 0):
 		return invalid("the absolute tolerance %g is not a finite number >= 0", s.ATol)
 	case s.MaxSteps < 0:

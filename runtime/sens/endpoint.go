@@ -447,7 +447,7 @@ func (en *engine) accRound(h, nJ float64) {
 		return
 	}
 	en.err = &MethodError{Method: en.cfg.method, Paper: en.cfg.paper, T: en.stepT, Index: -1, Alternative: FS,
-		Reason: fmt.Sprintf("the Jacobian is too stiff for matrix exponentials (the integral of ||Jx|| reached %.3g): rounding limits the relative accuracy of S to about %.2g, above the tolerance", en.roundAcc, floor)}
+		Reason: fmt.Sprintf("rounding limits the relative accuracy of S to about %.2g, more than the tolerance allows (the integral of ||Jx|| over the steps reached %.3g: the Jacobian is too stiff for these methods, or the tolerance too tight)", floor, en.roundAcc)}
 }
 
 // normInf is ||Jx||_inf for the Jx values v.

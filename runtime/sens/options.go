@@ -245,7 +245,7 @@ const maxMaxDepth = 30
 
 // Validate reports the first option that cannot be used, as an error
 // wrapping ode.ErrInvalid (nil and zero fields, the defaults, are valid):
-// tolerances finite, relative ones in [0, 1) (0 = default), absolute ones
+// tolerances finite, relative ones 0 (default) or in [ode.MinRTol, 1), absolute ones
 // >= 0; thresholds finite; counts >= 0 and MaxDepth <= 30; enumerations
 // in range; GridDyadic only with PBSR or Exp; and the integrator settings
 // that result (ode.Settings.Validate). The parameter indices are checked
@@ -263,6 +263,9 @@ func invalid(format string, args ...any) error {
 func checkRel(name string, v float64) error {
 	if math.IsNaN(v) || v < 0 || v >= 1 {
 		return invalid("the %s %g is not in (0, 1); use a value such as 1e-6", name, v)
+	}
+	if v != 0 && v < ode.MinRTol {
+		return invalid("the %s %g is below %g, what double precision can resolve", name, v, ode.MinRTol)
 	}
 	return nil
 }
@@ -381,7 +384,9 @@ func resolve(o *Options) (config, error) {
 		}
 	}
 	if c.ode.RTol == 0 {
-		c.ode.RTol = stf * c.rtol
+		// The state's tolerance, tighter than the user's, stays within
+		// what the integrator accepts.
+		c.ode.RTol = math.Max(stf*c.rtol, ode.MinRTol)
 	}
 	if c.ode.ATol == 0 {
 		c.ode.ATol = stf * c.atol

@@ -24,7 +24,7 @@ func TestBadOptions(t *testing.T) {
 	m.DefaultParams(p)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, o := range []Options{
-		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {ATol: -1}, {ATol: inf}, {ATol: nan},
+		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: 1e-20}, {SensRTol: 1e-17}, {ATol: -1}, {ATol: inf}, {ATol: nan},
 		{SensRTol: -1}, {SensRTol: 2}, {SensATol: -1}, {SensATol: nan},
 		{Method: 9}, {Method: -1}, {Method: FS, Grid: GridDyadic}, {Method: PBS, Grid: GridDyadic},
 		{JacTol: nan}, {NIntFactor: -1}, {NIntFactor: inf}, {NMax: -1}, {MaxDepth: -1}, {MaxDepth: 1 << 40},
