@@ -25,8 +25,9 @@ type Options struct {
 	// Grad and FIM request the gradient and the Fisher information; without
 	// either no sensitivities are computed.
 	Grad, FIM bool
-	// Workers > 1 solves experiments on that many goroutines (persistent,
-	// started by the first Eval, stopped by Close). The result does not
+	// Workers > 1 solves experiments on that many goroutines (the caller's
+	// and Workers-1 persistent ones, started by the first Eval and stopped
+	// by Close), experiments assigned round robin. The result does not
 	// depend on Workers: experiments are summed in their order.
 	Workers int
 	// Sens are advanced solver options (nil: defaults). Method, RTol and
@@ -93,8 +94,6 @@ type core struct {
 	workers []*worker
 	part    []partial // per experiment
 
-	jobs     chan int
-	cur      *Result // the Result of the running Eval (Workers > 1)
 	wg       sync.WaitGroup
 	started  bool
 	closeMu  sync.Mutex
@@ -186,9 +185,13 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	if err := c.plan(); err != nil {
 		return nil, err
 	}
-	c.workers = make([]*worker, o.Workers)
+	c.workers = make([]*worker, min(o.Workers, max(1, len(c.exps))))
 	for w := range c.workers {
 		c.workers[w] = c.newWorker()
+	}
+	for e := range c.exps {
+		w := c.workers[e%len(c.workers)]
+		w.exps = append(w.exps, e)
 	}
 	c.part = make([]partial, len(c.exps))
 	for e := range c.part {
@@ -458,7 +461,9 @@ func (c *core) Close() {
 	c.closeMu.Lock()
 	defer c.closeMu.Unlock()
 	if c.started && !c.isClosed {
-		close(c.jobs)
+		for _, w := range c.workers[1:] {
+			close(w.start)
+		}
 	}
 	c.isClosed = true
 }
@@ -490,26 +495,24 @@ func (c *core) Eval(theta []float64, out *Result) error {
 	if c.opt.FIM {
 		out.FIM = resize(out.FIM, c.nt*c.nt)
 	}
-	ne := len(c.exps)
-	if c.opt.Workers <= 1 || ne <= 1 {
+	if len(c.workers) == 1 {
 		for e := range c.exps {
 			c.workers[0].run(e, out)
 		}
 	} else {
 		if !c.started {
-			c.jobs = make(chan int)
-			for _, w := range c.workers {
+			for _, w := range c.workers[1:] {
+				w.start = make(chan *Result)
 				go c.serve(w)
 			}
 			c.started = true
 		}
-		c.cur = out
-		c.wg.Add(ne)
-		for e := 0; e < ne; e++ {
-			c.jobs <- e
+		c.wg.Add(len(c.workers) - 1)
+		for _, w := range c.workers[1:] {
+			w.start <- out
 		}
+		c.workers[0].runAll(out)
 		c.wg.Wait()
-		c.cur = nil
 	}
 	// Deterministic summation in experiment order.
 	out.LLH, out.Chi2 = 0, 0
@@ -550,9 +553,13 @@ func (c *core) Eval(theta []float64, out *Result) error {
 	return nil
 }
 
+// serve runs worker w's experiments for each Eval until Close. The
+// assignment of experiments to workers is static (round robin), so each
+// worker's solvers see the same experiments every time and their buffers
+// stop growing after the first Eval: no allocation afterwards.
 func (c *core) serve(w *worker) {
-	for e := range c.jobs {
-		w.run(e, c.cur)
+	for out := range w.start {
+		w.runAll(out)
 		c.wg.Done()
 	}
 }

@@ -68,6 +68,13 @@ func TestDecayAnalytic(t *testing.T) {
 		}
 	}
 	for _, meth := range methods {
+		// sens.Exp (no local error control) reaches only ~1e-5 in S on this
+		// problem at these tolerances (measured: 1e-5 on dx/dk at rtol
+		// 1e-12 in sens.Solve itself), so it gets a tolerance of its own.
+		tol := 1e-8
+		if meth == sens.Exp {
+			tol = 1e-4
+		}
 		o, err := objective.New(newDecay(), prob, &objective.Options{Method: meth, RTol: 1e-12, ATol: 1e-14, Grad: true, FIM: true})
 		if err != nil {
 			t.Fatal(err)
@@ -76,16 +83,16 @@ func TestDecayAnalytic(t *testing.T) {
 		if err := o.Eval(theta, &res); err != nil {
 			t.Fatal(err)
 		}
-		if !close(res.LLH, llh, 1e-8) {
+		if !close(res.LLH, llh, tol) {
 			t.Errorf("%v: llh %.12g, want %.12g", meth, res.LLH, llh)
 		}
 		for a := range grad {
-			if !close(res.Grad[a], grad[a], 1e-8) {
+			if !close(res.Grad[a], grad[a], tol) {
 				t.Errorf("%v: grad[%d] %.12g, want %.12g", meth, a, res.Grad[a], grad[a])
 			}
 		}
 		for i := range fim {
-			if !close(res.FIM[i], fim[i], 1e-8) {
+			if !close(res.FIM[i], fim[i], tol) {
 				t.Errorf("%v: FIM[%d,%d] %.12g, want %.12g", meth, i/4, i%4, res.FIM[i], fim[i])
 			}
 		}
@@ -110,13 +117,13 @@ func evalAt(t *testing.T, o *objective.Objective, theta []float64) *objective.Re
 }
 
 // fdStep is the central-difference step for theta component a.
-func fdStep(th float64) float64 { return 1e-4 * math.Max(1, math.Abs(th)) }
+func fdStep(th float64) float64 { return 3e-3 * math.Max(1, math.Abs(th)) }
 
 // The gradient on the nonlinear problem (every path to theta) against
 // central differences of the llh computed with FS at rtol 1e-10.
 func TestGradientFD(t *testing.T) {
 	prob := abcProblem()
-	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12})
+	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,17 +131,20 @@ func TestGradientFD(t *testing.T) {
 	theta := ref.Nominal()
 	fd := make([]float64, len(theta))
 	th := append([]float64(nil), theta...)
-	for a := range theta {
-		h := fdStep(theta[a])
+	llh := func(a int, h float64) float64 {
 		th[a] = theta[a] + h
-		up := evalAt(t, ref, th).LLH
-		th[a] = theta[a] - h
-		dn := evalAt(t, ref, th).LLH
-		th[a] = theta[a]
-		fd[a] = (up - dn) / (2 * h)
+		defer func() { th[a] = theta[a] }()
+		return evalAt(t, ref, th).LLH
+	}
+	for a := range theta {
+		// Fourth-order central differences: the llh carries the
+		// integrator's error (~1e-8 here), so a step small enough for
+		// second order would drown in it.
+		h := fdStep(theta[a])
+		fd[a] = (8*(llh(a, h)-llh(a, -h)) - (llh(a, 2*h) - llh(a, -2*h))) / (12 * h)
 	}
 	for _, meth := range methods {
-		o, err := objective.New(newABC(), prob, &objective.Options{Method: meth, RTol: 1e-8, ATol: 1e-10, Grad: true})
+		o, err := objective.New(newABC(), prob, &objective.Options{Method: meth, RTol: 1e-10, ATol: 1e-12, Grad: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +155,7 @@ func TestGradientFD(t *testing.T) {
 			if e > worst {
 				worst, wa = e, a
 			}
-			if e > 1e-4 {
+			if e > 1e-5 {
 				t.Errorf("%v: grad[%d] (%s) %.9g, finite differences %.9g", meth, a, o.Params()[a], r.Grad[a], fd[a])
 			}
 		}
@@ -158,7 +168,7 @@ func TestGradientFD(t *testing.T) {
 // by central differences of the simulated values and sigmas.
 func TestFIMGaussNewton(t *testing.T) {
 	prob := abcProblem()
-	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12})
+	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,18 +194,25 @@ func TestFIMGaussNewton(t *testing.T) {
 		}
 		return h
 	}
-	for a := range theta {
-		h := fdStep(theta[a])
+	// at returns z(h_i) and sigma_i at theta + h e_a.
+	at := func(a int, h float64) (zs, sg []float64) {
 		th[a] = theta[a] + h
-		up := evalAt(t, ref, th)
-		upSim, upSig := append([]float64(nil), up.Sim...), append([]float64(nil), up.Sigma...)
-		th[a] = theta[a] - h
-		dn := evalAt(t, ref, th)
+		r := evalAt(t, ref, th)
 		th[a] = theta[a]
 		for i := 0; i < nd; i++ {
-			tr := obs[i].Transform
-			jh[i*nt+a] = (z(tr, upSim[i]) - z(tr, dn.Sim[i])) / (2 * h)
-			js[i*nt+a] = (upSig[i] - dn.Sigma[i]) / (2 * h)
+			zs = append(zs, z(obs[i].Transform, r.Sim[i]))
+		}
+		return zs, append([]float64(nil), r.Sigma...)
+	}
+	for a := range theta {
+		h := fdStep(theta[a])
+		z1, s1 := at(a, h)
+		z2, s2 := at(a, -h)
+		z3, s3 := at(a, 2*h)
+		z4, s4 := at(a, -2*h)
+		for i := 0; i < nd; i++ {
+			jh[i*nt+a] = (8*(z1[i]-z2[i]) - (z3[i] - z4[i])) / (12 * h)
+			js[i*nt+a] = (8*(s1[i]-s2[i]) - (s3[i] - s4[i])) / (12 * h)
 		}
 	}
 	want := make([]float64, nt*nt)

@@ -13,6 +13,8 @@ import (
 // derivative scratch.
 type worker struct {
 	c       *core
+	exps    []int        // the experiments this worker solves
+	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []*sens.Solver
 	res     sens.Result
@@ -86,6 +88,13 @@ func (w *worker) use(g int, p, dp []float64) *thetaModel {
 	tm := w.models[g]
 	tm.p, tm.dp = p, dp
 	return tm
+}
+
+// runAll evaluates the worker's experiments.
+func (w *worker) runAll(out *Result) {
+	for _, e := range w.exps {
+		w.run(e, out)
+	}
 }
 
 // run evaluates experiment e into c.part[e] and the Result's per-datum
