@@ -322,3 +322,59 @@ func TestErrors(t *testing.T) {
 		t.Error("datum with too few placeholders accepted")
 	}
 }
+
+// Steady-state data equal the closed-form steady state of abc: A + B = T
+// is conserved (through pre-equilibration too, as only C is
+// re-initialised), k1 A = k2 B^2 gives B, and C = k3 A B / k4.
+func TestSteadyStateValues(t *testing.T) {
+	prob := abcProblem()
+	for _, meth := range methods {
+		o, err := objective.New(newABC(), prob, &objective.Options{Method: meth, RTol: 1e-10, ATol: 1e-12, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := o.Nominal()
+		r := evalAt(t, o, theta)
+		lin := func(a int) float64 {
+			x, _ := objective.FromScale(prob.Params[prob.Estimated[a]].Scale, theta[a])
+			return x
+		}
+		ss := func(k1, k2, k3, k4, total float64) (a, b, c float64) {
+			b = (-k1 + math.Sqrt(k1*k1+4*k2*k1*total)) / (2 * k2)
+			a = total - b
+			return a, b, k3 * a * b / k4
+		}
+		total := lin(5) + 0.3 // A0 + B0 of the pre-equilibration condition
+		// Experiment 0 (simulation condition "stim"): data 6 (pC) and 7 (pB).
+		_, b, c := ss(lin(0), lin(2), lin(3), lin(4), total)
+		if !close(r.Sim[6], c, 1e-7) || !close(r.Sim[7], lin(7)*b, 1e-7) {
+			t.Errorf("%v: steady state pC %.10g, pB %.10g; want %.10g, %.10g", meth, r.Sim[6], r.Sim[7], c, lin(7)*b)
+		}
+		// Experiment 2 (pre-equilibrated, then "plain" with k4 = 0.7): data
+		// 13 (ratio) and 14 (AC).
+		off := len(prob.Experiments[0].Data) + len(prob.Experiments[1].Data)
+		a, b, c := ss(lin(0), lin(2), lin(3), 0.7, total)
+		if !close(r.Sim[off], lin(3)*a/(a+b), 1e-7) || !close(r.Sim[off+1], a+c, 1e-7) {
+			t.Errorf("%v: steady state ratio %.10g, AC %.10g; want %.10g, %.10g", meth, r.Sim[off], r.Sim[off+1], lin(3)*a/(a+b), a+c)
+		}
+		o.Close()
+	}
+}
+
+// A simulated value outside a log transformation's domain is an error
+// naming the experiment, the observable and the time.
+func TestNonPositiveSimulation(t *testing.T) {
+	prob := decayProblem()
+	prob.Observables[0].Transform = objective.TransformLog
+	prob.Experiments[1].Data[1].U = []objective.Value{{Theta: -1, Const: -1}, {Theta: 3}}
+	o, err := objective.New(newDecay(), prob, &objective.Options{Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	var r objective.Result
+	err = o.Eval(o.Nominal(), &r)
+	if err == nil || !strings.Contains(err.Error(), `"b"`) || !strings.Contains(err.Error(), "t = 3") {
+		t.Fatalf("error %v, want one naming condition \"b\" and t = 3", err)
+	}
+}

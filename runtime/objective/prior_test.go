@@ -1,0 +1,67 @@
+package objective_test
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/pbgen/pbgen/runtime/sens"
+
+	"github.com/pbgen/pbgen/runtime/objective"
+)
+
+// LogPrior against gonum's densities (of the linear value, or of theta for
+// the parameterScale priors) and GradPrior against central differences.
+func TestPriors(t *testing.T) {
+	type oracle func(theta, x float64) float64
+	cases := []struct {
+		kind objective.PriorKind
+		par  [2]float64
+		f    oracle
+	}{
+		{objective.Uniform, [2]float64{0.01, 5}, func(_, x float64) float64 { return distuv.Uniform{Min: 0.01, Max: 5}.LogProb(x) }},
+		{objective.NormalPrior, [2]float64{1, 0.7}, func(_, x float64) float64 { return distuv.Normal{Mu: 1, Sigma: 0.7}.LogProb(x) }},
+		{objective.LaplacePrior, [2]float64{0.2, 0.5}, func(_, x float64) float64 { return distuv.Laplace{Mu: 0.2, Scale: 0.5}.LogProb(x) }},
+		{objective.LogNormal, [2]float64{-0.3, 0.8}, func(_, x float64) float64 { return distuv.LogNormal{Mu: -0.3, Sigma: 0.8}.LogProb(x) }},
+		{objective.LogLaplace, [2]float64{0.1, 0.6}, func(_, x float64) float64 {
+			return distuv.Laplace{Mu: 0.1, Scale: 0.6}.LogProb(math.Log(x)) - math.Log(x)
+		}},
+		{objective.ParameterScaleUniform, [2]float64{-2, 3}, func(th, _ float64) float64 { return distuv.Uniform{Min: -2, Max: 3}.LogProb(th) }},
+		{objective.ParameterScaleNormal, [2]float64{0.5, 1.5}, func(th, _ float64) float64 { return distuv.Normal{Mu: 0.5, Sigma: 1.5}.LogProb(th) }},
+		{objective.ParameterScaleLaplace, [2]float64{-0.5, 2}, func(th, _ float64) float64 { return distuv.Laplace{Mu: -0.5, Scale: 2}.LogProb(th) }},
+	}
+	for _, c := range cases {
+		prob := decayProblem()
+		for i := range prob.Params {
+			prob.Params[i].Prior = objective.Prior{Kind: c.kind, Par: c.par}
+		}
+		o, err := objective.New(newDecay(), prob, &objective.Options{Method: sens.FS, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := o.Nominal()
+		r := evalAt(t, o, theta)
+		want := 0.0
+		for a, th := range theta {
+			x, _ := objective.FromScale(prob.Params[a].Scale, th)
+			want += c.f(th, x)
+		}
+		if !close(r.LogPrior, want, 1e-12) || !close(r.LogPost, r.LLH+want, 1e-12) {
+			t.Errorf("prior %d: LogPrior %.12g, want %.12g (LogPost %.12g, LLH %.12g)", c.kind, r.LogPrior, want, r.LogPost, r.LLH)
+		}
+		th := append([]float64(nil), theta...)
+		for a := range theta {
+			h := 1e-5
+			th[a] = theta[a] + h
+			up := evalAt(t, o, th).LogPrior
+			th[a] = theta[a] - h
+			dn := evalAt(t, o, th).LogPrior
+			th[a] = theta[a]
+			if fd := (up - dn) / (2 * h); !close(r.GradPrior[a], fd, 1e-6) {
+				t.Errorf("prior %d: GradPrior[%d] %.10g, finite differences %.10g", c.kind, a, r.GradPrior[a], fd)
+			}
+		}
+		o.Close()
+	}
+}
