@@ -30,9 +30,9 @@ type Options struct {
 	// by Close), experiments assigned round robin. The result does not
 	// depend on Workers: experiments are summed in their order.
 	Workers int
-	// Sens are advanced solver options (nil: defaults). Method, RTol and
-	// ATol above override its fields when non-zero; Params is ignored (the
-	// objective chooses the sensitivity columns).
+	// Sens are advanced solver options (nil: defaults). Its Method, RTol,
+	// ATol and Params are replaced: by the fields above, and by the
+	// objective's own sensitivity columns (see the package documentation).
 	Sens *sens.Options
 	// SteadyRTol and SteadyATol define steady state: integration stops once
 	// max_i |f_i| / (SteadyATol + SteadyRTol |x_i|) < 1 and the same holds
@@ -69,7 +69,7 @@ type Result struct {
 // workspaces, so Eval allocates nothing after the first call. An Objective
 // is for one goroutine at a time (Workers parallelises inside Eval).
 type Objective struct {
-	*core
+	c *core
 }
 
 // core is the Objective's state; worker goroutines hold it, not the
@@ -199,7 +199,7 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		c.part[e].grad = make([]float64, n)
 		c.part[e].fim = make([]float64, n*n)
 	}
-	ob := &Objective{c}
+	ob := &Objective{c: c}
 	runtime.SetFinalizer(ob, func(ob *Objective) { ob.Close() })
 	return ob, nil
 }
@@ -435,14 +435,19 @@ func (c *core) plan() error {
 }
 
 // Params returns the ids of the estimated parameters, in theta's order.
-func (c *core) Params() []string { return slices.Clone(c.ids) }
+func (o *Objective) Params() []string {
+	return slices.Clone(o.c.ids)
+}
 
 // Scales returns the estimated parameters' scales, in theta's order.
-func (c *core) Scales() []Scale { return slices.Clone(c.scales) }
+func (o *Objective) Scales() []Scale {
+	return slices.Clone(o.c.scales)
+}
 
 // Nominal returns the nominal values of the estimated parameters on their
 // parameter scales: a theta to start from.
-func (c *core) Nominal() []float64 {
+func (o *Objective) Nominal() []float64 {
+	c := o.c
 	th := make([]float64, c.nt)
 	for a, i := range c.prob.Estimated {
 		pr := &c.prob.Params[i]
@@ -452,12 +457,15 @@ func (c *core) Nominal() []float64 {
 }
 
 // NumData is the number of data, the length of Result.Sim, Sigma and Res.
-func (c *core) NumData() int { return c.ndata }
+func (o *Objective) NumData() int {
+	return o.c.ndata
+}
 
 // Close stops the worker goroutines (Workers > 1). The Objective must not
 // be used afterwards. An Objective that is dropped is closed by the
 // garbage collector; Close releases the goroutines at once.
-func (c *core) Close() {
+func (o *Objective) Close() {
+	c := o.c
 	c.closeMu.Lock()
 	defer c.closeMu.Unlock()
 	if c.started && !c.isClosed {
@@ -472,7 +480,8 @@ func (c *core) Close() {
 // parameter scales) into out. A failed solve returns an error naming the
 // experiment, its conditions and the time; out then holds unspecified
 // values.
-func (c *core) Eval(theta []float64, out *Result) error {
+func (o *Objective) Eval(theta []float64, out *Result) error {
+	c := o.c
 	if len(theta) != c.nt {
 		panic("objective: theta length does not match the estimated parameters")
 	}

@@ -1,8 +1,3 @@
-// Package objective evaluates the negative log-likelihood of an estimation
-// problem (PEtab semantics), its gradient and the Fisher information from a
-// model with observables and the problem's data, with S from runtime/sens.
-// It imports only runtime/..., so a compiled problem runs without the
-// generator.
 package objective
 
 // Scale is a parameter's estimation scale (PEtab parameterScale).

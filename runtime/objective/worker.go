@@ -110,6 +110,9 @@ func (w *worker) run(e int, out *Result) {
 func (w *worker) solve(e int, out *Result) error {
 	c := w.c
 	pl := &c.exps[e]
+	if len(pl.ex.Data) == 0 {
+		return nil // nothing observed: not even pre-equilibration can matter
+	}
 	nx := c.nx
 	c.params(w.pSim, w.dSim, pl.sim)
 	// Pre-equilibration and simulation may share a column group (and so a
