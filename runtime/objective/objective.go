@@ -63,6 +63,16 @@ type Result struct {
 	// scale sigma and the residual (z(h) - z(m)) / sigma, z the
 	// observable's transformation.
 	Sim, Sigma, Res []float64
+	// Stats counts the work of the evaluation.
+	Stats Stats
+}
+
+// Stats counts the work of an Eval, summed over experiments.
+type Stats struct {
+	Solves       int // sens.Solver solves (a steady-state chunk is one)
+	SteadyChunks int // of which steady-state chunks
+	Steps        int // accepted integrator steps
+	Rejected     int // rejected integrator steps
 }
 
 // Objective evaluates a Problem for parameter vectors theta. It owns all
@@ -133,6 +143,7 @@ type mapped struct{ j, theta, local int }
 // partial is one experiment's contribution, on its local thetas.
 type partial struct {
 	llh, chi2 float64
+	stats     Stats
 	grad, fim []float64
 	err       error
 }
@@ -525,6 +536,7 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 	}
 	// Deterministic summation in experiment order.
 	out.LLH, out.Chi2 = 0, 0
+	out.Stats = Stats{}
 	clear(out.Grad)
 	clear(out.FIM)
 	for e := range c.exps {
@@ -534,6 +546,10 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 		}
 		out.LLH += pt.llh
 		out.Chi2 += pt.chi2
+		out.Stats.Solves += pt.stats.Solves
+		out.Stats.SteadyChunks += pt.stats.SteadyChunks
+		out.Stats.Steps += pt.stats.Steps
+		out.Stats.Rejected += pt.stats.Rejected
 		loc := c.exps[e].local
 		if c.opt.Grad {
 			for i, a := range loc {

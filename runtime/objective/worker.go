@@ -102,6 +102,7 @@ func (w *worker) runAll(out *Result) {
 func (w *worker) run(e int, out *Result) {
 	pt := &w.c.part[e]
 	pt.llh, pt.chi2 = 0, 0
+	pt.stats = Stats{}
 	clear(pt.grad)
 	clear(pt.fim)
 	pt.err = w.solve(e, out)
@@ -127,7 +128,7 @@ func (w *worker) solve(e int, out *Result) error {
 		sp := w.sPre[:nx*ncp]
 		pre.InitialState(x, nil)
 		pre.InitialSens(sp, nil)
-		if _, err := w.steady(pl.preGroup, x, sp, 0); err != nil {
+		if _, err := w.steady(e, pl.preGroup, x, sp, 0); err != nil {
 			return fmt.Errorf("objective: %s: pre-equilibration: %w", c.expName(e), err)
 		}
 		// Switch to the simulation condition: S columns are re-indexed,
@@ -157,7 +158,9 @@ func (w *worker) solve(e int, out *Result) error {
 	ex := pl.ex
 	if len(pl.times) > 0 {
 		st := sens.Start{T0: ex.T0, X0: x, S0: s}
-		if err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &st, pl.times); err != nil {
+		err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &st, pl.times)
+		w.count(e, &w.res, false)
+		if err != nil {
 			return fmt.Errorf("objective: %s: %w", c.expName(e), err)
 		}
 	}
@@ -172,7 +175,7 @@ func (w *worker) solve(e int, out *Result) error {
 			copy(xi, x)
 			copy(si, s)
 		}
-		if _, err := w.steady(pl.simGroup, xi, si, t0); err != nil {
+		if _, err := w.steady(e, pl.simGroup, xi, si, t0); err != nil {
 			return fmt.Errorf("objective: %s: steady state of the simulation condition: %w", c.expName(e), err)
 		}
 	}
@@ -302,7 +305,7 @@ func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
 // Steady-state sensitivities come from integrating S with x, not from
 // solving Jx S = -Jp: with conservation laws Jx is singular and S is fixed
 // by the conserved totals of S0, which the integration carries along.
-func (w *worker) steady(g int, x, S []float64, t0 float64) (float64, error) {
+func (w *worker) steady(e, g int, x, S []float64, t0 float64) (float64, error) {
 	tm, sv := w.models[g], w.solvers[g]
 	nc := tm.nc
 	t, h := t0, 1.0
@@ -316,7 +319,9 @@ func (w *worker) steady(g int, x, S []float64, t0 float64) (float64, error) {
 		}
 		w.ts[0] = min(t+h, tmax)
 		st := sens.Start{T0: t, X0: x, S0: S}
-		if err := sv.SolveFrom(&w.ssRes, w.q[:nc], &st, w.ts[:]); err != nil {
+		err := sv.SolveFrom(&w.ssRes, w.q[:nc], &st, w.ts[:])
+		w.count(e, &w.ssRes, true)
+		if err != nil {
 			return t, err
 		}
 		copy(x, w.ssRes.XAt(0))
@@ -324,6 +329,17 @@ func (w *worker) steady(g int, x, S []float64, t0 float64) (float64, error) {
 		t = w.ts[0]
 		h *= 10
 	}
+}
+
+// count adds a solve's work to experiment e's statistics.
+func (w *worker) count(e int, r *sens.Result, steady bool) {
+	st := &w.c.part[e].stats
+	st.Solves++
+	if steady {
+		st.SteadyChunks++
+	}
+	st.Steps += r.Stats.ODE.Steps
+	st.Rejected += r.Stats.ODE.Rejected
 }
 
 // fScale is max_i |f_i| / (atol + rtol |x_i|).
