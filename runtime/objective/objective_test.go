@@ -378,3 +378,54 @@ func TestNonPositiveSimulation(t *testing.T) {
 		t.Fatalf("error %v, want one naming condition \"b\" and t = 3", err)
 	}
 }
+
+// Without Grad and FIM no sensitivity columns are computed; the state and
+// so the llh are those of the full evaluation.
+func TestNoSensitivities(t *testing.T) {
+	prob := abcProblem()
+	for _, meth := range methods {
+		full, err := objective.New(newABC(), prob, &objective.Options{Method: meth, Grad: true, FIM: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare, err := objective.New(newABC(), prob, &objective.Options{Method: meth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := full.Nominal()
+		rf, rb := evalAt(t, full, theta), evalAt(t, bare, theta)
+		if !close(rb.LLH, rf.LLH, 1e-6) || len(rb.Grad) != 0 || len(rb.FIM) != 0 {
+			t.Errorf("%v: llh without sensitivities %.10g, with %.10g; grad length %d, FIM length %d", meth, rb.LLH, rf.LLH, len(rb.Grad), len(rb.FIM))
+		}
+		full.Close()
+		bare.Close()
+	}
+}
+
+// sqrtDecay is decay with f = -k sqrt(x - 1.8): not defined once x < 1.8 (at
+// t = 1.28 from x0 = 2), so
+// the integrator fails; the error names the experiment and the time.
+type sqrtDecay struct{ *decay }
+
+func (sqrtDecay) F(dst []float64, _ float64, x, p []float64) { dst[0] = -p[0] * math.Sqrt(x[0]-1.8) }
+func (sqrtDecay) Jx(dst []float64, _ float64, x, p []float64) {
+	dst[0] = -p[0] * 0.5 / math.Sqrt(x[0]-1.8)
+}
+func (sqrtDecay) Jp(dst []float64, _ float64, x, p []float64) { dst[0] = -math.Sqrt(x[0] - 1.8) }
+
+func TestSolveFailure(t *testing.T) {
+	prob := decayProblem()
+	for _, meth := range methods {
+		o, err := objective.New(sqrtDecay{newDecay()}, prob, &objective.Options{Method: meth, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r objective.Result
+		err = o.Eval(o.Nominal(), &r)
+		t.Logf("%v: %v", meth, err)
+		if err == nil || !strings.Contains(err.Error(), `experiment 0 (simulation condition "a")`) || !strings.Contains(err.Error(), "t=") {
+			t.Errorf("%v: error %v, want one naming experiment 0, condition \"a\" and the time", meth, err)
+		}
+		o.Close()
+	}
+}
