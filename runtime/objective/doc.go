@@ -29,11 +29,14 @@
 // # Priors
 //
 // LogPrior sums the objective priors' log densities: of the linear value
-// for uniform, normal, laplace, logNormal, logLaplace, of theta for the
-// parameterScale kinds, without a change-of-variables Jacobian (PEtab v1
-// states priors this way; LogPost is then the MAP objective, but not a log
-// density in theta when a linear-value prior sits on a log-scaled
-// parameter, which a sampler in theta would need).
+// for the v1 kinds uniform, normal, laplace, logNormal, logLaplace and the
+// v2 kinds (cauchy, chisquare, exponential, gamma, log-uniform, rayleigh),
+// of theta for the parameterScale kinds, without a change-of-variables
+// Jacobian (PEtab states priors this way; LogPost is then the MAP
+// objective, but not a log density in theta when a linear-value prior sits
+// on a log-scaled parameter, which a sampler in theta would need). A prior
+// with Truncate (PEtab v2) is restricted to the parameter's bounds and
+// divided by its mass there.
 // Outside a prior's support LogPrior is -Inf. LogPost = LLH + LogPrior.
 // Grad is dLLH/dtheta and GradPrior dLogPrior/dtheta, kept apart so that
 // maximum-likelihood users take Grad and MAP or sampling users add them.

@@ -96,6 +96,7 @@ type core struct {
 	ids        []string
 	scales     []Scale
 	lin, dlin  []float64 // theta's linear values and d(lin)/d(theta)
+	priors     []prior   // per theta
 
 	exps   []expPlan
 	groups []group
@@ -228,6 +229,11 @@ func (c *core) check() error {
 		if s := c.scales[a]; s != Lin && s != Log && s != Log10 {
 			return fmt.Errorf("objective: parameter %q: unknown scale %d", c.ids[a], int(s))
 		}
+		pr, err := newPrior(&p.Params[i])
+		if err != nil {
+			return fmt.Errorf("objective: parameter %q: %v", c.ids[a], err)
+		}
+		c.priors = append(c.priors, pr)
 	}
 	ids := c.obs.ObservableIDs()
 	if len(ids) != len(p.Observables) {
@@ -567,8 +573,8 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 		}
 	}
 	out.LogPrior = 0
-	for a, i := range c.prob.Estimated {
-		v, d := logPrior(c.prob.Params[i].Prior, theta[a], c.lin[a], c.dlin[a])
+	for a := range c.priors {
+		v, d := c.priors[a].eval(theta[a], c.lin[a], c.dlin[a])
 		out.LogPrior += v
 		if c.opt.Grad {
 			out.GradPrior[a] = d

@@ -30,6 +30,14 @@ func TestPriors(t *testing.T) {
 		{objective.ParameterScaleUniform, [2]float64{-2, 3}, func(th, _ float64) float64 { return distuv.Uniform{Min: -2, Max: 3}.LogProb(th) }},
 		{objective.ParameterScaleNormal, [2]float64{0.5, 1.5}, func(th, _ float64) float64 { return distuv.Normal{Mu: 0.5, Sigma: 1.5}.LogProb(th) }},
 		{objective.ParameterScaleLaplace, [2]float64{-0.5, 2}, func(th, _ float64) float64 { return distuv.Laplace{Mu: -0.5, Scale: 2}.LogProb(th) }},
+		{objective.Cauchy, [2]float64{0.4, 0.9}, func(_, x float64) float64 { return distuv.StudentsT{Mu: 0.4, Sigma: 0.9, Nu: 1}.LogProb(x) }},
+		{objective.ChiSquare, [2]float64{3, 0}, func(_, x float64) float64 { return distuv.ChiSquared{K: 3}.LogProb(x) }},
+		{objective.Exponential, [2]float64{1.7, 0}, func(_, x float64) float64 { return distuv.Exponential{Rate: 1 / 1.7}.LogProb(x) }},
+		{objective.Gamma, [2]float64{2.5, 0.8}, func(_, x float64) float64 { return distuv.Gamma{Alpha: 2.5, Beta: 1 / 0.8}.LogProb(x) }},
+		{objective.LogUniform, [2]float64{0.1, 10}, func(_, x float64) float64 {
+			return distuv.Uniform{Min: math.Log(0.1), Max: math.Log(10)}.LogProb(math.Log(x)) - math.Log(x)
+		}},
+		{objective.Rayleigh, [2]float64{1.2, 0}, func(_, x float64) float64 { return distuv.Weibull{K: 2, Lambda: 1.2 * math.Sqrt2}.LogProb(x) }},
 	}
 	for _, c := range cases {
 		prob := decayProblem()
@@ -63,5 +71,52 @@ func TestPriors(t *testing.T) {
 			}
 		}
 		o.Close()
+	}
+}
+
+// Truncated priors (PEtab v2) are renormalised to the parameter bounds:
+// against gonum's CDFs.
+func TestTruncatedPriors(t *testing.T) {
+	cases := []struct {
+		kind objective.PriorKind
+		par  [2]float64
+		dist interface {
+			LogProb(float64) float64
+			CDF(float64) float64
+		}
+	}{
+		{objective.NormalPrior, [2]float64{1, 0.7}, distuv.Normal{Mu: 1, Sigma: 0.7}},
+		{objective.Gamma, [2]float64{2.5, 0.8}, distuv.Gamma{Alpha: 2.5, Beta: 1 / 0.8}},
+		{objective.LogNormal, [2]float64{-0.3, 0.8}, distuv.LogNormal{Mu: -0.3, Sigma: 0.8}},
+	}
+	for _, c := range cases {
+		prob := decayProblem()
+		for i := range prob.Params {
+			prob.Params[i].Lower, prob.Params[i].Upper = 0.1, 2.5
+			prob.Params[i].Prior = objective.Prior{Kind: c.kind, Par: c.par, Truncate: true}
+		}
+		o, err := objective.New(newDecay(), prob, &objective.Options{Method: sens.FS, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := o.Nominal()
+		want := 0.0
+		for a, th := range theta {
+			x, _ := objective.FromScale(prob.Params[a].Scale, th)
+			want += c.dist.LogProb(x) - math.Log(c.dist.CDF(2.5)-c.dist.CDF(0.1))
+		}
+		if r := evalAt(t, o, theta); !close(r.LogPrior, want, 1e-12) {
+			t.Errorf("prior %d truncated: LogPrior %.12g, want %.12g", c.kind, r.LogPrior, want)
+		}
+		theta[1] = 3 // x0 beyond the upper bound
+		if r := evalAt(t, o, theta); !math.IsInf(r.LogPrior, -1) {
+			t.Errorf("prior %d truncated: LogPrior %g outside the bounds, want -Inf", c.kind, r.LogPrior)
+		}
+		o.Close()
+	}
+	prob := decayProblem()
+	prob.Params[0].Prior = objective.Prior{Kind: objective.NormalPrior, Par: [2]float64{1, -1}}
+	if _, err := objective.New(newDecay(), prob, nil); err == nil {
+		t.Error("normal prior with negative standard deviation accepted")
 	}
 }
