@@ -71,8 +71,12 @@ type Result struct {
 type Stats struct {
 	Solves       int // sens.Solver solves (a steady-state chunk is one)
 	SteadyChunks int // of which steady-state chunks
-	Steps        int // accepted integrator steps
-	Rejected     int // rejected integrator steps
+	// SensFallbacks counts steady states whose sensitivities could not be
+	// solved for (singular or ill-conditioned Jx + L^T L) and were
+	// integrated with the state instead.
+	SensFallbacks int
+	Steps         int // accepted integrator steps
+	Rejected      int // rejected integrator steps
 }
 
 // Objective evaluates a Problem for parameter vectors theta. It owns all
@@ -97,6 +101,7 @@ type core struct {
 	scales     []Scale
 	lin, dlin  []float64 // theta's linear values and d(lin)/d(theta)
 	priors     []prior   // per theta
+	consL      []float64 // conservation laws, k x nx (see steady.go)
 
 	exps   []expPlan
 	groups []group
@@ -197,6 +202,7 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	if err := c.plan(); err != nil {
 		return nil, err
 	}
+	c.consL = conservation(m, c.sampleParams())
 	c.workers = make([]*worker, min(o.Workers, max(1, len(c.exps))))
 	for w := range c.workers {
 		c.workers[w] = c.newWorker()
@@ -451,6 +457,25 @@ func (c *core) plan() error {
 	return nil
 }
 
+// sampleParams is a parameter vector at which to find the conservation
+// laws: the first condition's at the nominal theta (the model's defaults
+// without conditions).
+func (c *core) sampleParams() []float64 {
+	p := make([]float64, c.np)
+	if len(c.prob.Conditions) == 0 {
+		c.m.DefaultParams(p)
+		return p
+	}
+	for j, v := range c.prob.Conditions[0].P {
+		p[j] = v.Const
+		if v.Theta >= 0 {
+			pr := &c.prob.Params[c.prob.Estimated[v.Theta]]
+			p[j] = pr.Nominal
+		}
+	}
+	return p
+}
+
 // Params returns the ids of the estimated parameters, in theta's order.
 func (o *Objective) Params() []string {
 	return slices.Clone(o.c.ids)
@@ -556,6 +581,7 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 		out.Stats.SteadyChunks += pt.stats.SteadyChunks
 		out.Stats.Steps += pt.stats.Steps
 		out.Stats.Rejected += pt.stats.Rejected
+		out.Stats.SensFallbacks += pt.stats.SensFallbacks
 		loc := c.exps[e].local
 		if c.opt.Grad {
 			for i, a := range loc {

@@ -429,3 +429,49 @@ func TestSolveFailure(t *testing.T) {
 		o.Close()
 	}
 }
+
+// abc's steady states are solved for (Jx + L^T L with the conservation
+// law A + B is regular), not integrated; a degenerate steady state (cubic
+// decay x' = -k x^3, Jx = 0 at x = 0) falls back to integrating S, which
+// still matches finite differences.
+func TestSteadyStatePaths(t *testing.T) {
+	o, err := objective.New(newABC(), abcProblem(), &objective.Options{Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := evalAt(t, o, o.Nominal())
+	if r.Stats.SensFallbacks != 0 {
+		t.Errorf("abc: %d steady-state sensitivity fallbacks, want 0", r.Stats.SensFallbacks)
+	}
+	o.Close()
+
+	prob := decayProblem()
+	prob.Experiments = prob.Experiments[:1]
+	prob.Experiments[0].Preeq = 0
+	prob.Experiments[0].Reinit = []int{0}
+	prob.Experiments[0].Data = []objective.Datum{
+		{Obs: 0, T: posInf, Y: 0.1, U: prob.Experiments[0].Data[0].U},
+	}
+	// Steady state x = 0 of x' = -k x^3 is reached algebraically, so
+	// loose steady-state tolerances; S ~ d x(t)/dtheta still converges.
+	opt := &objective.Options{Method: sens.FS, Grad: true, SteadyATol: 1e-4, SteadyRTol: 1e-4}
+	o, err = objective.New(cubic{newDecay()}, prob, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	r = evalAt(t, o, o.Nominal())
+	if r.Stats.SensFallbacks == 0 {
+		t.Errorf("cubic decay: steady-state sensitivities solved with a singular Jx")
+	}
+	if math.Abs(r.Sim[0]) > 0.05 {
+		t.Errorf("cubic decay: steady state %g, want near 0", r.Sim[0])
+	}
+}
+
+// cubic is x' = -k x^3.
+type cubic struct{ *decay }
+
+func (cubic) F(dst []float64, _ float64, x, p []float64)  { dst[0] = -p[0] * x[0] * x[0] * x[0] }
+func (cubic) Jx(dst []float64, _ float64, x, p []float64) { dst[0] = -3 * p[0] * x[0] * x[0] }
+func (cubic) Jp(dst []float64, _ float64, x, p []float64) { dst[0] = -x[0] * x[0] * x[0] }
