@@ -78,16 +78,19 @@
 // Observe) at the steady state of the simulation condition, reached by
 // integrating on from the last finite output time.
 //
-// Steady state is reached by integration in chunks of length 1, 10, 100,
-// ... (each restarting the solver from the state reached) until
-// max_i |f_i|/(SteadyATol + SteadyRTol |x_i|) < 1 and the same test holds
-// for dS/dt = Jx S + Jp against S, or fails after SteadyTMax. The steady
-// sensitivities are those of the integration, not a solve of Jx S = -Jp:
-// with conservation laws Jx is singular and S is determined only together
-// with the conserved totals of S0, which integration carries along; there
-// is no Newton polish (its step would need the conservation laws too), so
-// tighten SteadyRTol and SteadyATol for a steady state closer than the
-// test's |f| / (smallest decay rate).
+// Steady state is reached by integrating the state alone in chunks of
+// length 1, 10, 100, ... (each restarting the integrator from the state
+// reached) until max_i |f_i|/(SteadyATol + SteadyRTol |x_i|) < 1, or fails
+// after SteadyTMax. Newton steps then polish x and the sensitivities are
+// solved for: with the conservation laws L of the model (L f = 0, found at
+// New as the left null space of [Jx Jp] at sampled states), Jx S = -Jp and
+// L S = L S0 combine into one regular system (Jx + L^T L) S =
+// -Jp + L^T L S0, so singular Jx from conserved moieties is handled
+// without integrating S. When that matrix is singular or ill-conditioned,
+// or x is not within the tolerances of an exact root (a degenerate steady
+// state approached algebraically), x and S are integrated together to
+// steady state instead, the test extended to dS/dt = Jx S + Jp
+// (Stats.SensFallbacks counts these). See steady.go.
 //
 // # Workers, allocation, errors
 //
