@@ -71,12 +71,12 @@
 //
 // An experiment with a pre-equilibration condition starts from
 // x0 = InitialState(p_preeq), S0 = InitialSens(p_preeq) dp/dtheta and
-// integrates x and S to steady state. Then the simulation condition
+// goes to steady state (below). Then the simulation condition
 // applies: states in Reinit take InitialState(p_sim) and their S rows from
 // InitialSens(p_sim) dp_sim/dtheta, the others keep their values and
 // sensitivities. Data at T = +Inf are evaluated (with t = +Inf passed to
-// Observe) at the steady state of the simulation condition, reached by
-// integrating on from the last finite output time.
+// Observe) at the steady state of the simulation condition, reached from
+// the last finite output time (or T0).
 //
 // Steady state is reached by integrating the state alone in chunks of
 // length 1, 10, 100, ... (each restarting the integrator from the state

@@ -35,8 +35,9 @@ type Options struct {
 	// objective's own sensitivity columns (see the package documentation).
 	Sens *sens.Options
 	// SteadyRTol and SteadyATol define steady state: integration stops once
-	// max_i |f_i| / (SteadyATol + SteadyRTol |x_i|) < 1 and the same holds
-	// for dS/dt = Jx S + Jp and S. Defaults RTol and ATol.
+	// max_i |f_i| / (SteadyATol + SteadyRTol |x_i|) < 1 (and, when S is
+	// integrated too, the same holds for dS/dt = Jx S + Jp against S); a
+	// solved S must satisfy that test too. Defaults RTol and ATol.
 	SteadyRTol, SteadyATol float64
 	// SteadyTMax is the time after which a steady state that has not been
 	// reached is an error; default 1e10.
@@ -69,11 +70,11 @@ type Result struct {
 
 // Stats counts the work of an Eval, summed over experiments.
 type Stats struct {
-	Solves       int // sens.Solver solves (a steady-state chunk is one)
+	Solves       int // integrations (a steady-state chunk is one)
 	SteadyChunks int // of which steady-state chunks
 	// SensFallbacks counts steady states whose sensitivities could not be
-	// solved for (singular or ill-conditioned Jx + L^T L) and were
-	// integrated with the state instead.
+	// solved for (singular or ill-conditioned Jx + L^T L, or a degenerate
+	// steady state) and were integrated with the state instead.
 	SensFallbacks int
 	Steps         int // accepted integrator steps
 	Rejected      int // rejected integrator steps
