@@ -85,9 +85,17 @@ func TestTruncatedPriors(t *testing.T) {
 			CDF(float64) float64
 		}
 	}{
+		{objective.Uniform, [2]float64{0.01, 5}, distuv.Uniform{Min: 0.01, Max: 5}},
 		{objective.NormalPrior, [2]float64{1, 0.7}, distuv.Normal{Mu: 1, Sigma: 0.7}},
-		{objective.Gamma, [2]float64{2.5, 0.8}, distuv.Gamma{Alpha: 2.5, Beta: 1 / 0.8}},
+		{objective.LaplacePrior, [2]float64{0.2, 0.5}, distuv.Laplace{Mu: 0.2, Scale: 0.5}},
 		{objective.LogNormal, [2]float64{-0.3, 0.8}, distuv.LogNormal{Mu: -0.3, Sigma: 0.8}},
+		{objective.LogLaplace, [2]float64{0.1, 0.6}, logOf{distuv.Laplace{Mu: 0.1, Scale: 0.6}}},
+		{objective.Cauchy, [2]float64{0.4, 0.9}, distuv.StudentsT{Mu: 0.4, Sigma: 0.9, Nu: 1}},
+		{objective.ChiSquare, [2]float64{3, 0}, distuv.ChiSquared{K: 3}},
+		{objective.Exponential, [2]float64{1.7, 0}, distuv.Exponential{Rate: 1 / 1.7}},
+		{objective.Gamma, [2]float64{2.5, 0.8}, distuv.Gamma{Alpha: 2.5, Beta: 1 / 0.8}},
+		{objective.LogUniform, [2]float64{0.05, 10}, logOf{distuv.Uniform{Min: math.Log(0.05), Max: math.Log(10)}}},
+		{objective.Rayleigh, [2]float64{1.2, 0}, distuv.Weibull{K: 2, Lambda: 1.2 * math.Sqrt2}},
 	}
 	for _, c := range cases {
 		prob := decayProblem()
@@ -114,9 +122,42 @@ func TestTruncatedPriors(t *testing.T) {
 		}
 		o.Close()
 	}
+	// parameterScale priors are truncated to the bounds on the scale.
 	prob := decayProblem()
+	nd := distuv.Normal{Mu: 0.5, Sigma: 1.5}
+	for i := range prob.Params {
+		prob.Params[i].Lower, prob.Params[i].Upper = 0.1, 2.5
+		prob.Params[i].Prior = objective.Prior{Kind: objective.ParameterScaleNormal, Par: [2]float64{0.5, 1.5}, Truncate: true}
+	}
+	o, err := objective.New(newDecay(), prob, &objective.Options{Method: sens.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := o.Nominal()
+	want := 0.0
+	for a, th := range theta {
+		s := prob.Params[a].Scale
+		want += nd.LogProb(th) - math.Log(nd.CDF(objective.ToScale(s, 2.5))-nd.CDF(objective.ToScale(s, 0.1)))
+	}
+	if r := evalAt(t, o, theta); !close(r.LogPrior, want, 1e-12) {
+		t.Errorf("truncated parameterScaleNormal: LogPrior %.12g, want %.12g", r.LogPrior, want)
+	}
+	o.Close()
+
+	prob = decayProblem()
 	prob.Params[0].Prior = objective.Prior{Kind: objective.NormalPrior, Par: [2]float64{1, -1}}
 	if _, err := objective.New(newDecay(), prob, nil); err == nil {
 		t.Error("normal prior with negative standard deviation accepted")
 	}
 }
+
+// logOf is the distribution of x = exp(y) for y distributed as d.
+type logOf struct {
+	d interface {
+		LogProb(float64) float64
+		CDF(float64) float64
+	}
+}
+
+func (l logOf) LogProb(x float64) float64 { return l.d.LogProb(math.Log(x)) - math.Log(x) }
+func (l logOf) CDF(x float64) float64     { return l.d.CDF(math.Log(x)) }
