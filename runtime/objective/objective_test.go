@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
@@ -475,3 +476,42 @@ type cubic struct{ *decay }
 func (cubic) F(dst []float64, _ float64, x, p []float64)  { dst[0] = -p[0] * x[0] * x[0] * x[0] }
 func (cubic) Jx(dst []float64, _ float64, x, p []float64) { dst[0] = -3 * p[0] * x[0] * x[0] }
 func (cubic) Jp(dst []float64, _ float64, x, p []float64) { dst[0] = -x[0] * x[0] * x[0] }
+
+// New rejects inconsistent problems with an error (never a panic).
+func TestNewErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(p *objective.Problem)
+		want string
+	}{
+		{"observable id", func(p *objective.Problem) { p.Observables[0].ID = "z" }, `"z"`},
+		{"observable count", func(p *objective.Problem) { p.Observables = nil }, "observables"},
+		{"condition length", func(p *objective.Problem) { p.Conditions[0].P = p.Conditions[0].P[:1] }, `condition "a"`},
+		{"theta index", func(p *objective.Problem) { p.Conditions[1].P[0].Theta = 7 }, "theta index 7"},
+		{"estimated index", func(p *objective.Problem) { p.Estimated[0] = 9 }, "index 9"},
+		{"scale", func(p *objective.Problem) { p.Params[1].Scale = 5 }, "scale"},
+		{"noise", func(p *objective.Problem) { p.Observables[0].Noise = 4 }, "noise"},
+		{"simulation condition", func(p *objective.Problem) { p.Experiments[0].Sim = 2 }, "condition index"},
+		{"reinit", func(p *objective.Problem) {
+			p.Experiments[0].Preeq = 1
+			p.Experiments[0].Reinit = []int{1}
+		}, "re-initialised state 1"},
+		{"time before start", func(p *objective.Problem) { p.Experiments[1].Data[0].T = 0.1 }, "before the start"},
+		{"measurement", func(p *objective.Problem) { p.Experiments[1].Data[0].Y = math.NaN() }, "measurement NaN"},
+		{"observable index", func(p *objective.Problem) { p.Experiments[0].Data[2].Obs = 1 }, "observable 1 out of range"},
+	}
+	for _, c := range cases {
+		p := decayProblem()
+		c.edit(p)
+		_, err := objective.New(newDecay(), p, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := objective.New(plainModel{newDecay()}, decayProblem(), nil); err == nil {
+		t.Error("a model without observables accepted")
+	}
+}
+
+// plainModel hides decay's Observables.
+type plainModel struct{ model.Model }
