@@ -276,9 +276,18 @@ func (em *emitter) sum(n *symbolic.Node) code {
 // exponent. k = -1 becomes a unary minus. abs drops the sign of k (for
 // sum, which prints the sign as a subtraction).
 func (em *emitter) product(n *symbolic.Node, abs bool) code {
+	neg, num, den := em.factors(n, abs)
+	out := quotient(num, den)
+	if neg {
+		return code{c: jen.Op("-").Add(out.operand(precUnary, false)), prec: precUnary, neg: true}
+	}
+	return out
+}
+
+// factors splits the product n into numerator and denominator factors;
+// neg reports a leading constant -1 (after abs), which is left out.
+func (em *emitter) factors(n *symbolic.Node, abs bool) (neg bool, num, den []code) {
 	args := n.Args
-	neg := false
-	var num, den []code
 	if k := args[0]; k.Op == symbolic.OpConst {
 		v := k.Val
 		if abs {
@@ -300,32 +309,27 @@ func (em *emitter) product(n *symbolic.Node, abs bool) code {
 		}
 		num = append(num, em.expr(a))
 	}
-	var out code
-	switch {
-	case len(num) == 0 && len(den) == 0:
-		out = one()
-	case len(den) == 0:
-		out = binary(precMul, "*", num...)
-		if len(num) == 1 {
-			out = num[0]
-		}
+	return neg, num, den
+}
+
+// quotient emits n1 * n2 / (d1 * d2); an empty numerator is 1.
+func quotient(num, den []code) code {
+	var nn code
+	switch len(num) {
+	case 0:
+		nn = one()
+	case 1:
+		nn = num[0]
 	default:
-		d := den[0]
-		if len(den) > 1 {
-			d = binary(precMul, "*", den...)
-		}
-		nn := one()
-		if len(num) == 1 {
-			nn = num[0]
-		} else if len(num) > 1 {
-			nn = binary(precMul, "*", num...)
-		}
-		out = binary(precMul, "/", nn, d)
+		nn = binary(precMul, "*", num...)
 	}
-	if neg {
-		return code{c: jen.Op("-").Add(out.operand(precUnary, false)), prec: precUnary, neg: true}
+	switch len(den) {
+	case 0:
+		return nn
+	case 1:
+		return binary(precMul, "/", nn, den[0])
 	}
-	return out
+	return binary(precMul, "/", nn, binary(precMul, "*", den...))
 }
 
 // pow emits base^e for a constant e: sqrt for 0.5, repeated multiplication
