@@ -28,9 +28,9 @@ type stmt struct {
 //     e0, e1, ... or, if used outside its chunk, an element of the work
 //     array w that the chunks share.
 //
-// The emitting methods (decls and below) then only read these fields.
-// Nothing is shared between bodies except the generator, which they only
-// read.
+// The emitting methods (decls and below) then only read these fields; em
+// only records whether the code needs b2f. Nothing is shared between
+// bodies except the generator, which they only read.
 type body struct {
 	g   *generator
 	sec *section
