@@ -24,9 +24,10 @@ type stmt struct {
 //  1. countUses: how often the emitted code refers to each node, which
 //     decides the shared subexpressions bound to locals (isLocal);
 //  2. schedule: the statements, in symbolic.Program order;
-//  3. nameLocals: the chunk of each statement and the name of each local,
-//     e0, e1, ... or, if used outside its chunk, an element of the work
-//     array w that the chunks share.
+//  3. findShared: the locals used outside the chunk (helper function)
+//     that defines them;
+//  4. nameLocals: the name of each local, e0, e1, ... or, if shared, an
+//     element of the work array w that the chunks share.
 //
 // The emitting methods (decls and below) then only read these fields; em
 // only records whether the code needs b2f. Nothing is shared between
@@ -38,8 +39,8 @@ type body struct {
 	uses  map[*symbolic.Node]int // references in the emitted DAG (countUses)
 	stmts []stmt                 // schedule
 
+	shared map[*symbolic.Node]bool // locals held in w (findShared)
 	names  map[*symbolic.Node]code // local of each definition (nameLocals)
-	shared map[*symbolic.Node]bool // locals held in w (nameLocals)
 	nwork  int                     // length of w (nameLocals)
 
 	em emitter
@@ -50,6 +51,7 @@ func newBody(g *generator, sec *section) *body {
 	b := &body{g: g, sec: sec}
 	b.countUses()
 	b.schedule()
+	b.findShared()
 	b.nameLocals()
 	b.em = emitter{syms: g, locals: b.names}
 	return b
@@ -153,10 +155,9 @@ func (b *body) nchunks() int {
 
 func (b *body) chunkOf(k int) int { return k / b.g.chunkSize }
 
-// nameLocals names each definition: a local used only in the chunk that
-// defines it is e0, e1, ... in definition order; one used in another chunk
-// is w[0], w[1], ..., so that it survives the end of its chunk.
-func (b *body) nameLocals() {
+// findShared marks the locals used in a chunk other than the one that
+// defines them: they must outlive their chunk.
+func (b *body) findShared() {
 	defChunk := make(map[*symbolic.Node]int)
 	for k, s := range b.stmts {
 		if s.def != nil {
@@ -171,6 +172,12 @@ func (b *body) nameLocals() {
 			}
 		}
 	}
+}
+
+// nameLocals names each definition, in definition order: a shared local
+// is w[0], w[1], ... in the work array the chunks share; any other is e0,
+// e1, ....
+func (b *body) nameLocals() {
 	b.names = make(map[*symbolic.Node]code)
 	nlocal := 0
 	for _, s := range b.stmts {
