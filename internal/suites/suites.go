@@ -60,6 +60,7 @@ const SBMLSubset = "sbml-test-suite/cases"
 var origins = map[string]string{
 	"sbml-test-suite":  "the SBML Test Suite's cases/semantic folder from https://github.com/sbmlteam/sbml-test-suite, as sbml-test-suite/cases",
 	"petab-test-suite": "the version folders (v1.0.0, v2.0.0) of https://github.com/PEtab-dev/petab_test_suite, as petab-test-suite",
+	"models":           "the paper's reaction-network tables (PKA/, CaMKII/) with AKAP79.xml; the repository already vendors them in internal/tables/testdata and testdata/models, so only the checks that compare the copies skip",
 	"petab-benchmark":  "the problem folders of Benchmark-Models in https://github.com/Benchmarking-Initiative/Benchmark-Models-PEtab, as petab-benchmark",
 }
 
