@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,5 +87,22 @@ func TestTestdata(t *testing.T) {
 	}
 	for _, name := range []string{"sbml-test-suite/LICENSE.txt", "models/AKAP79.xml"} {
 		Testdata(t, name)
+	}
+}
+
+// TestVendoredAKAP79 checks the vendored AKAP79.xml against the shared
+// copy, when that is present.
+func TestVendoredAKAP79(t *testing.T) {
+	shared := Dir(t, "models/AKAP79.xml")
+	want, err := os.ReadFile(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(Testdata(t, "models/AKAP79.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("testdata/models/AKAP79.xml differs from %s", shared)
 	}
 }
