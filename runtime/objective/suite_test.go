@@ -75,6 +75,7 @@ func (m *conversion) Observe(k int, _ float64, x, _, u []float64, d *model.ObsDe
 
 // suiteCase is a PEtab test-suite case lowered by hand to a Problem.
 type suiteCase struct {
+	ver  string // v1.0.0 or v2.0.0
 	id   string
 	obs  []suiteObs
 	prob *objective.Problem
@@ -109,22 +110,22 @@ func suiteCases() []suiteCase {
 	// 0009 and 0010: k1 from the conditions.
 	preeqParams := []objective.Param{lin("a0", 1), lin("b0", 0), lin("k2", 0.6)}
 	return []suiteCase{
-		{"0001", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
+		{"v1.0.0", "0001", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
 			Params: stdParams, Estimated: []int{0, 1, 2, 3}, Conditions: stdCond,
 			Observables: []objective.Observable{{ID: "obs_a"}},
 			Experiments: one(d(0, 0, 0.7), d(0, 10, 0.1)),
 		}},
-		{"0007", []suiteObs{stateObs("obs_a", 0, 0.5), stateObs("obs_b", 1, 0.6)}, &objective.Problem{
+		{"v1.0.0", "0007", []suiteObs{stateObs("obs_a", 0, 0.5), stateObs("obs_b", 1, 0.6)}, &objective.Problem{
 			Params: stdParams, Estimated: []int{0, 1, 2, 3}, Conditions: stdCond,
 			Observables: []objective.Observable{{ID: "obs_a"}, {ID: "obs_b", Transform: objective.TransformLog10}},
 			Experiments: one(d(0, 10, 0.2), d(1, 10, 0.8)),
 		}},
-		{"0008", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
+		{"v1.0.0", "0008", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
 			Params: stdParams, Estimated: []int{0, 1, 2, 3}, Conditions: stdCond,
 			Observables: []objective.Observable{{ID: "obs_a"}},
 			Experiments: one(d(0, 0, 0.7), d(0, 10, 0.1), d(0, 10, 0.2)),
 		}},
-		{"0009", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
+		{"v1.0.0", "0009", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
 			Params: preeqParams, Estimated: []int{0, 1, 2},
 			Conditions: []objective.Condition{
 				{ID: "preeq_c0", P: []objective.Value{th(0), th(1), k(0.3), th(2)}},
@@ -133,7 +134,7 @@ func suiteCases() []suiteCase {
 			Observables: []objective.Observable{{ID: "obs_a"}},
 			Experiments: []objective.Experiment{{Preeq: 0, Sim: 1, Data: []objective.Datum{d(0, 1, 0.7), d(0, 10, 0.1)}}},
 		}},
-		{"0010", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
+		{"v1.0.0", "0010", []suiteObs{stateObs("obs_a", 0, 0.5)}, &objective.Problem{
 			// Only k2 estimated; a0 = 1 from the model; the conditions set
 			// B (its initial-value parameter b0): 0, then 1 re-initialised.
 			Params: []objective.Param{lin("k2", 0.6)}, Estimated: []int{0},
@@ -144,18 +145,25 @@ func suiteCases() []suiteCase {
 			Observables: []objective.Observable{{ID: "obs_a"}},
 			Experiments: []objective.Experiment{{Preeq: 0, Sim: 1, Reinit: []int{1}, Data: []objective.Datum{d(0, 1, 0.7), d(0, 10, 0.1)}}},
 		}},
-		{"0014", []suiteObs{noise2}, &objective.Problem{
+		{"v1.0.0", "0014", []suiteObs{noise2}, &objective.Problem{
 			Params: stdParams, Estimated: []int{0, 1, 2, 3}, Conditions: stdCond,
 			Observables: []objective.Observable{{ID: "obs_a"}},
 			Experiments: one(d(0, 0, 0.7, k(0.5), k(2)), d(0, 10, 0.1, k(0.5), k(2))),
 		}},
-		{"0015", []suiteObs{noise1}, &objective.Problem{
+		{"v1.0.0", "0015", []suiteObs{noise1}, &objective.Problem{
 			Params: append(append([]objective.Param(nil), stdParams...), lin("noise", 5)), Estimated: []int{0, 1, 2, 3, 4},
 			Conditions:  stdCond,
 			Observables: []objective.Observable{{ID: "obs_a"}},
 			Experiments: one(d(0, 0, 0.7, th(4)), d(0, 10, 0.1, th(4))),
 		}},
-		{"0016", []suiteObs{stateObs("obs_a", 0, 0.5), stateObs("obs_b", 1, 0.7)}, &objective.Problem{
+		{"v1.0.0", "0016", []suiteObs{stateObs("obs_a", 0, 0.5), stateObs("obs_b", 1, 0.7)}, &objective.Problem{
+			Params: stdParams, Estimated: []int{0, 1, 2, 3}, Conditions: stdCond,
+			Observables: []objective.Observable{{ID: "obs_a"}, {ID: "obs_b", Transform: objective.TransformLog}},
+			Experiments: one(d(0, 10, 0.2), d(1, 10, 0.8)),
+		}},
+		// v2: log-normal is a noise distribution of its own (v1: log
+		// transformation with normal noise).
+		{"v2.0.0", "0007", []suiteObs{stateObs("obs_a", 0, 0.5), stateObs("obs_b", 1, 0.6)}, &objective.Problem{
 			Params: stdParams, Estimated: []int{0, 1, 2, 3}, Conditions: stdCond,
 			Observables: []objective.Observable{{ID: "obs_a"}, {ID: "obs_b", Transform: objective.TransformLog}},
 			Experiments: one(d(0, 10, 0.2), d(1, 10, 0.8)),
@@ -166,8 +174,9 @@ func suiteCases() []suiteCase {
 // TestPEtabSuite checks llh, chi2 and the simulated values against the
 // PEtab test suite's solutions, within the suite's tolerances.
 func TestPEtabSuite(t *testing.T) {
-	dir := filepath.Join(suites.Dir(t, suites.PEtabTestSuite), "v1.0.0", "sbml")
+	root := suites.Dir(t, suites.PEtabTestSuite)
 	for _, c := range suiteCases() {
+		dir := filepath.Join(root, c.ver, "sbml")
 		sol := readSolution(t, filepath.Join(dir, c.id, "_"+c.id+"_solution.yaml"))
 		sims := readColumn(t, filepath.Join(dir, c.id, "_simulations.tsv"), "simulation")
 		o, err := objective.New(newConversion(c.obs...), c.prob, &objective.Options{RTol: 1e-10, ATol: 1e-12})
@@ -178,7 +187,7 @@ func TestPEtabSuite(t *testing.T) {
 		// The suite's tolerances, and ours: at rtol 1e-10 the values agree
 		// to ~1e-11.
 		if math.Abs(r.LLH-sol["llh"]) > math.Min(1e-6, sol["tol_llh"]) || math.Abs(r.Chi2-sol["chi2"]) > math.Min(1e-6, sol["tol_chi2"]) {
-			t.Errorf("%s: llh %.10g chi2 %.10g, suite %.10g, %.10g", c.id, r.LLH, r.Chi2, sol["llh"], sol["chi2"])
+			t.Errorf("%s %s: llh %.10g chi2 %.10g, suite %.10g, %.10g", c.ver, c.id, r.LLH, r.Chi2, sol["llh"], sol["chi2"])
 		}
 		t.Logf("%s: llh %.12g (suite %.12g), chi2 %.12g (suite %.12g)", c.id, r.LLH, sol["llh"], r.Chi2, sol["chi2"])
 		if len(sims) != len(r.Sim) {
