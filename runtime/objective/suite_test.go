@@ -168,6 +168,25 @@ func suiteCases() []suiteCase {
 			Observables: []objective.Observable{{ID: "obs_a"}, {ID: "obs_b", Transform: objective.TransformLog}},
 			Experiments: one(d(0, 10, 0.2), d(1, 10, 0.8)),
 		}},
+		// v2 0017: pre-equilibration with A = 0, B = 2, then A re-initialised
+		// to 1 while B keeps its pre-equilibrated value; only k2 estimated.
+		{"v2.0.0", "0017", []suiteObs{stateObs("obs_a", 0, 0.5), stateObs("obs_b", 1, 0.5)}, &objective.Problem{
+			Params: []objective.Param{lin("k2", 0.6)}, Estimated: []int{0},
+			Conditions: []objective.Condition{
+				{ID: "preeq_c0", P: []objective.Value{k(0), k(2), k(0.3), th(0)}},
+				{ID: "c0", P: []objective.Value{k(1), k(1), k(0.8), th(0)}},
+			},
+			Observables: []objective.Observable{{ID: "obs_a"}, {ID: "obs_b"}},
+			Experiments: []objective.Experiment{{Preeq: 0, Sim: 1, Reinit: []int{0},
+				Data: []objective.Datum{d(0, 0, 0.7), d(0, 1, 0.7), d(0, 10, 0.1), d(1, 0, 2)}}},
+		}},
+		// v2 0029: simulation from t = 5 (model defaults a0 = b0 = 1).
+		{"v2.0.0", "0029", []suiteObs{stateObs("obs_a", 0, 1)}, &objective.Problem{
+			Params: []objective.Param{lin("k1", 0.8), lin("k2", 0.6)}, Estimated: []int{0, 1},
+			Conditions:  []objective.Condition{{ID: "default", P: []objective.Value{k(1), k(1), th(0), th(1)}}},
+			Observables: []objective.Observable{{ID: "obs_a"}},
+			Experiments: []objective.Experiment{{Preeq: -1, Sim: 0, T0: 5, Data: []objective.Datum{d(0, 5, 0.01), d(0, 10, 0.1)}}},
+		}},
 	}
 }
 
