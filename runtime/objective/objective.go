@@ -590,12 +590,22 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 			}
 		}
 		if c.opt.FIM {
+			// pt.fim holds the upper triangle (local thetas ascending, so
+			// the global entries are in the upper triangle too).
 			n := len(loc)
 			for i, a := range loc {
 				row := out.FIM[a*c.nt:]
-				for k, b := range loc {
-					row[b] += pt.fim[i*n+k]
+				for k := i; k < n; k++ {
+					row[loc[k]] += pt.fim[i*n+k]
 				}
+			}
+		}
+	}
+	if c.opt.FIM {
+		nt := c.nt
+		for a := 0; a < nt; a++ {
+			for b := a + 1; b < nt; b++ {
+				out.FIM[b*nt+a] = out.FIM[a*nt+b]
 			}
 		}
 	}

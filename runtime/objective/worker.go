@@ -306,13 +306,14 @@ func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
 		if ob.Noise == Laplace {
 			ws = wz
 		}
+		// The upper triangle only; Eval mirrors it.
 		for l := range gz {
-			row := pt.fim[l*nl : (l+1)*nl]
 			zl, sl := wz*gz[l], ws*gs[l]
 			if zl == 0 && sl == 0 {
 				continue
 			}
-			for m := range row {
+			row := pt.fim[l*nl : (l+1)*nl]
+			for m := l; m < nl; m++ {
 				row[m] += zl*gz[m] + sl*gs[m]
 			}
 		}
