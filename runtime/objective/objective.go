@@ -113,6 +113,9 @@ type core struct {
 
 	wg       sync.WaitGroup
 	started  bool
+	// closeMu is held by Eval and Close: a Close from the finalizer (or
+	// another goroutine) waits for a running Eval instead of closing the
+	// workers' channels under it.
 	closeMu  sync.Mutex
 	isClosed bool
 }
@@ -524,7 +527,16 @@ func (o *Objective) Close() {
 // experiment, its conditions and the time; out then holds unspecified
 // values.
 func (o *Objective) Eval(theta []float64, out *Result) error {
-	c := o.c
+	err := o.c.eval(theta, out)
+	// o must stay reachable until the workers are done: its finalizer
+	// closes their channels, and o is otherwise dead once o.c is loaded.
+	runtime.KeepAlive(o)
+	return err
+}
+
+func (c *core) eval(theta []float64, out *Result) error {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
 	if len(theta) != c.nt {
 		panic("objective: theta length does not match the estimated parameters")
 	}

@@ -2,6 +2,7 @@ package objective_test
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -515,3 +516,35 @@ func TestNewErrors(t *testing.T) {
 
 // plainModel hides decay's Observables.
 type plainModel struct{ model.Model }
+
+// gcModel is abc collecting garbage in every Observe, so that an
+// Objective's finalizer, if the Objective were unreachable during Eval,
+// would run in the middle of it.
+type gcModel struct{ *abc }
+
+func (m gcModel) Observe(k int, t float64, x, p, u []float64, d *model.ObsDeriv) (float64, float64) {
+	runtime.GC()
+	return m.abc.Observe(k, t, x, p, u, d)
+}
+
+// An Objective whose last use is an Eval stays alive for it (Workers > 1:
+// its finalizer, run by a collection inside Eval, would close the workers'
+// channels, "send on closed channel" if before a send). A smoke test: the
+// race it guards against depends on scheduling.
+func TestFinalizerDuringEval(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		var r objective.Result
+		o, err := objective.New(gcModel{newABC()}, abcProblem(), &objective.Options{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := o.Nominal()
+		if err := o.Eval(theta, &r); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Eval(theta, &r); err != nil { // the last use of o
+			t.Fatal(err)
+		}
+		runtime.GC()
+	}
+}
