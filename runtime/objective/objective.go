@@ -111,8 +111,8 @@ type core struct {
 	workers []*worker
 	part    []partial // per experiment
 
-	wg       sync.WaitGroup
-	started  bool
+	wg      sync.WaitGroup
+	started bool
 	// closeMu is held by Eval and Close: a Close from the finalizer (or
 	// another goroutine) waits for a running Eval instead of closing the
 	// workers' channels under it.
@@ -207,13 +207,14 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		return nil, err
 	}
 	c.consL = conservation(m, c.sampleParams())
-	c.workers = make([]*worker, min(o.Workers, max(1, len(c.exps))))
+	nw := min(o.Workers, max(1, len(c.exps)))
+	c.workers = make([]*worker, nw)
 	for w := range c.workers {
-		c.workers[w] = c.newWorker()
-	}
-	for e := range c.exps {
-		w := c.workers[e%len(c.workers)]
-		w.exps = append(w.exps, e)
+		var exps []int
+		for e := w; e < len(c.exps); e += nw {
+			exps = append(exps, e)
+		}
+		c.workers[w] = c.newWorker(exps)
 	}
 	c.part = make([]partial, len(c.exps))
 	for e := range c.part {

@@ -18,7 +18,7 @@ type worker struct {
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []*sens.Solver
-	odes    []*ode.Solver // state only, for steady states
+	odes    []*ode.Solver // state only, for steady states (nil: none there)
 	tr      ode.Trajectory
 	res     sens.Result
 	ssRes   sens.Result // the steady-state chunks
@@ -44,9 +44,21 @@ type worker struct {
 	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
 }
 
-func (c *core) newWorker() *worker {
+// newWorker returns a worker for experiments exps, with solvers for the
+// column groups they use only (the others stay nil).
+func (c *core) newWorker(exps []int) *worker {
 	nx, np := c.nx, c.np
-	w := &worker{c: c}
+	w := &worker{c: c, exps: exps}
+	used := make([]bool, len(c.groups))
+	steady := make([]bool, len(c.groups)) // groups that go to steady state
+	for _, e := range exps {
+		pl := &c.exps[e]
+		used[pl.simGroup] = true
+		steady[pl.simGroup] = steady[pl.simGroup] || pl.hasInf
+		if g := pl.preGroup; g >= 0 {
+			used[g], steady[g] = true, true
+		}
+	}
 	maxC, maxJp := 0, 0
 	so := sens.Options{}
 	if c.opt.Sens != nil {
@@ -62,11 +74,19 @@ func (c *core) newWorker() *worker {
 		oset.ATol = c.opt.ATol
 	}
 	oset.Interpolate = false
-	for _, g := range c.groups {
+	w.models = make([]*thetaModel, len(c.groups))
+	w.solvers = make([]*sens.Solver, len(c.groups))
+	w.odes = make([]*ode.Solver, len(c.groups))
+	for i, g := range c.groups {
+		if !used[i] {
+			continue
+		}
 		tm := newThetaModel(c.m, g.col, g.nc)
-		w.models = append(w.models, tm)
-		w.solvers = append(w.solvers, sens.NewSolver(tm, &so))
-		w.odes = append(w.odes, ode.NewSolver(tm, &oset))
+		w.models[i] = tm
+		w.solvers[i] = sens.NewSolver(tm, &so)
+		if steady[i] {
+			w.odes[i] = ode.NewSolver(tm, &oset)
+		}
 		maxC = max(maxC, g.nc)
 		maxJp = max(maxJp, tm.jpPat.NNZ())
 	}
@@ -85,8 +105,8 @@ func (c *core) newWorker() *worker {
 		no, nn := c.obs.Placeholders(k)
 		maxU = max(maxU, no+nn)
 	}
-	for _, pl := range c.exps {
-		maxL = max(maxL, len(pl.local))
+	for _, e := range exps {
+		maxL = max(maxL, len(c.exps[e].local))
 	}
 	w.u, w.du = mk(maxU), mk(maxU)
 	w.d = model.ObsDeriv{HX: mk(nx), SX: mk(nx), HP: mk(np), SP: mk(np), HU: mk(maxU), SU: mk(maxU)}
