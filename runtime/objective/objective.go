@@ -545,8 +545,10 @@ func (c *core) eval(theta []float64, out *Result) error {
 		panic("objective: Eval after Close")
 	}
 	for a, v := range theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("objective: theta[%d] (%s) = %g", a, c.ids[a], v)
+		// -Inf on a log scale is the linear value 0 (a nominal value 0 in
+		// the parameter table: a reaction switched off), with derivative 0.
+		if math.IsNaN(v) || math.IsInf(v, 1) || (math.IsInf(v, -1) && c.scales[a] == Lin) {
+			return fmt.Errorf("objective: theta[%d] (%s) = %g on scale %v", a, c.ids[a], v, c.scales[a])
 		}
 		c.lin[a], c.dlin[a] = FromScale(c.scales[a], v)
 	}

@@ -548,3 +548,26 @@ func TestFinalizerDuringEval(t *testing.T) {
 		runtime.GC()
 	}
 }
+
+// theta = -Inf on a log scale is the linear value 0 (PEtab nominal value
+// 0 of a log-scaled parameter) with a zero derivative; on the linear scale
+// it is an error.
+func TestLogScaleZero(t *testing.T) {
+	prob := decayProblem()
+	o, err := objective.New(newDecay(), prob, &objective.Options{Method: sens.FS, Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	theta := o.Nominal()
+	theta[0] = math.Inf(-1) // k = 0: x stays at x0
+	r := evalAt(t, o, theta)
+	s := 1.5
+	if !close(r.Sim[0], s*2, 1e-12) || r.Grad[0] != 0 || math.IsNaN(r.LLH) {
+		t.Errorf("k = 0: y(0.5) = %g (want %g), dllh/dlog10 k = %g (want 0), llh %g", r.Sim[0], s*2, r.Grad[0], r.LLH)
+	}
+	theta[1] = math.Inf(-1) // x0 is on the linear scale
+	if err := o.Eval(theta, r); err == nil {
+		t.Error("theta = -Inf on the linear scale accepted")
+	}
+}
