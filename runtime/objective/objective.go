@@ -72,9 +72,11 @@ type Result struct {
 type Stats struct {
 	Solves       int // integrations (a steady-state chunk is one)
 	SteadyChunks int // of which steady-state chunks
-	// SensFallbacks counts steady states whose sensitivities could not be
-	// solved for (singular or ill-conditioned Jx + L^T L, or a degenerate
-	// steady state) and were integrated with the state instead.
+	// SensFallbacks counts steady states whose sensitivities were
+	// integrated with the state rather than solved for: Jx + L^T L was
+	// singular or ill-conditioned, or the steady state degenerate, at this
+	// or an earlier evaluation (an experiment's steady state that once
+	// needed integration integrates directly afterwards).
 	SensFallbacks int
 	Steps         int // accepted integrator steps
 	Rejected      int // rejected integrator steps
@@ -154,8 +156,11 @@ type mapped struct{ j, theta, local int }
 type partial struct {
 	llh, chi2 float64
 	stats     Stats
-	grad, fim []float64
-	err       error
+	// integrateS: the pre-equilibration (0) or simulation steady state (1)
+	// integrates S (see worker.steady); kept across evaluations.
+	integrateS [2]bool
+	grad, fim  []float64
+	err        error
 }
 
 // New checks prob against m (which must implement model.Observables) and

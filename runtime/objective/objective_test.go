@@ -469,6 +469,12 @@ func TestSteadyStatePaths(t *testing.T) {
 	if math.Abs(r.Sim[0]) > 0.05 {
 		t.Errorf("cubic decay: steady state %g, want near 0", r.Sim[0])
 	}
+	// The next evaluation integrates S directly: no state-only chunks.
+	first, llh := r.Stats, r.LLH
+	r = evalAt(t, o, o.Nominal())
+	if r.Stats.SensFallbacks != first.SensFallbacks || r.Stats.SteadyChunks >= first.SteadyChunks || !close(r.LLH, llh, 1e-6) {
+		t.Errorf("cubic decay, second evaluation: stats %+v (first %+v), llh %.10g (first %.10g)", r.Stats, first, r.LLH, llh)
+	}
 }
 
 // cubic is x' = -k x^3.

@@ -106,9 +106,21 @@ func conservation(m model.Model, p []float64) []float64 {
 
 // steady brings (x, S) of group g from t0 to steady state and returns the
 // time reached; x and S (S0 on entry) are overwritten.
-func (w *worker) steady(e, g int, x, S []float64, t0 float64) (float64, error) {
+//
+// phase is 0 for pre-equilibration, 1 for the simulation condition's
+// steady state. Once a phase of an experiment has had to integrate S, it
+// does so directly on later evaluations (the reason, a steady state that
+// is singular beyond its conservation laws, is structural: a state that
+// accumulates without acting on the others, a reaction switched off in
+// that condition), instead of integrating the state twice every time.
+func (w *worker) steady(e, phase, g int, x, S []float64, t0 float64) (float64, error) {
 	tm := w.models[g]
 	nx, nc := tm.nx, tm.nc
+	pt := &w.c.part[e]
+	if nc > 0 && pt.integrateS[phase] {
+		pt.stats.SensFallbacks++
+		return w.steadySens(e, g, x, S, t0)
+	}
 	copy(w.x0c, x)
 	copy(w.s0c[:nx*nc], S)
 	t, err := w.steadyState(e, g, x, t0)
@@ -123,7 +135,8 @@ func (w *worker) steady(e, g int, x, S []float64, t0 float64) (float64, error) {
 		return t, nil
 	}
 	// The robust path: integrate x and S together.
-	w.c.part[e].stats.SensFallbacks++
+	pt.stats.SensFallbacks++
+	pt.integrateS[phase] = true
 	copy(x, w.x0c)
 	copy(S, w.s0c[:nx*nc])
 	return w.steadySens(e, g, x, S, t0)

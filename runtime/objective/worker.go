@@ -170,7 +170,7 @@ func (w *worker) solve(e int, out *Result) error {
 		sp := w.sPre[:nx*ncp]
 		pre.InitialState(x, nil)
 		pre.InitialSens(sp, nil)
-		if _, err := w.steady(e, pl.preGroup, x, sp, 0); err != nil {
+		if _, err := w.steady(e, 0, pl.preGroup, x, sp, 0); err != nil {
 			return fmt.Errorf("objective: %s: pre-equilibration: %w", c.expName(e), err)
 		}
 		// Switch to the simulation condition: S columns are re-indexed,
@@ -217,7 +217,7 @@ func (w *worker) solve(e int, out *Result) error {
 			copy(xi, x)
 			copy(si, s)
 		}
-		if _, err := w.steady(e, pl.simGroup, xi, si, t0); err != nil {
+		if _, err := w.steady(e, 1, pl.simGroup, xi, si, t0); err != nil {
 			return fmt.Errorf("objective: %s: steady state of the simulation condition: %w", c.expName(e), err)
 		}
 	}
