@@ -90,7 +90,10 @@
 // or x is not within the tolerances of an exact root (a degenerate steady
 // state approached algebraically), x and S are integrated together to
 // steady state instead, the test extended to dS/dt = Jx S + Jp
-// (Stats.SensFallbacks counts these). See steady.go.
+// (Stats.SensFallbacks counts these), and that experiment's steady state
+// integrates S directly on later evaluations: the cause is structural (in
+// Raimundez_PCB2020 a complex that no rate depends on makes Jx singular
+// beyond the conservation laws). See steady.go.
 //
 // # Workers, allocation, errors
 //
