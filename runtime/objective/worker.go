@@ -35,7 +35,8 @@ type worker struct {
 	f, jx, jp []float64 // steady-state test
 	ds        []float64 // a row of dS/dt
 	x0c, s0c  []float64 // a steady-state phase's start, for the fallback
-	a         []float64 // nx x nx: Jx + L^T L, factored
+	a         []float64 // nx x nx: Jx + s L^T L, factored
+	lscale    float64   // its s
 	piv       []int
 	dx, xn    []float64 // Newton step, new iterate
 	rhs, ls   []float64 // the steady-state S solve
