@@ -14,6 +14,7 @@ type stepAdapter struct {
 	target float64
 	logEps float64
 	t      int
+	t0     float64   // gain offset: γ_t = (t + t0)^(-0.6)
 	hist   []float64 // log ε per iteration since the last restart
 }
 
@@ -25,7 +26,7 @@ func (a *stepAdapter) eps() float64 { return math.Exp(a.logEps) }
 
 func (a *stepAdapter) update(acceptStat float64) {
 	a.t++
-	a.logEps += (acceptStat - a.target) / math.Pow(float64(a.t), 0.6)
+	a.logEps += (acceptStat - a.target) / math.Pow(float64(a.t)+a.t0, 0.6)
 	// Keep ε representable; a target that rejects everything would
 	// otherwise drive it to zero.
 	a.logEps = math.Max(-40, math.Min(a.logEps, 20))
@@ -34,9 +35,13 @@ func (a *stepAdapter) update(acceptStat float64) {
 
 // restart begins a new segment from the averaged step size (after a change
 // of preconditioner the old schedule's small gains would adapt too slowly).
+// The new segment starts with gain 10^(-0.6) ≈ 0.25 rather than 1: the
+// averaged step is already close, and full gains would make the short
+// final segment, whose average is the frozen step size, too noisy.
 func (a *stepAdapter) restart() {
 	a.logEps = a.averaged()
 	a.t = 0
+	a.t0 = 10
 	a.hist = a.hist[:0]
 }
 

@@ -364,7 +364,14 @@ func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options
 			if acc.covTo(covBuf) && k.setPrecondition(covBuf) {
 				ad.restart()
 			}
-			acc.reset()
+			// MALA estimates each window from its own draws, as Stan does,
+			// so the transient of the first windows is forgotten. RWM keeps
+			// accumulating, as Haario's adaptive Metropolis uses the whole
+			// history: a random walk's draws are so autocorrelated that one
+			// window holds too few independent ones for a covariance.
+			if o.Sampler == MALA {
+				acc.reset()
+			}
 		}
 	}
 	if o.Warmup > 0 {
