@@ -95,10 +95,17 @@ func (k *kernel) inBounds(x []float64) bool {
 	return true
 }
 
-func (k *kernel) fail(format string, a ...any) {
+// fail counts a failed evaluation at x. Only the first is formatted, so
+// a target that keeps failing costs no allocation per iteration.
+func (k *kernel) fail(x []float64, what string, err error) {
 	k.failed++
-	if k.firstFailure == "" {
-		k.firstFailure = fmt.Sprintf(format, a...)
+	if k.firstFailure != "" {
+		return
+	}
+	if err != nil {
+		k.firstFailure = fmt.Sprintf("at %v: %v", x, err)
+	} else {
+		k.firstFailure = fmt.Sprintf("at %v: %s", x, what)
 	}
 }
 
@@ -109,11 +116,11 @@ func (k *kernel) evalState(s *state) bool {
 	k.evals++
 	lp, err := k.t.Eval(s.theta, s.grad, s.metric)
 	if err != nil {
-		k.fail("at %v: %v", s.theta, err)
+		k.fail(s.theta, "", err)
 		return false
 	}
 	if math.IsNaN(lp) || math.IsInf(lp, 1) {
-		k.fail("at %v: log posterior %v", s.theta, lp)
+		k.fail(s.theta, "log posterior not finite", nil)
 		return false
 	}
 	if math.IsInf(lp, -1) {
@@ -127,13 +134,13 @@ func (k *kernel) evalState(s *state) bool {
 		return true
 	}
 	if !allFinite(s.grad) {
-		k.fail("at %v: non-finite gradient", s.theta)
+		k.fail(s.theta, "gradient not finite", nil)
 		return false
 	}
 	if k.kind == SMMALA {
 		ld, ok := factorSPD(s.chol, k.tmpMat, s.metric, k.n)
 		if !ok {
-			k.fail("at %v: metric not positive definite", s.theta)
+			k.fail(s.theta, "metric not positive definite", nil)
 			return false
 		}
 		s.logDet = ld
@@ -231,7 +238,7 @@ func (k *kernel) step() (acceptStat float64, accepted bool) {
 		logA += logRev - logFwd
 	}
 	if math.IsNaN(logA) {
-		k.fail("at %v: NaN Metropolis-Hastings ratio", prop.theta)
+		k.fail(prop.theta, "Metropolis-Hastings ratio is NaN", nil)
 		return 0, false
 	}
 	acceptStat = 1
