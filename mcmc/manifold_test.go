@@ -22,7 +22,7 @@ func TestSMMALAPositionDependent(t *testing.T) {
 		name string
 		y, m float64
 	}{
-		{"skewed", 2, 1},    // Gamma(3, 1): mass from 0.1 to 10
+		{"skewed", 2, 1},     // Gamma(3, 1): mass from 0.1 to 10
 		{"near-bound", 0, 4}, // Gamma(1, 4): mode at the bound 0
 	} {
 		t.Run(tc.name, func(t *testing.T) {
