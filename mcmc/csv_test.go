@@ -1,0 +1,101 @@
+package mcmc
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCSVRoundTrip writes every chain with WriteCSVFiles, reads the files
+// back and checks settings, columns and every value bit for bit.
+func TestCSVRoundTrip(t *testing.T) {
+	mu, cov := corr2()
+	opt := &Options{Sampler: MALA, Chains: 2, Warmup: 100, Samples: 50, Seed: 9, Names: []string{"k1", "log10 k,2"}}
+	res, err := Run(context.Background(), func() (Target, error) { return newGauss(mu, cov), nil }, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := WriteCSVFiles(dir, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || filepath.Base(paths[1]) != "chain_2.csv" {
+		t.Fatalf("paths %v", paths)
+	}
+	for c, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadCSV(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"lp__", "accept_stat__", "stepsize__", "k1", "log10_k_2"}
+		if strings.Join(got.Columns, ",") != strings.Join(want, ",") {
+			t.Errorf("columns %v, want %v", got.Columns, want)
+		}
+		for k, v := range map[string]string{"num_samples": "50", "num_warmup": "100", "algorithm": "mala", "seed": "9", "id": string(rune('1' + c))} {
+			if got.Config[k] != v {
+				t.Errorf("chain %d: config %s = %q, want %q", c+1, k, got.Config[k], v)
+			}
+		}
+		ch := &res.Chains[c]
+		if len(got.Rows) != len(ch.LogPost) {
+			t.Fatalf("%d rows, want %d", len(got.Rows), len(ch.LogPost))
+		}
+		for i, row := range got.Rows {
+			want := append([]float64{ch.LogPost[i], ch.AcceptStat[i], ch.StepSize}, ch.Draw(i, res.Dim)...)
+			for j := range want {
+				if math.Float64bits(row[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("chain %d row %d col %s: %v, want %v", c+1, i, got.Columns[j], row[j], want[j])
+				}
+			}
+		}
+		if lp := got.Column("lp__"); len(lp) != len(ch.LogPost) || lp[3] != ch.LogPost[3] {
+			t.Errorf("Column(lp__) wrong")
+		}
+	}
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	for name, in := range map[string]string{
+		"no header":    "# only = comments\n",
+		"short row":    "lp__,a\n1\n",
+		"not a number": "lp__,a\n1,x\n",
+	} {
+		if _, err := ReadCSV(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestWriteSummary(t *testing.T) {
+	mu, cov := corr2()
+	res, err := Run(context.Background(), func() (Target, error) { return newGauss(mu, cov), nil },
+		&Options{Sampler: SMMALA, Chains: 2, Warmup: 200, Samples: 500, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	t.Log("\n" + out)
+	for _, s := range []string{"Mean", "MCSE", "StdDev", "5%", "50%", "95%", "ESS_bulk", "ESS_tail", "R_hat", "lp__", "accept_stat__", "theta.1", "theta.2"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("summary lacks %q", s)
+		}
+	}
+	rows := Summarize(res)
+	if rows[2].Name != "theta.1" || math.Abs(rows[2].Mean-mu[0]) > 5*rows[2].MCSE {
+		t.Errorf("row theta.1: %+v", rows[2])
+	}
+}
