@@ -70,3 +70,21 @@ func mean(x []float64) float64 {
 	}
 	return s / float64(len(x))
 }
+
+// TestSMMALABanana checks SMMALA's moments on a curved target whose metric
+// is a Gauss-Newton Fisher information, like a PEtab problem's.
+func TestSMMALABanana(t *testing.T) {
+	const b = 1.0
+	opt := &Options{Sampler: SMMALA, Chains: 4, Warmup: 500, Samples: 3000, Seed: testSeed}
+	res, err := Run(context.Background(), func() (Target, error) { return &banana{b}, nil }, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMoments(t, res, []float64{0, b}, []float64{1, 0, 0, 1 + 2*b*b}, 4)
+	for j := 0; j < 2; j++ {
+		if r := SplitRhat(res.Param(j)); !(r < 1.05) {
+			t.Errorf("R-hat[%d] = %.4f", j, r)
+		}
+	}
+	t.Logf("step %.3g, ESS bulk %.0f %.0f", res.Chains[0].StepSize, ESSBulk(res.Param(0)), ESSBulk(res.Param(1)))
+}

@@ -143,3 +143,15 @@ func TestStepAllocs(t *testing.T) {
 		}
 	}
 }
+
+func TestNoWarmup(t *testing.T) {
+	mu, cov := corr2()
+	res, err := Run(context.Background(), func() (Target, error) { return newGauss(mu, cov), nil },
+		&Options{Sampler: MALA, Chains: 1, Warmup: -1, Samples: 100, StepSize: 0.3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Chains[0]; res.Options.Warmup != 0 || c.StepSize != 0.3 || len(c.LogPost) != 100 {
+		t.Errorf("warmup %d, step %v, %d draws", res.Options.Warmup, c.StepSize, len(c.LogPost))
+	}
+}

@@ -83,7 +83,8 @@ type Options struct {
 	// Chains is the number of chains (default 4).
 	Chains int
 	// Warmup is the number of adaptation iterations per chain, discarded
-	// (default 1000).
+	// (default 1000; negative for none, which keeps StepSize and the
+	// initial preconditioner).
 	Warmup int
 	// Samples is the number of kept iterations per chain (default 1000).
 	Samples int
@@ -142,8 +143,10 @@ func (o *Options) withDefaults(dim int) Options {
 	if r.Chains <= 0 {
 		r.Chains = 4
 	}
-	if r.Warmup <= 0 {
+	if r.Warmup == 0 {
 		r.Warmup = 1000
+	} else if r.Warmup < 0 {
+		r.Warmup = 0
 	}
 	if r.Samples <= 0 {
 		r.Samples = 1000

@@ -113,3 +113,27 @@ func (f *flaky) Eval(x, grad, metric []float64) (float64, error) {
 	}
 	return f.Target.Eval(x, grad, metric)
 }
+
+// banana is θ₁ ~ N(0, 1), θ₂ | θ₁ ~ N(bθ₁², 1): the residuals r = (θ₁,
+// θ₂ - bθ₁²) are standard normal, and the metric is their Gauss-Newton
+// Fisher information JᵀJ = [[1+4b²θ₁², -2bθ₁], [-2bθ₁, 1]], which is how a
+// PEtab objective's metric arises. E θ₂ = b, Var θ₂ = 1 + 2b².
+type banana struct{ b float64 }
+
+func (g *banana) Dim() int                   { return 2 }
+func (g *banana) Bounds() (lo, hi []float64) { return nil, nil }
+func (g *banana) Eval(x, grad, metric []float64) (float64, error) {
+	b := g.b
+	r := x[1] - b*x[0]*x[0]
+	if grad != nil {
+		grad[0] = -x[0] + 2*b*x[0]*r
+		grad[1] = -r
+	}
+	if metric != nil {
+		metric[0] = 1 + 4*b*b*x[0]*x[0]
+		metric[1] = -2 * b * x[0]
+		metric[2] = metric[1]
+		metric[3] = 1
+	}
+	return -0.5 * (x[0]*x[0] + r*r), nil
+}
