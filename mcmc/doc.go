@@ -10,6 +10,36 @@
 // and metric), gonum and the standard library, so any objective (a PEtab
 // problem, a test density) can be sampled.
 //
+// # Kernels and adaptation
+//
+// SMMALA proposes θ* ~ N(θ + (ε²/2) G(θ)⁻¹∇log π(θ), ε² G(θ)⁻¹) with G the
+// target's metric (Fisher information plus the prior's negative Hessian)
+// and accepts with the full Metropolis-Hastings ratio, each proposal
+// density with its own point's metric and log-determinant. A metric that
+// is not positive definite (non-identifiable parameters) gets the
+// smallest ridge that makes it so; the ridge depends on the point only,
+// so the ratio stays exact. Warm-up adapts ε only.
+//
+// MALA uses the same proposal with a constant covariance M. M starts as
+// the inverse metric at the initial point and is re-estimated from the
+// draws of Stan's doubling windows (75-iteration initial buffer, windows
+// of 25, 50, 100, ... iterations, 50-iteration terminal buffer), each
+// window forgetting the previous ones.
+//
+// RWM proposes θ* ~ N(θ, ε² (2.38²/d) Σ) (Haario et al. 2001). Σ starts
+// as the inverse metric at the initial point and is the covariance of all
+// warm-up draws after the initial buffer, updated at the same window ends
+// rather than at every iteration (a deviation from Haario, who update it
+// continuously; the chain is frozen for sampling either way), shrunk
+// slightly toward a multiple of the identity as Haario's εI does. The
+// extra scale ε is tuned to acceptance 0.234, as in Andrieu and Thoms
+// (2008).
+//
+// The step size ε is tuned by Robbins-Monro on log ε toward acceptance
+// 0.574 (Langevin) or 0.234 (RWM), the optimal-scaling rates of Roberts
+// and Rosenthal. Everything adapted is frozen after warm-up, so the kept
+// draws come from a time-homogeneous Markov chain.
+//
 // # Parameters and bounds
 //
 // Parameters live on the target's own scale (for PEtab, the parameter
@@ -36,6 +66,23 @@
 // (Options.Seed, c) alone, and each worker owns its target, so the chains
 // are identical whatever Options.Workers is, provided the target is
 // deterministic.
+//
+// # Use from a command
+//
+// A command such as pbgen sample wires flags to Options and the PEtab
+// objective to Target, one objective (and ODE solver) per worker:
+//
+//	s, ok := mcmc.ParseSampler(*sampler) // "smmala", "mala", "rwm"
+//	res, err := mcmc.Run(ctx, func() (mcmc.Target, error) { return newObjective(problem) },
+//		&mcmc.Options{Sampler: s, Chains: *chains, Warmup: *warmup, Samples: *samples,
+//			Seed: *seed, Names: ids, Progress: printProgress})
+//	mcmc.WriteCSVFiles(*outDir, res)  // chain_1.csv, ...
+//	mcmc.WriteSummary(os.Stdout, res) // stansummary-like table
+//	mcmc.WritePlots(*plotDir, res, 4) // trace.png, hist.png, pair.png
+//
+// Progress reports iterations per second, acceptance and the time left
+// about once a second; a cancelled ctx (Ctrl-C) stops every chain within
+// one iteration.
 //
 // # Panics and errors
 //
