@@ -24,8 +24,10 @@ func SplitRhat(chains [][]float64) float64 {
 	if s == nil {
 		return math.NaN()
 	}
+	// Fold about the median of all draws before splitting, as posterior
+	// does (for an odd length the split drops the middle draw).
 	bulk := rhatBasic(rankNormalise(s))
-	tail := rhatBasic(rankNormalise(fold(s)))
+	tail := rhatBasic(rankNormalise(splitChains(fold(sameLength(chains)))))
 	if math.IsNaN(bulk) || math.IsNaN(tail) {
 		return math.NaN()
 	}
@@ -47,24 +49,25 @@ func ESSBulk(chains [][]float64) float64 {
 // indicators I(x ≤ q5%) and I(x ≤ q95%) over the split chains, which
 // measures how well the 5% and 95% quantiles are determined.
 func ESSTail(chains [][]float64) float64 {
-	s := splitChains(chains)
-	if s == nil {
+	x := sameLength(chains)
+	if splitChains(x) == nil {
 		return math.NaN()
 	}
-	all := pooledSorted(s)
+	// Quantiles and indicators over all draws, then split.
+	all := pooledSorted(x)
 	r := math.Inf(1)
 	for _, p := range []float64{0.05, 0.95} {
 		q := quantileSorted(all, p)
-		ind := make([][]float64, len(s))
-		for c, x := range s {
-			ind[c] = make([]float64, len(x))
-			for i, v := range x {
+		ind := make([][]float64, len(x))
+		for c, xc := range x {
+			ind[c] = make([]float64, len(xc))
+			for i, v := range xc {
 				if v <= q {
 					ind[c][i] = 1
 				}
 			}
 		}
-		e := ess(ind)
+		e := ess(splitChains(ind))
 		if math.IsNaN(e) {
 			return math.NaN()
 		}
@@ -91,7 +94,7 @@ func MCSEMean(chains [][]float64) float64 {
 	if s == nil {
 		return math.NaN()
 	}
-	_, sd := meanSD(s)
+	_, sd := meanSD(sameLength(chains)) // all draws, as posterior does
 	return sd / math.Sqrt(ess(s))
 }
 
@@ -103,6 +106,22 @@ func Quantile(chains [][]float64, p float64) float64 {
 		return math.NaN()
 	}
 	return quantileSorted(all, p)
+}
+
+// sameLength truncates the chains to the shortest one's length.
+func sameLength(chains [][]float64) [][]float64 {
+	if len(chains) == 0 {
+		return nil
+	}
+	n := len(chains[0])
+	for _, c := range chains {
+		n = min(n, len(c))
+	}
+	out := make([][]float64, len(chains))
+	for i, c := range chains {
+		out[i] = c[:n]
+	}
+	return out
 }
 
 // splitChains truncates the chains to a common length, halves each (the
@@ -332,24 +351,26 @@ func ess(chains [][]float64) float64 {
 		}
 		t += 2
 	}
-	last := t
+	// t-1 is now the last even lag computed. Geyer's truncated sum counts
+	// the lags before it twice and that lag once (the "improved" estimate,
+	// less variable for antithetic chains), with a positive last even
+	// lag's value even when its pair was negative.
+	lastEven := t - 1
 	if even > 0 {
-		// A positive last even lag enters the sum once more; this reduces
-		// the variance of the estimate for antithetic chains.
-		rho[last+1] = even
+		rho[lastEven] = even
 	}
-	for s := 1; s <= last-3; s += 2 {
+	for s := 1; s <= lastEven-2; s += 2 {
 		if rho[s+1]+rho[s+2] > rho[s-1]+rho[s] {
 			avg := (rho[s-1] + rho[s]) / 2
 			rho[s+1], rho[s+2] = avg, avg
 		}
 	}
 	sum := 0.0
-	for _, r := range rho[:last] {
+	for _, r := range rho[:lastEven] {
 		sum += r
 	}
 	total := float64(m * n)
-	tau := -1 + 2*sum + rho[last+1]
+	tau := -1 + 2*sum + rho[lastEven]
 	// Bound τ below so an antithetic chain cannot claim an absurd ESS.
 	tau = math.Max(tau, 1/math.Log10(total))
 	return total / tau
