@@ -83,8 +83,13 @@ func newKernel(t Target, kind Sampler, lo, hi []float64, rng *rand.Rand) *kernel
 	return k
 }
 
+// inBounds reports whether x is finite and inside the bounds; a
+// non-finite proposal (from an overflowing drift) lies outside any box.
 func (k *kernel) inBounds(x []float64) bool {
 	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
 		if k.lo != nil && v < k.lo[i] {
 			return false
 		}

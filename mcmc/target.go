@@ -110,7 +110,7 @@ type Options struct {
 	// times) while the target fails or is out of bounds there. Default:
 	// uniform in the bounds where both are finite, uniform in [-2, 2]
 	// (clipped to the bounds) elsewhere, as Stan does on its unconstrained
-	// scale.
+	// scale. Workers call Init concurrently for different chains.
 	Init func(chain int, rng *rand.Rand, dst []float64)
 	// MaxInitTries bounds the initialisation attempts per chain (default
 	// 100).
@@ -161,4 +161,25 @@ func (o *Options) withDefaults(dim int) Options {
 		r.TargetAccept = r.Sampler.targetAccept()
 	}
 	return r
+}
+
+// Func is a Target made of a function, for densities that need no
+// per-worker state (tests, analytic posteriors). Run shares one Func
+// between workers when the factory returns the same value, so F must then
+// be safe for concurrent use.
+type Func struct {
+	N      int                                                              // dimension
+	Lo, Hi []float64                                                        // bounds (nil for none)
+	F      func(theta, grad, metric []float64) (logPost float64, err error) // as Target.Eval
+}
+
+// Dim returns f.N.
+func (f *Func) Dim() int { return f.N }
+
+// Bounds returns f.Lo and f.Hi.
+func (f *Func) Bounds() (lo, hi []float64) { return f.Lo, f.Hi }
+
+// Eval calls f.F.
+func (f *Func) Eval(theta, grad, metric []float64) (float64, error) {
+	return f.F(theta, grad, metric)
 }
