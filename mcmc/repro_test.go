@@ -155,3 +155,33 @@ func TestNoWarmup(t *testing.T) {
 		t.Errorf("warmup %d, step %v, %d draws", res.Options.Warmup, c.StepSize, len(c.LogPost))
 	}
 }
+
+// noMetric is a target that cannot compute a metric, like an objective
+// without sensitivities.
+type noMetric struct{ Target }
+
+func (n noMetric) Eval(x, grad, metric []float64) (float64, error) {
+	if metric != nil {
+		return 0, errors.New("no metric")
+	}
+	return n.Target.Eval(x, grad, nil)
+}
+
+// TestWithoutMetric: MALA and RWM start from the identity when the target
+// has no metric, and still find the posterior's scales in warm-up.
+func TestWithoutMetric(t *testing.T) {
+	mu, cov := corr2()
+	for _, s := range []Sampler{MALA, RWM} {
+		res, err := Run(context.Background(), func() (Target, error) { return noMetric{newGauss(mu, cov)}, nil },
+			&Options{Sampler: s, Chains: 4, Warmup: 1000, Samples: 2000, Seed: testSeed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkMoments(t, res, mu, cov, 4)
+		for _, c := range res.Chains {
+			if c.Failed != 0 {
+				t.Errorf("%v: the metric call at the start counted as a failure", s)
+			}
+		}
+	}
+}

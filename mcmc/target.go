@@ -19,7 +19,14 @@ type Target interface {
 	// Hessian of the log prior, symmetric positive (semi-)definite. Eval
 	// must not modify or retain theta. An error means the posterior could
 	// not be evaluated there (for example a failed ODE solve); the sampler
-	// treats it as a rejected proposal.
+	// treats it as a rejected proposal. -Inf is a valid log posterior
+	// (zero density) and also rejects.
+	//
+	// RWM asks for neither gradient nor metric while sampling, MALA only
+	// for the gradient, so a target can skip the sensitivities then. Both
+	// ask for the metric once per chain, at the initial point, to start
+	// their proposal covariance; a target without a metric may return an
+	// error for that call, and the identity is used instead.
 	Eval(theta, grad, metric []float64) (logPost float64, err error)
 	// Bounds returns the lower and upper bounds on the parameter scale.
 	// Either may be nil for unbounded; entries may be ±Inf. Run reads them
