@@ -58,3 +58,10 @@ func TestCancelFromProgress(t *testing.T) {
 		t.Errorf("progress during the run: %+v", seen)
 	}
 }
+
+func TestProgressString(t *testing.T) {
+	p := Progress{Done: 1200, Total: 8000, Warmup: true, IterPerSec: 3400, Accept: 0.571, Failed: 2, Remaining: 2 * time.Second}
+	if got, want := p.String(), "warmup 1200/8000 (15%), 3.4e+03 it/s, accept 0.57, 2 failed, 2s left"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

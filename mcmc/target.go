@@ -1,6 +1,7 @@
 package mcmc
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -189,4 +190,25 @@ func (f *Func) Bounds() (lo, hi []float64) { return f.Lo, f.Hi }
 // Eval calls f.F.
 func (f *Func) Eval(theta, grad, metric []float64) (float64, error) {
 	return f.F(theta, grad, metric)
+}
+
+// String formats p as a one-line status for a terminal, e.g.
+// "warmup 1200/8000 (15%), 3.4e+03 it/s, accept 0.57, 2 failed, 2s left".
+func (p Progress) String() string {
+	phase := "sampling"
+	if p.Warmup {
+		phase = "warmup"
+	}
+	pct := 0.0
+	if p.Total > 0 {
+		pct = 100 * float64(p.Done) / float64(p.Total)
+	}
+	s := fmt.Sprintf("%s %d/%d (%.0f%%), %.3g it/s, accept %.2f", phase, p.Done, p.Total, pct, p.IterPerSec, p.Accept)
+	if p.Failed > 0 {
+		s += fmt.Sprintf(", %d failed", p.Failed)
+	}
+	if p.Remaining > 0 {
+		s += fmt.Sprintf(", %v left", p.Remaining.Round(time.Second))
+	}
+	return s
 }
