@@ -100,7 +100,9 @@ func WriteCSV(w io.Writer, r *Result, c int) error {
 	p("# out_of_bounds = %d\n", ch.OutOfBounds)
 	p("# failed_evaluations = %d\n", ch.Failed)
 	if ch.FirstFailure != "" {
-		p("# first_failure = %s\n", strings.ReplaceAll(ch.FirstFailure, "\n", " "))
+		// One line, and one '=' per comment line: readers split settings
+		// at '=' (ArviZ may not limit the split).
+		p("# first_failure = %s\n", strings.NewReplacer("\n", " ", "\r", " ", "=", ":").Replace(ch.FirstFailure))
 	}
 	p("# evaluations = %d\n", ch.Evals)
 	return bw.Flush()
