@@ -1,10 +1,12 @@
 package mcmc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -83,6 +85,17 @@ func TestFailingTarget(t *testing.T) {
 			t.Errorf("%v: chains counted %d failures, the target returned %d errors", s, failed, fails)
 		}
 		t.Logf("%v: %d failed evaluations counted; first: %s", s, failed, res.Chains[0].FirstFailure)
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, res, 0); err != nil {
+			t.Fatal(err)
+		}
+		f, err := ReadCSV(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.Config["failed_evaluations"], strconv.Itoa(res.Chains[0].Failed); got != want {
+			t.Errorf("%v: csv failed_evaluations = %q, want %q", s, got, want)
+		}
 	}
 }
 
