@@ -99,3 +99,35 @@ func TestWriteSummary(t *testing.T) {
 		t.Errorf("row theta.1: %+v", rows[2])
 	}
 }
+
+// TestReadCmdStanLayout reads a file in CmdStan's own layout: "(Default)"
+// suffixes, nested settings, adaptation comments after the header.
+func TestReadCmdStanLayout(t *testing.T) {
+	in := `# stan_version_major = 2
+# method = sample (Default)
+#   sample
+#     num_samples = 3
+#     num_warmup = 1000 (Default)
+lp__,accept_stat__,stepsize__,treedepth__,theta
+# Adaptation terminated
+# Step size = 0.93
+# Diagonal elements of inverse mass matrix:
+# 0.5
+-7.1,0.91,0.93,1,0.25
+-6.8,1,0.93,2,0.2
+
+-7.5,0.6,0.93,1,0.4
+# 
+#  Elapsed Time: 0.005 seconds (Warm-up)
+`
+	f, err := ReadCSV(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Config["num_samples"] != "3" || f.Config["num_warmup"] != "1000" || f.Config["Step size"] != "0.93" || f.Config["method"] != "sample" {
+		t.Errorf("config %v", f.Config)
+	}
+	if th := f.Column("theta"); len(th) != 3 || th[2] != 0.4 {
+		t.Errorf("theta %v", th)
+	}
+}
