@@ -2,9 +2,10 @@
 // simplified manifold MALA (SMMALA, Girolami and Calderhead 2011), MALA with
 // a dense preconditioner, and adaptive random-walk Metropolis (Haario et al.
 // 2001) as the gradient-free baseline. It runs several chains in parallel,
-// computes the convergence diagnostics of Vehtari et al. (2021) (rank-
-// normalised split R-hat, bulk and tail ESS), and writes CmdStan-style CSV,
-// a stansummary-like table and PNG plots.
+// computes the convergence diagnostics of Vehtari et al. (2021)
+// (rank-normalised split R-hat, bulk and tail ESS; they agree with R's
+// posterior package), and writes CmdStan-style CSV, a stansummary-like
+// table and PNG plots.
 //
 // The package depends only on the Target interface (log posterior, gradient
 // and metric), gonum and the standard library, so any objective (a PEtab
