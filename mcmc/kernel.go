@@ -58,6 +58,18 @@ type kernel struct {
 
 	z, v, w, tmpMat []float64
 
+	// boxCurv is added to the metric's diagonal: 12/(hi-lo)² for a
+	// parameter with finite bounds, 0 otherwise. It is the curvature of a
+	// Gaussian with the variance of the uniform distribution on the
+	// interval, so in a direction the data do not determine (a singular
+	// Fisher information, common for non-identifiable PEtab parameters with
+	// uniform priors) SMMALA proposes steps of the size of the box instead
+	// of near-infinite ones that are all rejected. Where the data do
+	// determine a parameter its curvature dwarfs this term. The metric
+	// only shapes the proposal, and the term depends on the position only
+	// through the metric, so the sampler stays exact.
+	boxCurv []float64
+
 	evals, failed, outOfBounds int
 	firstFailure               string
 }
@@ -70,6 +82,14 @@ func newKernel(t Target, kind Sampler, lo, hi []float64, rng *rand.Rand) *kernel
 		z: make([]float64, n), v: make([]float64, n), w: make([]float64, n),
 		tmpMat:       make([]float64, n*n),
 		precondition: make([]float64, n*n),
+		boxCurv:      make([]float64, n),
+	}
+	for i := range k.boxCurv {
+		if lo != nil && hi != nil {
+			if w := hi[i] - lo[i]; w > 0 && !math.IsInf(w, 0) {
+				k.boxCurv[i] = 12 / (w * w)
+			}
+		}
 	}
 	switch kind {
 	case MALA:
@@ -143,6 +163,7 @@ func (k *kernel) evalState(s *state) bool {
 		return false
 	}
 	if k.kind == SMMALA {
+		k.addBoxCurv(s.metric)
 		ld, ok := factorSPD(s.chol, k.tmpMat, s.metric, k.n)
 		if !ok {
 			k.fail(s.theta, "metric not positive definite", nil)
@@ -154,6 +175,13 @@ func (k *kernel) evalState(s *state) bool {
 	}
 	k.drift(s)
 	return true
+}
+
+// addBoxCurv adds boxCurv to the diagonal of the n×n metric m.
+func (k *kernel) addBoxCurv(m []float64) {
+	for i, c := range k.boxCurv {
+		m[i*k.n+i] += c
+	}
 }
 
 // drift sets s.nat = precision⁻¹ ∇ from s.chol.

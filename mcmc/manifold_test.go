@@ -88,3 +88,28 @@ func TestSMMALABanana(t *testing.T) {
 	}
 	t.Logf("step %.3g, ESS bulk %.0f %.0f", res.Chains[0].StepSize, ESSBulk(res.Param(0)), ESSBulk(res.Param(1)))
 }
+
+// TestNonIdentifiable samples the ridge target, whose metric is singular:
+// every sampler must still reproduce its moments, and SMMALA must not
+// stall (its metric is regularised by the box).
+func TestNonIdentifiable(t *testing.T) {
+	mu, cov := ridgeMoments()
+	for _, s := range []Sampler{SMMALA, MALA, RWM} {
+		res, err := Run(context.Background(), func() (Target, error) { return ridge{}, nil },
+			&Options{Sampler: s, Chains: 4, Warmup: 1000, Samples: 3000, Seed: testSeed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkMoments(t, res, mu, cov, 4)
+		acc, oob := 0, 0
+		for _, c := range res.Chains {
+			acc += c.Accepted
+			oob += c.OutOfBounds
+		}
+		ess := math.Min(ESSBulk(res.Param(0)), ESSBulk(res.Param(1)))
+		t.Logf("%v: acceptance %.3f, out of bounds %d, min bulk ESS %.0f, step %.3g", s, float64(acc)/12000, oob, ess, res.Chains[0].StepSize)
+		if !(ess > 300) {
+			t.Errorf("%v: min bulk ESS %.0f of 12000 draws", s, ess)
+		}
+	}
+}

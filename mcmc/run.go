@@ -309,12 +309,15 @@ func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options
 		// Start MALA's preconditioner and RWM's proposal covariance from
 		// the inverse metric at the initial point: it has the posterior's
 		// scales and correlations where the data determine them, and spares
-		// warm-up the search over orders of magnitude. Fall back to the
-		// identity when the metric is unusable there.
+		// warm-up the search over orders of magnitude. The box curvature
+		// (see kernel.boxCurv) keeps directions the data do not determine
+		// at the box's scale. Fall back to the identity when the metric is
+		// unusable there.
 		metric := make([]float64, n*n)
 		cov := ident
 		k.evals++
 		if _, err := t.Eval(k.cur.theta, nil, metric); err == nil && allFinite(metric) {
+			k.addBoxCurv(metric)
 			if _, ok := factorSPD(k.tmpMat, make([]float64, n*n), metric, n); ok {
 				inv := make([]float64, n*n)
 				invertSPDTo(inv, k.tmpMat, k.w, n)

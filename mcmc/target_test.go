@@ -137,3 +137,45 @@ func (g *banana) Eval(x, grad, metric []float64) (float64, error) {
 	}
 	return -0.5 * (x[0]*x[0] + r*r), nil
 }
+
+// ridge is log p = -(θ₁+θ₂)²/2 on the box [-3, 3]²: only the sum is
+// identified, so the Fisher information [[1, 1], [1, 1]] is singular, as
+// for a PEtab problem with a non-identifiable pair of parameters and
+// uniform priors.
+type ridge struct{}
+
+func (ridge) Dim() int                   { return 2 }
+func (ridge) Bounds() (lo, hi []float64) { return []float64{-3, -3}, []float64{3, 3} }
+func (ridge) Eval(x, grad, metric []float64) (float64, error) {
+	s := x[0] + x[1]
+	if grad != nil {
+		grad[0], grad[1] = -s, -s
+	}
+	if metric != nil {
+		metric[0], metric[1], metric[2], metric[3] = 1, 1, 1, 1
+	}
+	return -0.5 * s * s, nil
+}
+
+// ridgeMoments integrates the ridge density on a fine grid: the means
+// and covariance the samplers must reproduce.
+func ridgeMoments() (mu, cov []float64) {
+	const n = 1200
+	h := 6.0 / n
+	var z, m1, m2, s11, s12, s22 float64
+	for i := 0; i < n; i++ {
+		a := -3 + (float64(i)+0.5)*h
+		for j := 0; j < n; j++ {
+			b := -3 + (float64(j)+0.5)*h
+			w := math.Exp(-0.5 * (a + b) * (a + b))
+			z += w
+			m1 += w * a
+			m2 += w * b
+			s11 += w * a * a
+			s12 += w * a * b
+			s22 += w * b * b
+		}
+	}
+	m1, m2 = m1/z, m2/z
+	return []float64{m1, m2}, []float64{s11/z - m1*m1, s12/z - m1*m2, s12/z - m1*m2, s22/z - m2*m2}
+}
