@@ -16,10 +16,15 @@
 // SMMALA proposes θ* ~ N(θ + (ε²/2) G(θ)⁻¹∇log π(θ), ε² G(θ)⁻¹) with G the
 // target's metric (Fisher information plus the prior's negative Hessian)
 // and accepts with the full Metropolis-Hastings ratio, each proposal
-// density with its own point's metric and log-determinant. A metric that
-// is not positive definite (non-identifiable parameters) gets the
-// smallest ridge that makes it so; the ridge depends on the point only,
-// so the ratio stays exact. Warm-up adapts ε only.
+// density with its own point's metric and log-determinant. For a
+// parameter with finite bounds, 12/(hi-lo)² (the curvature of a Gaussian
+// with the variance of the uniform distribution on the box) is added to
+// the metric's diagonal, so a direction the data do not determine (a
+// singular Fisher information, non-identifiable parameters) gets steps of
+// the box's size rather than unbounded ones that are all rejected; a
+// metric still not positive definite gets the smallest ridge that makes
+// it so. Both depend on the point only, so the ratio stays exact. Warm-up
+// adapts ε only.
 //
 // MALA uses the same proposal with a constant covariance M. M starts as
 // the inverse metric at the initial point and is re-estimated from the
