@@ -102,7 +102,7 @@ func MCSEMean(chains [][]float64) float64 {
 // interpolation between order statistics, as the posterior package uses).
 func Quantile(chains [][]float64, p float64) float64 {
 	all := pooledSorted(chains)
-	if len(all) == 0 {
+	if len(all) == 0 || !allFinite(all) || !(p >= 0 && p <= 1) {
 		return math.NaN()
 	}
 	return quantileSorted(all, p)
@@ -126,11 +126,18 @@ func sameLength(chains [][]float64) [][]float64 {
 
 // splitChains truncates the chains to a common length, halves each (the
 // middle draw of an odd length is dropped) and returns 2M chains; nil when
-// there are fewer than 4 draws per chain. Splitting lets R-hat and ESS see
+// there are fewer than 4 draws per chain or a draw is not finite. Splitting lets R-hat and ESS see
 // a trend within a chain, not only differences between chains.
 func splitChains(chains [][]float64) [][]float64 {
 	if len(chains) == 0 {
 		return nil
+	}
+	for _, c := range chains {
+		// Ranks and autocovariances of NaN or ±Inf mean nothing; the
+		// diagnostics are then NaN, as posterior's are NA.
+		if !allFinite(c) {
+			return nil
+		}
 	}
 	n := len(chains[0])
 	for _, c := range chains {

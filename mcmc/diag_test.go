@@ -110,6 +110,9 @@ func TestDiagnosticsDegenerate(t *testing.T) {
 		"empty":    nil,
 		"short":    {{1, 2, 3}},
 		"constant": {{1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1}},
+		"NaN":      {{1, 2, math.NaN(), 4, 5, 6}, {1, 2, 3, 4, 5, 6}},
+		"Inf":      {{1, 2, math.Inf(1), 4, 5, 6}, {1, 2, 3, 4, 5, 6}},
+		"ragged":   {{1, 2, 3, 4, 5, 6}, {1, 2}},
 	} {
 		if v := SplitRhat(x); !math.IsNaN(v) {
 			t.Errorf("%s: R-hat = %v, want NaN", name, v)
@@ -119,6 +122,9 @@ func TestDiagnosticsDegenerate(t *testing.T) {
 		}
 		if v := ESSTail(x); !math.IsNaN(v) {
 			t.Errorf("%s: tail ESS = %v, want NaN", name, v)
+		}
+		if v := MCSEMean(x); !math.IsNaN(v) {
+			t.Errorf("%s: MCSE = %v, want NaN", name, v)
 		}
 	}
 }
