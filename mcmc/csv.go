@@ -47,7 +47,7 @@ func WriteCSV(w io.Writer, r *Result, c int) error {
 	p("#   sample\n")
 	p("#     num_samples = %d\n", o.Samples)
 	p("#     num_warmup = %d\n", o.Warmup)
-	p("#     save_warmup = 0\n")
+	p("#     save_warmup = %d\n", b2i(len(ch.WarmupLogPost) > 0))
 	p("#     thin = 1\n")
 	p("#     adapt\n")
 	p("#       engaged = %d\n", b2i(o.Warmup > 0))
@@ -64,6 +64,25 @@ func WriteCSV(w io.Writer, r *Result, c int) error {
 		p(",%s", CSVName(n))
 	}
 	p("\n")
+	var buf []byte
+	row := func(lp, acc, step float64, x []float64) {
+		buf = strconv.AppendFloat(buf[:0], lp, 'g', -1, 64)
+		buf = append(buf, ',')
+		buf = strconv.AppendFloat(buf, acc, 'g', -1, 64)
+		buf = append(buf, ',')
+		buf = strconv.AppendFloat(buf, step, 'g', -1, 64)
+		for _, v := range x {
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+		bw.Write(buf)
+	}
+	// Saved warm-up rows come before the adaptation comments, as in
+	// CmdStan; readers split the rows at num_warmup.
+	for i := range ch.WarmupLogPost {
+		row(ch.WarmupLogPost[i], ch.WarmupAcceptStat[i], ch.WarmupStepSize[i], ch.WarmupDraws[i*r.Dim:(i+1)*r.Dim])
+	}
 	p("# Adaptation terminated\n")
 	p("# Step size = %s\n", ftoa(ch.StepSize))
 	switch r.Sampler {
@@ -77,19 +96,8 @@ func WriteCSV(w io.Writer, r *Result, c int) error {
 	for i := 0; ch.Preconditioner != nil && i < r.Dim; i++ {
 		p("# %s\n", floats(ch.Preconditioner[i*r.Dim:(i+1)*r.Dim]))
 	}
-	var buf []byte
 	for i := range ch.LogPost {
-		buf = strconv.AppendFloat(buf[:0], ch.LogPost[i], 'g', -1, 64)
-		buf = append(buf, ',')
-		buf = strconv.AppendFloat(buf, ch.AcceptStat[i], 'g', -1, 64)
-		buf = append(buf, ',')
-		buf = strconv.AppendFloat(buf, ch.StepSize, 'g', -1, 64)
-		for _, v := range ch.Draw(i, r.Dim) {
-			buf = append(buf, ',')
-			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
-		}
-		buf = append(buf, '\n')
-		bw.Write(buf)
+		row(ch.LogPost[i], ch.AcceptStat[i], ch.StepSize, ch.Draw(i, r.Dim))
 	}
 	p("# \n")
 	p("#  Elapsed Time: %s seconds (Warm-up)\n", ftoa(ch.WarmupTime.Seconds()))

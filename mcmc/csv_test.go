@@ -131,3 +131,37 @@ lp__,accept_stat__,stepsize__,treedepth__,theta
 		t.Errorf("theta %v", th)
 	}
 }
+
+// TestSaveWarmup: with SaveWarmup the CSV holds the warm-up rows first,
+// with the step size each used, and declares save_warmup = 1, so readers
+// that split at num_warmup find the kept draws where they expect them.
+func TestSaveWarmup(t *testing.T) {
+	mu, cov := corr2()
+	res, err := Run(context.Background(), func() (Target, error) { return newGauss(mu, cov), nil },
+		&Options{Sampler: SMMALA, Chains: 1, Warmup: 60, Samples: 40, Seed: 5, SaveWarmup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := &res.Chains[0]
+	if len(ch.WarmupLogPost) != 60 || len(ch.WarmupDraws) != 120 || len(ch.LogPost) != 40 {
+		t.Fatalf("warm-up %d, draws %d", len(ch.WarmupLogPost), len(ch.LogPost))
+	}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, res, 0); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadCSV(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Config["save_warmup"] != "1" || len(f.Rows) != 100 {
+		t.Fatalf("save_warmup %q, %d rows", f.Config["save_warmup"], len(f.Rows))
+	}
+	step := f.Column("stepsize__")
+	if step[0] != ch.WarmupStepSize[0] || step[59] != ch.WarmupStepSize[59] || step[60] != ch.StepSize {
+		t.Errorf("step sizes %v %v %v", step[0], step[59], step[60])
+	}
+	if f.Rows[60][3] != ch.Draws[0] || f.Rows[0][3] != ch.WarmupDraws[0] {
+		t.Errorf("row order: warm-up rows must come first")
+	}
+}

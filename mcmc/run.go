@@ -48,6 +48,10 @@ type Chain struct {
 	Evals               int // target evaluations, including initialisation
 	WarmupTime          time.Duration
 	SampleTime          time.Duration
+
+	// With Options.SaveWarmup, the warm-up iterations as Draws, LogPost
+	// and AcceptStat are, and the step size used at each.
+	WarmupDraws, WarmupLogPost, WarmupAcceptStat, WarmupStepSize []float64
 }
 
 // Draw returns draw i (do not modify).
@@ -345,6 +349,12 @@ func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options
 	if len(ends) > 0 {
 		lastEnd = ends[len(ends)-1]
 	}
+	if o.SaveWarmup {
+		out.WarmupDraws = make([]float64, o.Warmup*n)
+		out.WarmupLogPost = make([]float64, o.Warmup)
+		out.WarmupAcceptStat = make([]float64, o.Warmup)
+		out.WarmupStepSize = make([]float64, o.Warmup)
+	}
 	next := 0
 	done := ctx.Done()
 	warmAccept := 0.0
@@ -356,6 +366,12 @@ func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options
 		}
 		k.eps = ad.eps()
 		a, _ := k.step()
+		if o.SaveWarmup {
+			copy(out.WarmupDraws[it*n:], k.cur.theta)
+			out.WarmupLogPost[it] = k.cur.lp
+			out.WarmupAcceptStat[it] = a
+			out.WarmupStepSize[it] = k.eps
+		}
 		ad.update(a)
 		warmAccept += a
 		prog.add(c, a, k.failed)

@@ -96,6 +96,10 @@ type Options struct {
 	Warmup int
 	// Samples is the number of kept iterations per chain (default 1000).
 	Samples int
+	// SaveWarmup keeps the warm-up iterations too (Chain.Warmup...), and
+	// the CSV files then start with them, as CmdStan's save_warmup=1, so
+	// the adaptation can be inspected. Diagnostics never use them.
+	SaveWarmup bool
 	// Seed determines all random numbers; chain c uses a generator derived
 	// from (Seed, c) only.
 	Seed uint64
