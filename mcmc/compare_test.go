@@ -19,8 +19,10 @@ func TestCompareSamplers(t *testing.T) {
 		"rand5":  func() (Target, error) { return newGauss(mu, cov), nil },
 		"banana": func() (Target, error) { return &banana{1}, nil },
 		"gamma":  func() (Target, error) { return &poisson{2, 1}, nil },
+		"ridge":  func() (Target, error) { return ridge{}, nil },
+		"decay":  func() (Target, error) { return newDecay(), nil },
 	}
-	for _, name := range []string{"rand5", "banana", "gamma"} {
+	for _, name := range []string{"rand5", "banana", "gamma", "ridge", "decay"} {
 		for _, s := range []Sampler{SMMALA, MALA, RWM} {
 			res, err := Run(context.Background(), targets[name], &Options{Sampler: s, Chains: 4, Warmup: 1000, Samples: 2000, Seed: 1})
 			if err != nil {
