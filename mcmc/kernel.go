@@ -53,6 +53,7 @@ type kernel struct {
 	precondition []float64
 	precChol     []float64
 	prec         []float64 // workspace for M⁻¹
+	precNew      []float64 // workspace for its factor
 	precLogDet   float64
 	covChol      []float64
 
@@ -95,6 +96,7 @@ func newKernel(t Target, kind Sampler, lo, hi []float64, rng *rand.Rand) *kernel
 	case MALA:
 		k.precChol = make([]float64, n*n)
 		k.prec = make([]float64, n*n)
+		k.precNew = make([]float64, n*n)
 		k.cur.chol = k.precChol
 		k.prop.chol = k.precChol
 	case RWM:
@@ -204,10 +206,13 @@ func (k *kernel) setPrecondition(m []float64) bool {
 		// The kernel works with the precision M⁻¹ so that MALA and SMMALA
 		// share one proposal: invert M and factor the inverse.
 		invertSPDTo(k.prec, k.tmpMat, k.w, n)
-		ld, ok := factorSPD(k.precChol, k.tmpMat, k.prec, n)
+		// Factor into a spare buffer first, so a failure leaves the
+		// installed factor intact.
+		ld, ok := factorSPD(k.precNew, k.tmpMat, k.prec, n)
 		if !ok {
 			return false
 		}
+		copy(k.precChol, k.precNew)
 		copy(k.precondition, m)
 		k.precLogDet = ld
 		k.cur.logDet, k.prop.logDet = ld, ld

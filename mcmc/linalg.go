@@ -47,7 +47,8 @@ var jitters = [...]float64{0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2, 1}
 // factorSPD writes the lower Cholesky factor of a, regularised by the
 // smallest ridge in jitters that makes it positive definite, into dst
 // (using tmp, n*n, as workspace) and returns log det of the regularised
-// matrix. ok is false when no ridge helps (non-finite entries).
+// matrix. ok is false when no ridge helps (non-finite entries). dst must
+// not alias a: each attempt starts again from a.
 func factorSPD(dst, tmp, a []float64, n int) (logDet float64, ok bool) {
 	mean := 0.0
 	for i := 0; i < n; i++ {
