@@ -45,6 +45,16 @@ const (
 	ParameterScaleUniform
 	ParameterScaleNormal
 	ParameterScaleLaplace
+	// PEtab v2 priors (on the linear value, truncated to the bounds; Par as
+	// in the v2 table: cauchy location;scale, chisquare degrees of freedom,
+	// exponential scale, gamma shape;scale, log-uniform lower;upper,
+	// rayleigh scale). Added by the petab branch for the v2 test cases.
+	Cauchy
+	ChiSquare
+	Exponential
+	Gamma
+	LogUniform
+	Rayleigh
 )
 
 // Prior is a prior distribution with PEtab's two parameters.
