@@ -188,7 +188,10 @@ func readParameters(tabs []*table, version int, e *errs) []Parameter {
 			num("upperBound", &p.Upper, p.Estimate)
 			if p.Lower > p.Upper {
 				bad("lowerBound", "lower bound %g is above the upper bound %g", p.Lower, p.Upper)
-			} else if p.Estimate && (p.Nominal < p.Lower || p.Nominal > p.Upper) {
+			} else if version == 1 && p.Estimate && (p.Nominal < p.Lower || p.Nominal > p.Upper) {
+				// v1 tools (petablint) refuse this; the v2 test suite
+				// evaluates problems at nominal values outside the bounds
+				// (case 0026), so v2 accepts it.
 				bad("nominalValue", "nominal value %g is outside the bounds [%g, %g]", p.Nominal, p.Lower, p.Upper)
 			}
 			if p.Estimate && p.Scale != objective.Lin && p.Lower < 0 {
