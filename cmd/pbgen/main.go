@@ -66,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdSim(args[1:], stdout, stderr)
 	case args[0] == "testsuite":
 		err = cmdTestsuite(args[1:], stdout, stderr)
+	case args[0] == "petab":
+		err = cmdPEtab(args[1:], stdout, stderr)
 	case args[0] == "gen":
 		err = cmdGen(args[1:], stdout, stderr)
 	default:
@@ -89,6 +91,8 @@ func usage(w io.Writer) {
   pbgen check network.xml                  summarise the network or list its errors
   pbgen sim [flags] network.xml            simulate x(t) and S(t), write TSV
   pbgen testsuite [flags] DIR              run SBML Test Suite cases in DIR
+  pbgen petab [flags] problem.yaml         evaluate a PEtab problem (llh, chi2, -grad, -fim)
+  pbgen petab check problem.yaml           summarise a PEtab problem or list its errors
   pbgen version                            print the version
 Run 'pbgen <command> -h' for a command's flags.
 `)
