@@ -1,5 +1,3 @@
-//go:build pbgen_objective
-
 package petab
 
 import (
@@ -11,18 +9,24 @@ import (
 
 // This file is the only one that calls runtime/objective's evaluation API
 // (objective.New, Objective.Eval), so that a change of names there is one
-// edit here. It builds with the tag pbgen_objective until the objective
-// package is merged; eval_stub.go stands in for it before.
+// edit here.
 
 func evaluate(p *Problem, theta []float64, opt *EvalOptions) (*EvalResult, error) {
 	o, err := objective.New(p.Model, p.Objective, &objective.Options{
-		Method: opt.Method, RTol: opt.RTol, ATol: opt.ATol, Grad: opt.Grad, FIM: opt.FIM,
+		Method: opt.Method, RTol: opt.RTol, ATol: opt.ATol, Grad: opt.Grad, FIM: opt.FIM, Workers: opt.Workers,
 	})
 	if err != nil {
 		return nil, err
 	}
+	defer o.Close()
+	// Evaluate takes linear values (what a user types with -p); the
+	// objective works on the parameter scales.
+	scaled := make([]float64, len(theta))
+	for k, i := range p.Objective.Estimated {
+		scaled[k] = objective.ToScale(p.Objective.Params[i].Scale, theta[k])
+	}
 	var out objective.Result
-	if err := o.Eval(theta, &out); err != nil {
+	if err := o.Eval(scaled, &out); err != nil {
 		return nil, err
 	}
 	r := &EvalResult{LLH: out.LLH, Chi2: out.Chi2, LogPrior: out.LogPrior, Grad: out.Grad}

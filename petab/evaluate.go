@@ -14,14 +14,18 @@ type EvalOptions struct {
 	Method     sens.Method
 	RTol, ATol float64
 	Grad, FIM  bool
+	Workers    int // experiments solved in parallel (objective.Options.Workers)
 }
 
 // EvalResult is the objective at one parameter vector.
 type EvalResult struct {
 	LLH, Chi2, LogPrior float64
-	Grad                []float64   // d LLH / d theta, in EstimatedIDs order
-	FIM                 [][]float64 // Fisher information, same order
-	Sim                 []float64   // simulated value of each measurement, in Measurements order
+	// Grad is dLLH/dtheta and FIM the Fisher information, with theta on
+	// the parameters' scales (parameterScale: lin, log or log10), as
+	// optimisers and samplers use them; in EstimatedIDs order.
+	Grad []float64
+	FIM  [][]float64
+	Sim  []float64 // simulated value of each measurement, in Measurements order
 }
 
 // EstimatedIDs are the ids of the estimated parameters, in theta's order.

@@ -53,13 +53,12 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	fim := fs.Bool("fim", false, "print the Fisher information matrix")
 	set := paramSet{}
 	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
-	jobs := fs.Int("j", 1, "experiments solved in parallel (reserved: the objective decides)")
+	jobs := fs.Int("j", 1, "experiments solved in parallel")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	_ = jobs
 	m, err := sens.ParseMethod(*method)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -73,7 +72,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs})
 	if err != nil {
 		return err
 	}
