@@ -66,7 +66,14 @@ func (l ErrorList) Sort() {
 // errs collects errors up to MaxErrors.
 type errs struct {
 	list ErrorList
+	warn ErrorList // accepted, but worth a look (pbgen petab check prints them)
 	full bool
+}
+
+func (e *errs) warnf(file string, line int, col string, format string, args ...any) {
+	if len(e.warn) < MaxErrors {
+		e.warn = append(e.warn, &Error{File: file, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)})
+	}
 }
 
 func (e *errs) add(file string, line int, col string, format string, args ...any) {

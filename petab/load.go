@@ -25,6 +25,9 @@ type Problem struct {
 	Observables  []Observable
 	Measurements []Measurement
 	Periods      []Period // v2 experiment table
+	// Warnings are accepted oddities (an estimated parameter's nominal
+	// value outside its bounds), sorted like errors.
+	Warnings ErrorList
 
 	// Model is the SBML model lowered together with the observables, with
 	// the parameters the lowering adds (see the package doc).
@@ -82,6 +85,8 @@ func Load(path string) (*Problem, error) {
 	if len(e.list) > 0 {
 		return nil, e.err()
 	}
+	e.warn.Sort()
+	p.Warnings = e.warn
 	return p, nil
 }
 
@@ -171,6 +176,7 @@ func (l *lowering) lower() {
 			}
 		}
 	}
+	l.constParams()
 	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp})
 	if err != nil {
 		e.add(p.SBML.File, 0, "", "SBML model: %v", err)
@@ -699,5 +705,35 @@ func (l *lowering) problem(ob *objective.Problem) {
 		ob.Experiments = append(ob.Experiments, x)
 		p.Rows = append(p.Rows, rows)
 		p.ExperimentIDs = append(p.ExperimentIDs, d.id)
+	}
+}
+
+// constParams marks as constant the SBML parameters declared
+// constant="false" that nothing changes (no rule, no initial assignment;
+// events are refused) when a condition or the parameter table names them:
+// such a parameter is constant in fact, and PEtab problems set these
+// (Alkan_SciSignal2018's Dox_level), so they must be model parameters
+// rather than folded values.
+func (l *lowering) constParams() {
+	changed := make(map[string]bool)
+	for _, r := range l.p.SBML.Rules {
+		changed[r.Variable] = true
+	}
+	for _, a := range l.p.SBML.InitialAssignments {
+		changed[a.Symbol] = true
+	}
+	named := make(map[string]bool)
+	for _, c := range l.p.Conditions {
+		for _, t := range c.Targets {
+			named[l.resolve(t)] = true
+		}
+	}
+	for _, q := range l.p.Parameters {
+		named[l.resolve(q.ID)] = true
+	}
+	for _, q := range l.p.SBML.Parameters {
+		if !q.Constant && q.HasValue && !changed[q.ID] && named[q.ID] {
+			q.Constant = true
+		}
 	}
 }

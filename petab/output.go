@@ -52,4 +52,7 @@ func (p *Problem) Summary(w io.Writer) {
 	if preeq > 0 {
 		fmt.Fprintf(w, "  experiments with pre-equilibration: %d\n", preeq)
 	}
+	for _, x := range p.Warnings {
+		fmt.Fprintf(w, "warning: %v\n", x)
+	}
 }

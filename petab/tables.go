@@ -188,11 +188,11 @@ func readParameters(tabs []*table, version int, e *errs) []Parameter {
 			num("upperBound", &p.Upper, p.Estimate)
 			if p.Lower > p.Upper {
 				bad("lowerBound", "lower bound %g is above the upper bound %g", p.Lower, p.Upper)
-			} else if version == 1 && p.Estimate && (p.Nominal < p.Lower || p.Nominal > p.Upper) {
-				// v1 tools (petablint) refuse this; the v2 test suite
-				// evaluates problems at nominal values outside the bounds
-				// (case 0026), so v2 accepts it.
-				bad("nominalValue", "nominal value %g is outside the bounds [%g, %g]", p.Nominal, p.Lower, p.Upper)
+			} else if p.Estimate && (p.Nominal < p.Lower || p.Nominal > p.Upper) {
+				// A warning, not an error: published problems have it
+				// (Lang_PLOSComputBiol2024) and the v2 test suite
+				// evaluates at such a nominal value (case 0026).
+				e.warnf(t.file, pos.Line, "nominalValue", "nominal value %g is outside the bounds [%g, %g]", p.Nominal, p.Lower, p.Upper)
 			}
 			if p.Estimate && p.Scale != objective.Lin && p.Lower < 0 {
 				bad("lowerBound", "a %s-scale parameter needs a lower bound >= 0, found %g", t.get(r, "parameterScale"), p.Lower)
@@ -436,7 +436,8 @@ func placeholdersV1(o Observable, kind, f string, bad func(col, format string, a
 			continue
 		}
 		if m[3] != o.ID {
-			bad(col, "placeholder %s belongs to observable %q, not %q", m[0], m[3], o.ID)
+			// Not a placeholder of this observable: an ordinary id (the
+			// benchmark collection has such parameters in its tables).
 			continue
 		}
 		n, err := strconv.Atoi(m[2])
