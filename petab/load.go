@@ -107,14 +107,21 @@ type lowering struct {
 
 	// per model parameter: what it stands for
 	role []paramRole
+	// expr marks the (condition, target) cells holding an expression
+	// (v2), which enter the model through a roleCond indicator.
+	expr map[*Condition]map[string]bool
+	// effective maps a parameter that expression values set to its value
+	// in every condition (exprConditions), for the observables.
+	effective map[*symbolic.Node]*symbolic.Node
 
 	exps []expDef
 }
 
 // paramRole says how a model parameter gets its value in a condition.
 type paramRole struct {
-	kind   int    // roleModel, roleInit, roleFlag, rolePEtab
-	target string // the state (roleInit, roleFlag) or parameter id
+	kind   int        // roleModel, roleInit, roleFlag, rolePEtab, roleCond
+	target string     // the state (roleInit, roleFlag) or parameter id
+	cond   *Condition // roleCond
 }
 
 const (
@@ -122,6 +129,7 @@ const (
 	roleInit         // the initial value of a state a condition sets
 	roleFlag         // 1 when the condition sets the state, else 0
 	rolePEtab        // a parameter-table parameter the model does not have
+	roleCond         // 1 in one condition with expression values, else 0
 )
 
 // expDef is an experiment before lowering to objective.Experiment.
@@ -201,6 +209,10 @@ func (l *lowering) lower() {
 		return
 	}
 	l.initParams()
+	l.exprConditions()
+	if len(e.list) > 0 {
+		return
+	}
 	obsModels := l.observables()
 	if len(e.list) > 0 {
 		return
@@ -542,7 +554,11 @@ func (l *lowering) symbol(id string, u map[string]*symbolic.Node, obsID string, 
 	}
 	mid := l.resolve(id)
 	if _, ok := l.paramIdx[mid]; ok {
-		return l.b.Sym(mid, symbolic.KindParam)
+		k := l.b.Sym(mid, symbolic.KindParam)
+		if v, ok := l.effective[k]; ok {
+			return v
+		}
+		return k
 	}
 	if n, ok := l.outputs[mid]; ok {
 		return n
@@ -584,7 +600,20 @@ func (l *lowering) condition(c *Condition) objective.Condition {
 	}
 	for j, r := range l.role {
 		def := objective.Value{Theta: -1, Const: l.ode.Params[j].Value}
+		if r.kind == roleModel || r.kind == roleInit {
+			if _, col, ok := cell(r.target); ok && l.expr[c][col] {
+				// The model takes the value from the expression
+				// through c's indicator; this parameter is unused.
+				oc.P[j] = objective.Value{Theta: -1, Const: def.Const}
+				continue
+			}
+		}
 		switch r.kind {
+		case roleCond:
+			oc.P[j] = objective.Value{Theta: -1}
+			if r.cond == c {
+				oc.P[j].Const = 1
+			}
 		case roleModel, rolePEtab:
 			if s, col, ok := cell(r.target); ok {
 				if x, isNum := parseNum(s); !isNum || !math.IsNaN(x) {
@@ -736,4 +765,127 @@ func (l *lowering) constParams() {
 			q.Constant = true
 		}
 	}
+}
+
+// exprConditions brings v2 condition values that are expressions (of
+// parameters, e.g. initial_A1 + initial_A2) into the model: each condition
+// with such values gets an indicator parameter I_c (1 in that condition,
+// else 0), a state S it sets starts at init_S + sum_c I_c*E_c (its own
+// initial-value parameter is 0 there), and a parameter k it sets is
+// replaced everywhere by k + sum_c I_c*(E_c - k). A condition is then still
+// a parameter vector of numbers and estimated parameters, and derivatives
+// with respect to the parameters in E_c come out of the model's own.
+func (l *lowering) exprConditions() {
+	l.expr = make(map[*Condition]map[string]bool)
+	b := l.b
+	seen := make(map[*Condition]bool)
+	var conds []*Condition
+	for _, d := range l.exps {
+		for _, c := range []*Condition{d.preeq, d.sim} {
+			if c != nil && !seen[c] {
+				seen[c] = true
+				conds = append(conds, c)
+			}
+		}
+	}
+	stateAdd := make(map[string][]*symbolic.Node)
+	paramRepl := make(map[string][]*symbolic.Node) // terms I_c*(E_c - k)
+	var stateOrder, paramOrder []string
+	for _, c := range conds {
+		var ind *symbolic.Node
+		for _, t := range c.Targets {
+			s := c.Values[t]
+			if _, ok := l.value(s); ok {
+				continue
+			}
+			line := c.Line
+			if c.Lines != nil {
+				line = c.Lines[t]
+			}
+			n, err := b.ParsePEtab(s, nil)
+			if err != nil {
+				l.e.add(c.File, line, t, "condition %q: %v", c.ID, err)
+				continue
+			}
+			repl := make(map[*symbolic.Node]*symbolic.Node)
+			ok := true
+			for _, sym := range symbolic.FreeSymbols(n) {
+				if sym.Kind != symbolic.KindOther {
+					continue
+				}
+				var r *symbolic.Node
+				if _, isP := l.paramIdx[l.resolve(sym.Name)]; isP {
+					r = b.Sym(l.resolve(sym.Name), symbolic.KindParam)
+				} else if k, isT := l.petabIdx[sym.Name]; isT {
+					r = l.addParam(sym.Name, l.p.Parameters[k].Nominal, paramRole{kind: rolePEtab, target: sym.Name})
+				} else {
+					l.e.add(c.File, line, t, "condition %q: %q in %q is not a parameter (only parameters may appear in a condition value here)", c.ID, sym.Name, s)
+					ok = false
+					continue
+				}
+				repl[sym] = r
+			}
+			if !ok {
+				continue
+			}
+			if symbolic.FreeSymbols(n) != nil {
+				for _, sym := range symbolic.FreeSymbols(n) {
+					if sym.Kind == symbolic.KindTime {
+						l.e.add(c.File, line, t, "condition %q: a value depending on time is not supported", c.ID)
+						ok = false
+						break
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+			val := b.Substitute(n, repl)
+			if ind == nil {
+				ind = l.addParam("petab_cond_"+c.ID, 0, paramRole{kind: roleCond, cond: c})
+			}
+			if l.expr[c] == nil {
+				l.expr[c] = make(map[string]bool)
+			}
+			l.expr[c][t] = true
+			id := l.resolve(t)
+			if _, isState := l.stateIdx[id]; isState {
+				if stateAdd[id] == nil {
+					stateOrder = append(stateOrder, id)
+				}
+				stateAdd[id] = append(stateAdd[id], b.Mul(ind, val))
+				continue
+			}
+			k := b.Sym(id, symbolic.KindParam)
+			if paramRepl[id] == nil {
+				paramOrder = append(paramOrder, id)
+			}
+			paramRepl[id] = append(paramRepl[id], b.Mul(ind, b.Sub(val, k)))
+		}
+	}
+	for _, id := range stateOrder {
+		st := &l.ode.States[l.stateIdx[id]]
+		st.Init = b.Add(append([]*symbolic.Node{st.Init}, stateAdd[id]...)...)
+	}
+	if len(paramOrder) == 0 {
+		return
+	}
+	repl := make(map[*symbolic.Node]*symbolic.Node)
+	for _, id := range paramOrder {
+		k := b.Sym(id, symbolic.KindParam)
+		repl[k] = b.Add(append([]*symbolic.Node{k}, paramRepl[id]...)...)
+	}
+	for i := range l.ode.States {
+		st := &l.ode.States[i]
+		st.Rate = b.Substitute(st.Rate, repl)
+		st.Init = b.Substitute(st.Init, repl)
+	}
+	for i := range l.ode.Outputs {
+		o := &l.ode.Outputs[i]
+		o.Expr = b.Substitute(o.Expr, repl)
+		l.outputs[o.Name] = o.Expr
+	}
+	// Observables see the effective value too: symbol() maps a model
+	// parameter's id to this expression.
+	l.effective = repl
 }
