@@ -777,6 +777,9 @@ func (l *lowering) constParams() {
 // with respect to the parameters in E_c come out of the model's own.
 func (l *lowering) exprConditions() {
 	l.expr = make(map[*Condition]map[string]bool)
+	if l.p.Version == 1 {
+		return // v1 cells are numbers or ids; condition() reports others
+	}
 	b := l.b
 	seen := make(map[*Condition]bool)
 	var conds []*Condition
@@ -825,16 +828,10 @@ func (l *lowering) exprConditions() {
 				}
 				repl[sym] = r
 			}
-			if !ok {
-				continue
-			}
-			if symbolic.FreeSymbols(n) != nil {
-				for _, sym := range symbolic.FreeSymbols(n) {
-					if sym.Kind == symbolic.KindTime {
-						l.e.add(c.File, line, t, "condition %q: a value depending on time is not supported", c.ID)
-						ok = false
-						break
-					}
+			for _, sym := range symbolic.FreeSymbols(n) {
+				if sym.Kind == symbolic.KindTime {
+					l.e.add(c.File, line, t, "condition %q: a value depending on time is not supported", c.ID)
+					ok = false
 				}
 			}
 			if !ok {

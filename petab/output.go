@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -23,7 +24,12 @@ func (p *Problem) WriteSimulations(w io.Writer, sim []float64) error {
 		cols = []string{"observableId", "experimentId", "time", "simulation", "observableParameters", "noiseParameters"}
 	}
 	bw.WriteString(strings.Join(cols, "\t") + "\n")
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	f := func(v float64) string {
+		if math.IsInf(v, 1) {
+			return "inf" // PEtab's spelling of a steady-state time
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
 	for i, m := range p.Measurements {
 		var row []string
 		if p.Version == 2 {
