@@ -28,7 +28,7 @@ func petabSuite(t *testing.T, version string) string {
 // experiments with several periods), which are skipped, never failed.
 func TestPEtabSuite(t *testing.T) {
 	for _, c := range []struct {
-		version          string
+		version         string
 		passed, skipped int
 	}{{"v1.0.0", 20, 0}, {"v2.0.0", 25, 6}} {
 		outs, err := RunPEtabDir(petabSuite(t, c.version), &PEtabOptions{Method: sens.FS})
