@@ -50,7 +50,10 @@
 //     indicator parameter petab_cond_<c> (1 in condition c): a state starts
 //     at init + sum I_c*E_c, a parameter k becomes k + sum I_c*(E_c - k);
 //   - SBML parameters declared constant="false" that nothing changes are
-//     taken as constant when PEtab names them.
+//     taken as constant when PEtab names them;
+//   - a condition's species value is a concentration unless the species
+//     has only substance units; where the state is the amount (the
+//     compartment's size changes) it is multiplied by the initial size.
 //
 // Placeholders are the u argument of model.Observables (named "u:<id>");
 // h, sigma and their derivatives in x, p and u are formed symbolically.
@@ -70,10 +73,8 @@
 //
 // SBML events (the SBML reader refuses them), v2 experiments with more
 // than one period after pre-equilibration, condition values depending on
-// states or time, several models, required v2 extensions, and a species
-// set by a condition whose state is an amount in a compartment of
-// changing size is taken in the state's units. Each is an error that says
-// "not supported" where it is detected.
+// states or time, several models and required v2 extensions. Each is an
+// error that says "not supported" where it is detected.
 //
 // # Errors
 //

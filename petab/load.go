@@ -458,6 +458,12 @@ func (l *lowering) initParams() {
 		i := l.stateIdx[id]
 		st := &l.ode.States[i]
 		init := l.addParam("petab_init_"+id, 0, paramRole{kind: roleInit, target: id})
+		// PEtab gives a species' value as a concentration unless it has
+		// only substance units; the state may be its amount (a
+		// compartment whose size changes), so convert with the size at t0.
+		if size := l.concToAmount(id, st); size != nil {
+			init = l.b.Mul(init, size)
+		}
 		if unset[id] {
 			flag := l.addParam("petab_set_"+id, 0, paramRole{kind: roleFlag, target: id})
 			b := l.b
@@ -885,4 +891,39 @@ func (l *lowering) exprConditions() {
 	// Observables see the effective value too: symbol() maps a model
 	// parameter's id to this expression.
 	l.effective = repl
+}
+
+// concToAmount returns the initial size of species id's compartment when
+// its state is an amount but PEtab values are concentrations
+// (hasOnlySubstanceUnits false, compartment not 0-dimensional), else nil.
+func (l *lowering) concToAmount(id string, st *symbolic.State) *symbolic.Node {
+	if st.Meta["units"] != "amount" {
+		return nil
+	}
+	var sp *parser.Species
+	for _, x := range l.p.SBML.Species {
+		if x.ID == id {
+			sp = x
+		}
+	}
+	if sp == nil || sp.HasOnlySubstanceUnits {
+		return nil
+	}
+	for _, c := range l.p.SBML.Compartments {
+		if c.ID == sp.Compartment && c.SpatialDimensions == 0 {
+			return nil
+		}
+	}
+	if i, ok := l.stateIdx[sp.Compartment]; ok {
+		return l.ode.States[i].Init
+	}
+	if n, ok := l.outputs[sp.Compartment]; ok {
+		for _, s := range symbolic.FreeSymbols(n) {
+			if s.Kind != symbolic.KindParam {
+				return nil // not a value at t0 of parameters alone
+			}
+		}
+		return n
+	}
+	return nil
 }

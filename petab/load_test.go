@@ -285,3 +285,41 @@ func copyDir(t *testing.T, src, dst string) {
 		}
 	}
 }
+
+// TestConcentrationInAmountState checks that a condition's species value
+// (a concentration) becomes the amount when the state is an amount: here
+// the compartment has a rate rule, so A's state is its amount.
+func TestConcentrationInAmountState(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, "testdata/conv", dir)
+	data, _ := os.ReadFile(filepath.Join(dir, "model.xml"))
+	s := strings.Replace(string(data), `size="1" constant="true"`, `size="2.5" constant="false"`, 1)
+	s = strings.Replace(s, "<listOfReactions>", `<listOfRules><rateRule variable="cell"><math xmlns="http://www.w3.org/1998/Math/MathML"><cn>0</cn></math></rateRule></listOfRules><listOfReactions>`, 1)
+	os.WriteFile(filepath.Join(dir, "model.xml"), []byte(s), 0o644)
+	p, err := Load(filepath.Join(dir, "problem.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := p.Model.ParamNames()
+	pv := make([]float64, len(names))
+	for j, v := range p.Objective.Conditions[0].P { // c0 sets A = 1
+		pv[j] = v.Const
+		if v.Theta >= 0 {
+			pv[j] = p.Objective.Params[p.Objective.Estimated[v.Theta]].Nominal
+		}
+	}
+	x0 := make([]float64, model.NumStates(p.Model))
+	p.Model.InitialState(x0, pv)
+	if i := slicesIndex(p.Model.StateNames(), "A"); math.Abs(x0[i]-2.5) > 1e-12 {
+		t.Errorf("amount of A = %g, want 1 (concentration) * 2.5 (size)", x0[i])
+	}
+}
+
+func slicesIndex(l []string, s string) int {
+	for i, x := range l {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
