@@ -137,3 +137,64 @@ func readSimulations(t *testing.T, path string) []float64 {
 	}
 	return out
 }
+
+// TestSuiteGradients checks, on every test-suite case that loads, the
+// gradient of the log-likelihood from the objective (through the lowered
+// model: initial-value parameters, flags, indicators, placeholders and
+// observable derivatives) against central differences on the parameter
+// scales.
+func TestSuiteGradients(t *testing.T) {
+	root := sharedDir(t, "petab-test-suite")
+	for _, v := range []string{"v1.0.0", "v2.0.0"} {
+		dirs, _ := filepath.Glob(filepath.Join(root, v, "sbml", "0*"))
+		for _, dir := range dirs {
+			id := filepath.Base(dir)
+			t.Run(v+"/"+id, func(t *testing.T) {
+				p, err := Load(filepath.Join(dir, "_"+id+".yaml"))
+				if err != nil {
+					t.Skip(err)
+				}
+				checkGradient(t, p, nominalTheta(p))
+			})
+		}
+	}
+}
+
+// checkGradient compares the objective's gradient at theta (linear values)
+// with central differences on the parameter scales.
+func checkGradient(t *testing.T, p *Problem, th []float64) {
+	t.Helper()
+	r, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range th {
+		sc := p.Objective.Params[p.Objective.Estimated[k]].Scale
+		z := objective.ToScale(sc, th[k])
+		const h = 1e-5
+		at := func(zz float64) float64 {
+			tt := append([]float64(nil), th...)
+			tt[k], _ = objective.FromScale(sc, zz)
+			r, err := p.Evaluate(tt, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.LLH
+		}
+		fd := (at(z+h) - at(z-h)) / (2 * h)
+		if math.Abs(fd-r.Grad[k]) > 1e-4*math.Max(1, math.Abs(fd)) {
+			t.Errorf("%s: dLLH/dtheta = %g, finite differences %g", p.EstimatedIDs()[k], r.Grad[k], fd)
+		}
+	}
+}
+
+// TestConvGradient checks the gradient on the fixture, whose parameters
+// are on log10, log and linear scales and enter through a parameter the
+// model lacks, a noise placeholder and pre-equilibration.
+func TestConvGradient(t *testing.T) {
+	p, err := Load(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGradient(t, p, []float64{0.5, 1.7, 0.4})
+}
