@@ -166,6 +166,9 @@ func (l *lowering) lower() {
 		l.condIdx[c.ID] = i
 	}
 	l.experiments()
+	if len(p.Measurements) == 0 {
+		e.add(p.Path, 0, "", "the measurement tables have no rows")
+	}
 	if len(e.list) > 0 {
 		return
 	}
@@ -727,6 +730,10 @@ func (l *lowering) problem(ob *objective.Problem) {
 					v, ok := l.value(s)
 					if !ok {
 						l.e.add(m.File, m.Line, g.col, "%q is neither a number nor a parameter id", s)
+						continue
+					}
+					if v.Theta < 0 && math.IsNaN(v.Const) {
+						l.e.add(m.File, m.Line, g.col, "value %d is NaN; a placeholder needs a number or a parameter id", i+1)
 						continue
 					}
 					if g.col == "noiseParameters" && v.Theta < 0 && strings.TrimSpace(o.Noise) == g.phs[i] && !(v.Const > 0) {
