@@ -38,12 +38,17 @@ type petabSolution struct {
 	TolChi2        float64  `yaml:"tol_chi2"`
 	TolSimulations float64  `yaml:"tol_simulations"`
 	Simulations    []string `yaml:"simulation_files"`
+	// v2 cases with priors (0024, 0025) give the unnormalised log
+	// posterior too.
+	LogPost    *float64 `yaml:"unnorm_log_posterior"`
+	TolLogPost float64  `yaml:"tol_unnorm_log_posterior"`
 }
 
 // RunPEtabDir runs every case folder (four digits) of dir, laid out like
 // the PEtab test suite's vX/sbml/: NNNN/_NNNN.yaml and
-// NNNN/_NNNN_solution.yaml. A case passes when llh, chi2 and every
-// simulated value are within the solution's (absolute) tolerances. A case
+// NNNN/_NNNN_solution.yaml. A case passes when llh, chi2, every
+// simulated value and (where the solution gives it) the unnormalised log
+// posterior are within the solution's (absolute) tolerances. A case
 // whose problem uses a feature pbgen refuses ("... is not supported": SBML
 // events, multi-period experiments) is skipped with the reason.
 func RunPEtabDir(dir string, opt *PEtabOptions) ([]PEtabOutcome, error) {
@@ -123,6 +128,11 @@ func RunPEtabCase(dir, id string, opt *PEtabOptions) PEtabOutcome {
 	}
 	if math.Abs(r.Chi2-sol.Chi2) > sol.TolChi2 || math.IsNaN(r.Chi2) {
 		why = append(why, fmt.Sprintf("chi2 %.10g, want %.10g", r.Chi2, sol.Chi2))
+	}
+	if sol.LogPost != nil {
+		if lp := r.LLH + r.LogPrior; math.Abs(lp-*sol.LogPost) > sol.TolLogPost || math.IsNaN(lp) {
+			why = append(why, fmt.Sprintf("log posterior %.10g, want %.10g", lp, *sol.LogPost))
+		}
 	}
 	var want []float64
 	for _, f := range sol.Simulations {
