@@ -18,7 +18,11 @@ func evaluate(p *Problem, theta []float64, opt *EvalOptions) (*EvalResult, error
 	if err != nil {
 		return nil, err
 	}
-	defer o.Close()
+	// A closure, not "defer o.Close()": that form evaluates o.core at the
+	// defer, leaving o itself unreachable during Eval, and the
+	// objective's finalizer on o then closes the worker channel under a
+	// running Eval (Workers > 1: "send on closed channel").
+	defer func() { o.Close() }()
 	// Evaluate takes linear values (what a user types with -p); the
 	// objective works on the parameter scales.
 	scaled := make([]float64, len(theta))

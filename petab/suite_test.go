@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -197,4 +198,31 @@ func TestConvGradient(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGradient(t, p, []float64{0.5, 1.7, 0.4})
+}
+
+// TestEvaluateWorkers checks that the result does not depend on the
+// number of workers, with garbage collected all the time (the objective's
+// finalizer closes its workers, so the objective must stay reachable
+// during Eval; this small problem does not reliably show that bug, which
+// pbgen petab -j 2 on Raimundez_PCB2020 did).
+func TestEvaluateWorkers(t *testing.T) {
+	p, err := Load(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := []float64{0.5, 1.7, 0.4}
+	one, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(1))
+	for i := 0; i < 20; i++ {
+		r, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, Grad: true, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.LLH != one.LLH || r.Grad[0] != one.Grad[0] {
+			t.Fatalf("workers 2: llh %g grad %g; workers 1: %g %g", r.LLH, r.Grad[0], one.LLH, one.Grad[0])
+		}
+	}
 }
