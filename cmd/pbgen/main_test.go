@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pbgen/pbgen/internal/suites"
 )
 
 // pbgen runs the command in-process and returns its exit status and output.
@@ -91,7 +93,7 @@ func TestCheck(t *testing.T) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
 	}
-	code, _, stderr = pbgen(t, "check", "../../../shared/models/AKAP79.xml")
+	code, _, stderr = pbgen(t, "check", suites.Testdata(t, "models/AKAP79.xml"))
 	if code != 0 {
 		t.Errorf("AKAP79: exit %d: %s", code, stderr)
 	}

@@ -25,17 +25,19 @@ type Options struct {
 	// Grad and FIM request the gradient and the Fisher information; without
 	// either no sensitivities are computed.
 	Grad, FIM bool
-	// Workers > 1 solves experiments on that many goroutines (persistent,
-	// started by the first Eval, stopped by Close). The result does not
+	// Workers > 1 solves experiments on that many goroutines (the caller's
+	// and Workers-1 persistent ones, started by the first Eval and stopped
+	// by Close), experiments assigned round robin. The result does not
 	// depend on Workers: experiments are summed in their order.
 	Workers int
-	// Sens are advanced solver options (nil: defaults). Method, RTol and
-	// ATol above override its fields when non-zero; Params is ignored (the
-	// objective chooses the sensitivity columns).
+	// Sens are advanced solver options (nil: defaults). Its Method, RTol,
+	// ATol and Params are replaced: by the fields above, and by the
+	// objective's own sensitivity columns (see the package documentation).
 	Sens *sens.Options
 	// SteadyRTol and SteadyATol define steady state: integration stops once
-	// max_i |f_i| / (SteadyATol + SteadyRTol |x_i|) < 1 and the same holds
-	// for dS/dt = Jx S + Jp and S. Defaults RTol and ATol.
+	// max_i |f_i| / (SteadyATol + SteadyRTol |x_i|) < 1 (and, when S is
+	// integrated too, the same holds for dS/dt = Jx S + Jp against S); a
+	// solved S must satisfy that test too. Defaults RTol and ATol.
 	SteadyRTol, SteadyATol float64
 	// SteadyTMax is the time after which a steady state that has not been
 	// reached is an error; default 1e10.
@@ -62,13 +64,27 @@ type Result struct {
 	// scale sigma and the residual (z(h) - z(m)) / sigma, z the
 	// observable's transformation.
 	Sim, Sigma, Res []float64
+	// Stats counts the work of the evaluation.
+	Stats Stats
+}
+
+// Stats counts the work of an Eval, summed over experiments.
+type Stats struct {
+	Solves       int // integrations (a steady-state chunk is one)
+	SteadyChunks int // of which steady-state chunks
+	// SensFallbacks counts steady states whose sensitivities could not be
+	// solved for (singular or ill-conditioned Jx + L^T L, or a degenerate
+	// steady state) and were integrated with the state instead.
+	SensFallbacks int
+	Steps         int // accepted integrator steps
+	Rejected      int // rejected integrator steps
 }
 
 // Objective evaluates a Problem for parameter vectors theta. It owns all
 // workspaces, so Eval allocates nothing after the first call. An Objective
 // is for one goroutine at a time (Workers parallelises inside Eval).
 type Objective struct {
-	*core
+	c *core
 }
 
 // core is the Objective's state; worker goroutines hold it, not the
@@ -85,6 +101,8 @@ type core struct {
 	ids        []string
 	scales     []Scale
 	lin, dlin  []float64 // theta's linear values and d(lin)/d(theta)
+	priors     []prior   // per theta
+	consL      []float64 // conservation laws, k x nx (see steady.go)
 
 	exps   []expPlan
 	groups []group
@@ -93,8 +111,6 @@ type core struct {
 	workers []*worker
 	part    []partial // per experiment
 
-	jobs     chan int
-	cur      *Result // the Result of the running Eval (Workers > 1)
 	wg       sync.WaitGroup
 	started  bool
 	closeMu  sync.Mutex
@@ -134,6 +150,7 @@ type mapped struct{ j, theta, local int }
 // partial is one experiment's contribution, on its local thetas.
 type partial struct {
 	llh, chi2 float64
+	stats     Stats
 	grad, fim []float64
 	err       error
 }
@@ -186,9 +203,14 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	if err := c.plan(); err != nil {
 		return nil, err
 	}
-	c.workers = make([]*worker, o.Workers)
+	c.consL = conservation(m, c.sampleParams())
+	c.workers = make([]*worker, min(o.Workers, max(1, len(c.exps))))
 	for w := range c.workers {
 		c.workers[w] = c.newWorker()
+	}
+	for e := range c.exps {
+		w := c.workers[e%len(c.workers)]
+		w.exps = append(w.exps, e)
 	}
 	c.part = make([]partial, len(c.exps))
 	for e := range c.part {
@@ -196,7 +218,7 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		c.part[e].grad = make([]float64, n)
 		c.part[e].fim = make([]float64, n*n)
 	}
-	ob := &Objective{c}
+	ob := &Objective{c: c}
 	runtime.SetFinalizer(ob, func(ob *Objective) { ob.Close() })
 	return ob, nil
 }
@@ -214,6 +236,11 @@ func (c *core) check() error {
 		if s := c.scales[a]; s != Lin && s != Log && s != Log10 {
 			return fmt.Errorf("objective: parameter %q: unknown scale %d", c.ids[a], int(s))
 		}
+		pr, err := newPrior(&p.Params[i])
+		if err != nil {
+			return fmt.Errorf("objective: parameter %q: %v", c.ids[a], err)
+		}
+		c.priors = append(c.priors, pr)
 	}
 	ids := c.obs.ObservableIDs()
 	if len(ids) != len(p.Observables) {
@@ -431,15 +458,39 @@ func (c *core) plan() error {
 	return nil
 }
 
+// sampleParams is a parameter vector at which to find the conservation
+// laws: the first condition's at the nominal theta (the model's defaults
+// without conditions).
+func (c *core) sampleParams() []float64 {
+	p := make([]float64, c.np)
+	if len(c.prob.Conditions) == 0 {
+		c.m.DefaultParams(p)
+		return p
+	}
+	for j, v := range c.prob.Conditions[0].P {
+		p[j] = v.Const
+		if v.Theta >= 0 {
+			pr := &c.prob.Params[c.prob.Estimated[v.Theta]]
+			p[j] = pr.Nominal
+		}
+	}
+	return p
+}
+
 // Params returns the ids of the estimated parameters, in theta's order.
-func (c *core) Params() []string { return slices.Clone(c.ids) }
+func (o *Objective) Params() []string {
+	return slices.Clone(o.c.ids)
+}
 
 // Scales returns the estimated parameters' scales, in theta's order.
-func (c *core) Scales() []Scale { return slices.Clone(c.scales) }
+func (o *Objective) Scales() []Scale {
+	return slices.Clone(o.c.scales)
+}
 
 // Nominal returns the nominal values of the estimated parameters on their
 // parameter scales: a theta to start from.
-func (c *core) Nominal() []float64 {
+func (o *Objective) Nominal() []float64 {
+	c := o.c
 	th := make([]float64, c.nt)
 	for a, i := range c.prob.Estimated {
 		pr := &c.prob.Params[i]
@@ -449,16 +500,21 @@ func (c *core) Nominal() []float64 {
 }
 
 // NumData is the number of data, the length of Result.Sim, Sigma and Res.
-func (c *core) NumData() int { return c.ndata }
+func (o *Objective) NumData() int {
+	return o.c.ndata
+}
 
 // Close stops the worker goroutines (Workers > 1). The Objective must not
 // be used afterwards. An Objective that is dropped is closed by the
 // garbage collector; Close releases the goroutines at once.
-func (c *core) Close() {
+func (o *Objective) Close() {
+	c := o.c
 	c.closeMu.Lock()
 	defer c.closeMu.Unlock()
 	if c.started && !c.isClosed {
-		close(c.jobs)
+		for _, w := range c.workers[1:] {
+			close(w.start)
+		}
 	}
 	c.isClosed = true
 }
@@ -467,7 +523,8 @@ func (c *core) Close() {
 // parameter scales) into out. A failed solve returns an error naming the
 // experiment, its conditions and the time; out then holds unspecified
 // values.
-func (c *core) Eval(theta []float64, out *Result) error {
+func (o *Objective) Eval(theta []float64, out *Result) error {
+	c := o.c
 	if len(theta) != c.nt {
 		panic("objective: theta length does not match the estimated parameters")
 	}
@@ -490,29 +547,28 @@ func (c *core) Eval(theta []float64, out *Result) error {
 	if c.opt.FIM {
 		out.FIM = resize(out.FIM, c.nt*c.nt)
 	}
-	ne := len(c.exps)
-	if c.opt.Workers <= 1 || ne <= 1 {
+	if len(c.workers) == 1 {
 		for e := range c.exps {
 			c.workers[0].run(e, out)
 		}
 	} else {
 		if !c.started {
-			c.jobs = make(chan int)
-			for _, w := range c.workers {
+			for _, w := range c.workers[1:] {
+				w.start = make(chan *Result)
 				go c.serve(w)
 			}
 			c.started = true
 		}
-		c.cur = out
-		c.wg.Add(ne)
-		for e := 0; e < ne; e++ {
-			c.jobs <- e
+		c.wg.Add(len(c.workers) - 1)
+		for _, w := range c.workers[1:] {
+			w.start <- out
 		}
+		c.workers[0].runAll(out)
 		c.wg.Wait()
-		c.cur = nil
 	}
 	// Deterministic summation in experiment order.
 	out.LLH, out.Chi2 = 0, 0
+	out.Stats = Stats{}
 	clear(out.Grad)
 	clear(out.FIM)
 	for e := range c.exps {
@@ -522,6 +578,11 @@ func (c *core) Eval(theta []float64, out *Result) error {
 		}
 		out.LLH += pt.llh
 		out.Chi2 += pt.chi2
+		out.Stats.Solves += pt.stats.Solves
+		out.Stats.SteadyChunks += pt.stats.SteadyChunks
+		out.Stats.Steps += pt.stats.Steps
+		out.Stats.Rejected += pt.stats.Rejected
+		out.Stats.SensFallbacks += pt.stats.SensFallbacks
 		loc := c.exps[e].local
 		if c.opt.Grad {
 			for i, a := range loc {
@@ -539,8 +600,8 @@ func (c *core) Eval(theta []float64, out *Result) error {
 		}
 	}
 	out.LogPrior = 0
-	for a, i := range c.prob.Estimated {
-		v, d := logPrior(c.prob.Params[i].Prior, theta[a], c.lin[a], c.dlin[a])
+	for a := range c.priors {
+		v, d := c.priors[a].eval(theta[a], c.lin[a], c.dlin[a])
 		out.LogPrior += v
 		if c.opt.Grad {
 			out.GradPrior[a] = d
@@ -550,9 +611,13 @@ func (c *core) Eval(theta []float64, out *Result) error {
 	return nil
 }
 
+// serve runs worker w's experiments for each Eval until Close. The
+// assignment of experiments to workers is static (round robin), so each
+// worker's solvers see the same experiments every time and their buffers
+// stop growing after the first Eval: no allocation afterwards.
 func (c *core) serve(w *worker) {
-	for e := range c.jobs {
-		w.run(e, c.cur)
+	for out := range w.start {
+		w.runAll(out)
 		c.wg.Done()
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
@@ -68,6 +69,13 @@ func TestDecayAnalytic(t *testing.T) {
 		}
 	}
 	for _, meth := range methods {
+		// sens.Exp (no local error control) reaches only ~1e-5 in S on this
+		// problem at these tolerances (measured: 1e-5 on dx/dk at rtol
+		// 1e-12 in sens.Solve itself), so it gets a tolerance of its own.
+		tol := 1e-8
+		if meth == sens.Exp {
+			tol = 1e-4
+		}
 		o, err := objective.New(newDecay(), prob, &objective.Options{Method: meth, RTol: 1e-12, ATol: 1e-14, Grad: true, FIM: true})
 		if err != nil {
 			t.Fatal(err)
@@ -76,16 +84,16 @@ func TestDecayAnalytic(t *testing.T) {
 		if err := o.Eval(theta, &res); err != nil {
 			t.Fatal(err)
 		}
-		if !close(res.LLH, llh, 1e-8) {
+		if !close(res.LLH, llh, tol) {
 			t.Errorf("%v: llh %.12g, want %.12g", meth, res.LLH, llh)
 		}
 		for a := range grad {
-			if !close(res.Grad[a], grad[a], 1e-8) {
+			if !close(res.Grad[a], grad[a], tol) {
 				t.Errorf("%v: grad[%d] %.12g, want %.12g", meth, a, res.Grad[a], grad[a])
 			}
 		}
 		for i := range fim {
-			if !close(res.FIM[i], fim[i], 1e-8) {
+			if !close(res.FIM[i], fim[i], tol) {
 				t.Errorf("%v: FIM[%d,%d] %.12g, want %.12g", meth, i/4, i%4, res.FIM[i], fim[i])
 			}
 		}
@@ -110,13 +118,13 @@ func evalAt(t *testing.T, o *objective.Objective, theta []float64) *objective.Re
 }
 
 // fdStep is the central-difference step for theta component a.
-func fdStep(th float64) float64 { return 1e-4 * math.Max(1, math.Abs(th)) }
+func fdStep(th float64) float64 { return 3e-3 * math.Max(1, math.Abs(th)) }
 
 // The gradient on the nonlinear problem (every path to theta) against
 // central differences of the llh computed with FS at rtol 1e-10.
 func TestGradientFD(t *testing.T) {
 	prob := abcProblem()
-	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12})
+	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,17 +132,20 @@ func TestGradientFD(t *testing.T) {
 	theta := ref.Nominal()
 	fd := make([]float64, len(theta))
 	th := append([]float64(nil), theta...)
-	for a := range theta {
-		h := fdStep(theta[a])
+	llh := func(a int, h float64) float64 {
 		th[a] = theta[a] + h
-		up := evalAt(t, ref, th).LLH
-		th[a] = theta[a] - h
-		dn := evalAt(t, ref, th).LLH
-		th[a] = theta[a]
-		fd[a] = (up - dn) / (2 * h)
+		defer func() { th[a] = theta[a] }()
+		return evalAt(t, ref, th).LLH
+	}
+	for a := range theta {
+		// Fourth-order central differences: the llh carries the
+		// integrator's error (~1e-8 here), so a step small enough for
+		// second order would drown in it.
+		h := fdStep(theta[a])
+		fd[a] = (8*(llh(a, h)-llh(a, -h)) - (llh(a, 2*h) - llh(a, -2*h))) / (12 * h)
 	}
 	for _, meth := range methods {
-		o, err := objective.New(newABC(), prob, &objective.Options{Method: meth, RTol: 1e-8, ATol: 1e-10, Grad: true})
+		o, err := objective.New(newABC(), prob, &objective.Options{Method: meth, RTol: 1e-10, ATol: 1e-12, Grad: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +156,7 @@ func TestGradientFD(t *testing.T) {
 			if e > worst {
 				worst, wa = e, a
 			}
-			if e > 1e-4 {
+			if e > 1e-5 {
 				t.Errorf("%v: grad[%d] (%s) %.9g, finite differences %.9g", meth, a, o.Params()[a], r.Grad[a], fd[a])
 			}
 		}
@@ -158,7 +169,7 @@ func TestGradientFD(t *testing.T) {
 // by central differences of the simulated values and sigmas.
 func TestFIMGaussNewton(t *testing.T) {
 	prob := abcProblem()
-	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12})
+	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,18 +195,25 @@ func TestFIMGaussNewton(t *testing.T) {
 		}
 		return h
 	}
-	for a := range theta {
-		h := fdStep(theta[a])
+	// at returns z(h_i) and sigma_i at theta + h e_a.
+	at := func(a int, h float64) (zs, sg []float64) {
 		th[a] = theta[a] + h
-		up := evalAt(t, ref, th)
-		upSim, upSig := append([]float64(nil), up.Sim...), append([]float64(nil), up.Sigma...)
-		th[a] = theta[a] - h
-		dn := evalAt(t, ref, th)
+		r := evalAt(t, ref, th)
 		th[a] = theta[a]
 		for i := 0; i < nd; i++ {
-			tr := obs[i].Transform
-			jh[i*nt+a] = (z(tr, upSim[i]) - z(tr, dn.Sim[i])) / (2 * h)
-			js[i*nt+a] = (upSig[i] - dn.Sigma[i]) / (2 * h)
+			zs = append(zs, z(obs[i].Transform, r.Sim[i]))
+		}
+		return zs, append([]float64(nil), r.Sigma...)
+	}
+	for a := range theta {
+		h := fdStep(theta[a])
+		z1, s1 := at(a, h)
+		z2, s2 := at(a, -h)
+		z3, s3 := at(a, 2*h)
+		z4, s4 := at(a, -2*h)
+		for i := 0; i < nd; i++ {
+			jh[i*nt+a] = (8*(z1[i]-z2[i]) - (z3[i] - z4[i])) / (12 * h)
+			js[i*nt+a] = (8*(s1[i]-s2[i]) - (s3[i] - s4[i])) / (12 * h)
 		}
 	}
 	want := make([]float64, nt*nt)
@@ -305,3 +323,195 @@ func TestErrors(t *testing.T) {
 		t.Error("datum with too few placeholders accepted")
 	}
 }
+
+// Steady-state data equal the closed-form steady state of abc: A + B = T
+// is conserved (through pre-equilibration too, as only C is
+// re-initialised), k1 A = k2 B^2 gives B, and C = k3 A B / k4.
+func TestSteadyStateValues(t *testing.T) {
+	prob := abcProblem()
+	for _, meth := range methods {
+		o, err := objective.New(newABC(), prob, &objective.Options{Method: meth, RTol: 1e-10, ATol: 1e-12, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := o.Nominal()
+		r := evalAt(t, o, theta)
+		lin := func(a int) float64 {
+			x, _ := objective.FromScale(prob.Params[prob.Estimated[a]].Scale, theta[a])
+			return x
+		}
+		ss := func(k1, k2, k3, k4, total float64) (a, b, c float64) {
+			b = (-k1 + math.Sqrt(k1*k1+4*k2*k1*total)) / (2 * k2)
+			a = total - b
+			return a, b, k3 * a * b / k4
+		}
+		total := lin(5) + 0.3 // A0 + B0 of the pre-equilibration condition
+		// Experiment 0 (simulation condition "stim"): data 6 (pC) and 7 (pB).
+		_, b, c := ss(lin(0), lin(2), lin(3), lin(4), total)
+		if !close(r.Sim[6], c, 1e-7) || !close(r.Sim[7], lin(7)*b, 1e-7) {
+			t.Errorf("%v: steady state pC %.10g, pB %.10g; want %.10g, %.10g", meth, r.Sim[6], r.Sim[7], c, lin(7)*b)
+		}
+		// Experiment 2 (pre-equilibrated, then "plain" with k4 = 0.7): data
+		// 13 (ratio) and 14 (AC).
+		off := len(prob.Experiments[0].Data) + len(prob.Experiments[1].Data)
+		a, b, c := ss(lin(0), lin(2), lin(3), 0.7, total)
+		if !close(r.Sim[off], lin(3)*a/(a+b), 1e-7) || !close(r.Sim[off+1], a+c, 1e-7) {
+			t.Errorf("%v: steady state ratio %.10g, AC %.10g; want %.10g, %.10g", meth, r.Sim[off], r.Sim[off+1], lin(3)*a/(a+b), a+c)
+		}
+		o.Close()
+	}
+}
+
+// A simulated value outside a log transformation's domain is an error
+// naming the experiment, the observable and the time.
+func TestNonPositiveSimulation(t *testing.T) {
+	prob := decayProblem()
+	prob.Observables[0].Transform = objective.TransformLog
+	prob.Experiments[1].Data[1].U = []objective.Value{{Theta: -1, Const: -1}, {Theta: 3}}
+	o, err := objective.New(newDecay(), prob, &objective.Options{Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	var r objective.Result
+	err = o.Eval(o.Nominal(), &r)
+	if err == nil || !strings.Contains(err.Error(), `"b"`) || !strings.Contains(err.Error(), "t = 3") {
+		t.Fatalf("error %v, want one naming condition \"b\" and t = 3", err)
+	}
+}
+
+// Without Grad and FIM no sensitivity columns are computed; the state and
+// so the llh are those of the full evaluation.
+func TestNoSensitivities(t *testing.T) {
+	prob := abcProblem()
+	for _, meth := range methods {
+		full, err := objective.New(newABC(), prob, &objective.Options{Method: meth, Grad: true, FIM: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare, err := objective.New(newABC(), prob, &objective.Options{Method: meth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := full.Nominal()
+		rf, rb := evalAt(t, full, theta), evalAt(t, bare, theta)
+		if !close(rb.LLH, rf.LLH, 1e-6) || len(rb.Grad) != 0 || len(rb.FIM) != 0 {
+			t.Errorf("%v: llh without sensitivities %.10g, with %.10g; grad length %d, FIM length %d", meth, rb.LLH, rf.LLH, len(rb.Grad), len(rb.FIM))
+		}
+		full.Close()
+		bare.Close()
+	}
+}
+
+// sqrtDecay is decay with f = -k sqrt(x - 1.8): not defined once x < 1.8 (at
+// t = 1.28 from x0 = 2), so
+// the integrator fails; the error names the experiment and the time.
+type sqrtDecay struct{ *decay }
+
+func (sqrtDecay) F(dst []float64, _ float64, x, p []float64) { dst[0] = -p[0] * math.Sqrt(x[0]-1.8) }
+func (sqrtDecay) Jx(dst []float64, _ float64, x, p []float64) {
+	dst[0] = -p[0] * 0.5 / math.Sqrt(x[0]-1.8)
+}
+func (sqrtDecay) Jp(dst []float64, _ float64, x, p []float64) { dst[0] = -math.Sqrt(x[0] - 1.8) }
+
+func TestSolveFailure(t *testing.T) {
+	prob := decayProblem()
+	for _, meth := range methods {
+		o, err := objective.New(sqrtDecay{newDecay()}, prob, &objective.Options{Method: meth, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r objective.Result
+		err = o.Eval(o.Nominal(), &r)
+		t.Logf("%v: %v", meth, err)
+		if err == nil || !strings.Contains(err.Error(), `experiment 0 (simulation condition "a")`) || !strings.Contains(err.Error(), "t=") {
+			t.Errorf("%v: error %v, want one naming experiment 0, condition \"a\" and the time", meth, err)
+		}
+		o.Close()
+	}
+}
+
+// abc's steady states are solved for (Jx + L^T L with the conservation
+// law A + B is regular), not integrated; a degenerate steady state (cubic
+// decay x' = -k x^3, Jx = 0 at x = 0) falls back to integrating S, which
+// still matches finite differences.
+func TestSteadyStatePaths(t *testing.T) {
+	o, err := objective.New(newABC(), abcProblem(), &objective.Options{Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := evalAt(t, o, o.Nominal())
+	if r.Stats.SensFallbacks != 0 {
+		t.Errorf("abc: %d steady-state sensitivity fallbacks, want 0", r.Stats.SensFallbacks)
+	}
+	o.Close()
+
+	prob := decayProblem()
+	prob.Experiments = prob.Experiments[:1]
+	prob.Experiments[0].Preeq = 0
+	prob.Experiments[0].Reinit = []int{0}
+	prob.Experiments[0].Data = []objective.Datum{
+		{Obs: 0, T: posInf, Y: 0.1, U: prob.Experiments[0].Data[0].U},
+	}
+	// Steady state x = 0 of x' = -k x^3 is reached algebraically, so
+	// loose steady-state tolerances; S ~ d x(t)/dtheta still converges.
+	opt := &objective.Options{Method: sens.FS, Grad: true, SteadyATol: 1e-4, SteadyRTol: 1e-4}
+	o, err = objective.New(cubic{newDecay()}, prob, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	r = evalAt(t, o, o.Nominal())
+	if r.Stats.SensFallbacks == 0 {
+		t.Errorf("cubic decay: steady-state sensitivities solved with a singular Jx")
+	}
+	if math.Abs(r.Sim[0]) > 0.05 {
+		t.Errorf("cubic decay: steady state %g, want near 0", r.Sim[0])
+	}
+}
+
+// cubic is x' = -k x^3.
+type cubic struct{ *decay }
+
+func (cubic) F(dst []float64, _ float64, x, p []float64)  { dst[0] = -p[0] * x[0] * x[0] * x[0] }
+func (cubic) Jx(dst []float64, _ float64, x, p []float64) { dst[0] = -3 * p[0] * x[0] * x[0] }
+func (cubic) Jp(dst []float64, _ float64, x, p []float64) { dst[0] = -x[0] * x[0] * x[0] }
+
+// New rejects inconsistent problems with an error (never a panic).
+func TestNewErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(p *objective.Problem)
+		want string
+	}{
+		{"observable id", func(p *objective.Problem) { p.Observables[0].ID = "z" }, `"z"`},
+		{"observable count", func(p *objective.Problem) { p.Observables = nil }, "observables"},
+		{"condition length", func(p *objective.Problem) { p.Conditions[0].P = p.Conditions[0].P[:1] }, `condition "a"`},
+		{"theta index", func(p *objective.Problem) { p.Conditions[1].P[0].Theta = 7 }, "theta index 7"},
+		{"estimated index", func(p *objective.Problem) { p.Estimated[0] = 9 }, "index 9"},
+		{"scale", func(p *objective.Problem) { p.Params[1].Scale = 5 }, "scale"},
+		{"noise", func(p *objective.Problem) { p.Observables[0].Noise = 4 }, "noise"},
+		{"simulation condition", func(p *objective.Problem) { p.Experiments[0].Sim = 2 }, "condition index"},
+		{"reinit", func(p *objective.Problem) {
+			p.Experiments[0].Preeq = 1
+			p.Experiments[0].Reinit = []int{1}
+		}, "re-initialised state 1"},
+		{"time before start", func(p *objective.Problem) { p.Experiments[1].Data[0].T = 0.1 }, "before the start"},
+		{"measurement", func(p *objective.Problem) { p.Experiments[1].Data[0].Y = math.NaN() }, "measurement NaN"},
+		{"observable index", func(p *objective.Problem) { p.Experiments[0].Data[2].Obs = 1 }, "observable 1 out of range"},
+	}
+	for _, c := range cases {
+		p := decayProblem()
+		c.edit(p)
+		_, err := objective.New(newDecay(), p, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := objective.New(plainModel{newDecay()}, decayProblem(), nil); err == nil {
+		t.Error("a model without observables accepted")
+	}
+}
+
+// plainModel hides decay's Observables.
+type plainModel struct{ model.Model }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -13,8 +14,12 @@ import (
 // derivative scratch.
 type worker struct {
 	c       *core
+	exps    []int        // the experiments this worker solves
+	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []*sens.Solver
+	odes    []*ode.Solver // state only, for steady states
+	tr      ode.Trajectory
 	res     sens.Result
 	ssRes   sens.Result // the steady-state chunks
 	q       []float64   // the thetaModel's (unused) parameter vector
@@ -28,6 +33,12 @@ type worker struct {
 	xInf, sInf []float64 // steady state of the simulation condition
 
 	f, jx, jp []float64 // steady-state test
+	ds        []float64 // a row of dS/dt
+	x0c, s0c  []float64 // a steady-state phase's start, for the fallback
+	a         []float64 // nx x nx: Jx + L^T L, factored
+	piv       []int
+	dx, xn    []float64 // Newton step, new iterate
+	rhs, ls   []float64 // the steady-state S solve
 	u, du     []float64 // placeholder values, d(lin)/d(theta)
 	d         model.ObsDeriv
 	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
@@ -43,10 +54,19 @@ func (c *core) newWorker() *worker {
 	}
 	so.Method, so.Params = c.opt.Method, nil
 	so.RTol, so.ATol = c.opt.RTol, c.opt.ATol
+	oset := so.ODE
+	if oset.RTol == 0 {
+		oset.RTol = c.opt.RTol
+	}
+	if oset.ATol == 0 {
+		oset.ATol = c.opt.ATol
+	}
+	oset.Interpolate = false
 	for _, g := range c.groups {
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models = append(w.models, tm)
 		w.solvers = append(w.solvers, sens.NewSolver(tm, &so))
+		w.odes = append(w.odes, ode.NewSolver(tm, &oset))
 		maxC = max(maxC, g.nc)
 		maxJp = max(maxJp, tm.jpPat.NNZ())
 	}
@@ -56,6 +76,10 @@ func (c *core) newWorker() *worker {
 	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
 	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
 	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
+	w.ds, w.ls = mk(maxC), mk(maxC)
+	w.x0c, w.s0c, w.rhs = mk(nx), mk(nx*maxC), mk(nx*maxC)
+	w.a, w.piv = mk(nx*nx), make([]int, nx)
+	w.dx, w.xn = mk(nx), mk(nx)
 	maxU, maxL := 0, 0
 	for k := range c.prob.Observables {
 		no, nn := c.obs.Placeholders(k)
@@ -88,11 +112,19 @@ func (w *worker) use(g int, p, dp []float64) *thetaModel {
 	return tm
 }
 
+// runAll evaluates the worker's experiments.
+func (w *worker) runAll(out *Result) {
+	for _, e := range w.exps {
+		w.run(e, out)
+	}
+}
+
 // run evaluates experiment e into c.part[e] and the Result's per-datum
 // slices (a range of its own).
 func (w *worker) run(e int, out *Result) {
 	pt := &w.c.part[e]
 	pt.llh, pt.chi2 = 0, 0
+	pt.stats = Stats{}
 	clear(pt.grad)
 	clear(pt.fim)
 	pt.err = w.solve(e, out)
@@ -101,6 +133,9 @@ func (w *worker) run(e int, out *Result) {
 func (w *worker) solve(e int, out *Result) error {
 	c := w.c
 	pl := &c.exps[e]
+	if len(pl.ex.Data) == 0 {
+		return nil // nothing observed: not even pre-equilibration can matter
+	}
 	nx := c.nx
 	c.params(w.pSim, w.dSim, pl.sim)
 	// Pre-equilibration and simulation may share a column group (and so a
@@ -115,7 +150,7 @@ func (w *worker) solve(e int, out *Result) error {
 		sp := w.sPre[:nx*ncp]
 		pre.InitialState(x, nil)
 		pre.InitialSens(sp, nil)
-		if _, err := w.steady(pl.preGroup, x, sp, 0); err != nil {
+		if _, err := w.steady(e, pl.preGroup, x, sp, 0); err != nil {
 			return fmt.Errorf("objective: %s: pre-equilibration: %w", c.expName(e), err)
 		}
 		// Switch to the simulation condition: S columns are re-indexed,
@@ -145,7 +180,9 @@ func (w *worker) solve(e int, out *Result) error {
 	ex := pl.ex
 	if len(pl.times) > 0 {
 		st := sens.Start{T0: ex.T0, X0: x, S0: s}
-		if err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &st, pl.times); err != nil {
+		err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &st, pl.times)
+		w.count(e, &w.res, false)
+		if err != nil {
 			return fmt.Errorf("objective: %s: %w", c.expName(e), err)
 		}
 	}
@@ -160,7 +197,7 @@ func (w *worker) solve(e int, out *Result) error {
 			copy(xi, x)
 			copy(si, s)
 		}
-		if _, err := w.steady(pl.simGroup, xi, si, t0); err != nil {
+		if _, err := w.steady(e, pl.simGroup, xi, si, t0); err != nil {
 			return fmt.Errorf("objective: %s: steady state of the simulation condition: %w", c.expName(e), err)
 		}
 	}
@@ -283,84 +320,13 @@ func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
 	return nil
 }
 
-// steady integrates (x, S) of group g from t0 until steady state (see
-// Options.SteadyRTol), in chunks of growing length restarted from the
-// state reached, and returns the time reached. x and S are overwritten.
-//
-// Steady-state sensitivities come from integrating S with x, not from
-// solving Jx S = -Jp: with conservation laws Jx is singular and S is fixed
-// by the conserved totals of S0, which the integration carries along.
-func (w *worker) steady(g int, x, S []float64, t0 float64) (float64, error) {
-	tm, sv := w.models[g], w.solvers[g]
-	nc := tm.nc
-	t, h := t0, 1.0
-	tmax := t0 + w.c.opt.SteadyTMax
-	for {
-		if w.isSteady(tm, t, x, S) {
-			return t, nil
-		}
-		if t >= tmax {
-			return t, fmt.Errorf("no steady state by t = %g (max |f_i|/(atol+rtol|x_i|) = %.3g)", t, w.fScale(tm, t, x))
-		}
-		w.ts[0] = min(t+h, tmax)
-		st := sens.Start{T0: t, X0: x, S0: S}
-		if err := sv.SolveFrom(&w.ssRes, w.q[:nc], &st, w.ts[:]); err != nil {
-			return t, err
-		}
-		copy(x, w.ssRes.XAt(0))
-		copy(S, w.ssRes.SAt(0))
-		t = w.ts[0]
-		h *= 10
+// count adds a solve's work to experiment e's statistics.
+func (w *worker) count(e int, r *sens.Result, steady bool) {
+	st := &w.c.part[e].stats
+	st.Solves++
+	if steady {
+		st.SteadyChunks++
 	}
-}
-
-// fScale is max_i |f_i| / (atol + rtol |x_i|).
-func (w *worker) fScale(tm *thetaModel, t float64, x []float64) float64 {
-	rt, at := w.c.opt.SteadyRTol, w.c.opt.SteadyATol
-	tm.F(w.f, t, x, nil)
-	m := 0.0
-	for i, v := range w.f {
-		r := math.Abs(v) / (at + rt*math.Abs(x[i]))
-		if !(r <= m) { // NaN propagates
-			m = r
-		}
-	}
-	return m
-}
-
-// isSteady reports whether f and dS/dt = Jx S + Jp are negligible.
-func (w *worker) isSteady(tm *thetaModel, t float64, x, S []float64) bool {
-	if !(w.fScale(tm, t, x) < 1) {
-		return false
-	}
-	nc := tm.nc
-	if nc == 0 {
-		return true
-	}
-	rt, at := w.c.opt.SteadyRTol, w.c.opt.SteadyATol
-	tm.Jx(w.jx, t, x, nil)
-	jp := w.jp[:tm.jpPat.NNZ()]
-	tm.Jp(jp, t, x, nil)
-	jxp, jpp := tm.JxPattern(), tm.jpPat
-	ds := w.sr[:nc] // a row of dS/dt
-	for i := 0; i < tm.nx; i++ {
-		clear(ds)
-		for k := jxp.RowPtr[i]; k < jxp.RowPtr[i+1]; k++ {
-			v := w.jx[k]
-			row := S[jxp.ColIdx[k]*nc : (jxp.ColIdx[k]+1)*nc]
-			for col, sv := range row {
-				ds[col] += v * sv
-			}
-		}
-		for k := jpp.RowPtr[i]; k < jpp.RowPtr[i+1]; k++ {
-			ds[jpp.ColIdx[k]] += jp[k]
-		}
-		si := S[i*nc : (i+1)*nc]
-		for col, v := range ds {
-			if !(math.Abs(v) < at+rt*math.Abs(si[col])) {
-				return false
-			}
-		}
-	}
-	return true
+	st.Steps += r.Stats.ODE.Steps
+	st.Rejected += r.Stats.ODE.Rejected
 }
