@@ -63,6 +63,9 @@ func Load(path string) (*Problem, error) {
 	}
 	p := &Problem{Path: path, Version: f.version}
 	p.Parameters = readParameters(read(f.parameters), f.version, e)
+	if f.version == 2 {
+		defaultPriorsV2(p.Parameters)
+	}
 	if f.version == 1 {
 		p.Conditions = readConditionsV1(read(f.conditions), e)
 	} else {

@@ -241,11 +241,33 @@ func readParameters(tabs []*table, version int, e *errs) []Parameter {
 				prior("initializationPriorType", "initializationPriorParameters", &p.InitPrior, true)
 			} else {
 				prior("priorDistribution", "priorParameters", &p.Prior, true)
+				// v2 priors are truncated to the bounds.
+				p.Prior.Truncate = p.Prior.Kind != objective.NoPrior
 			}
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// defaultPriorsV2 gives the estimated parameters without a prior the
+// uniform prior on their bounds when some parameter has one: PEtab v2
+// says so, so that the log posterior of a partly specified problem is
+// defined.
+func defaultPriorsV2(ps []Parameter) {
+	any := false
+	for _, p := range ps {
+		any = any || p.Prior.Kind != objective.NoPrior
+	}
+	if !any {
+		return
+	}
+	for i := range ps {
+		p := &ps[i]
+		if p.Estimate && p.Prior.Kind == objective.NoPrior {
+			p.Prior = objective.Prior{Kind: objective.Uniform, Par: [2]float64{p.Lower, p.Upper}, Truncate: true}
+		}
+	}
 }
 
 // toScale maps a linear value to the parameter's scale.
