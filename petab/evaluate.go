@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pbgen/pbgen/runtime/objective"
+
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -61,8 +63,12 @@ func (p *Problem) Theta(set map[string]float64) ([]float64, error) {
 		th[k] = set[id]
 	}
 	for k, v := range th {
+		q := p.Objective.Params[p.Objective.Estimated[k]]
 		if math.IsNaN(v) {
-			return nil, fmt.Errorf("petab: parameter %q has no nominal value; set it", p.Objective.Params[p.Objective.Estimated[k]].ID)
+			return nil, fmt.Errorf("petab: parameter %q has no nominal value; set it", q.ID)
+		}
+		if q.Scale != objective.Lin && !(v > 0) {
+			return nil, fmt.Errorf("petab: parameter %q is on %s scale, but its value %g is not positive; set it", q.ID, q.Scale, v)
 		}
 	}
 	return th, nil
