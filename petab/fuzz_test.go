@@ -1,6 +1,9 @@
 package petab
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/symbolic"
@@ -53,6 +56,42 @@ func FuzzPEtab(f *testing.F) {
 		}
 		if len(data) < 2000 {
 			_, _ = symbolic.NewBuilder().ParsePEtab(string(data), nil)
+		}
+	})
+}
+
+// FuzzLoad replaces one table of the fixture problem with arbitrary text
+// and loads it: the lowering (formulas, placeholders, conditions,
+// experiments) must fail with errors, never panic.
+//
+//	go test -run '^$' -fuzz FuzzLoad -fuzztime 60s ./petab
+func FuzzLoad(f *testing.F) {
+	files := []string{"parameters.tsv", "conditions.tsv", "observables.tsv", "measurements.tsv", "problem.yaml"}
+	for i, name := range files {
+		data, err := os.ReadFile(filepath.Join("testdata/conv", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), string(data))
+	}
+	f.Add(uint8(2), "observableId\tobservableFormula\tnoiseFormula\nobs_a\tpiecewise(A, time > 1, log(B, 0))\tnoiseParameter1_obs_a*obs_a\nobs_b\tB^observableParameter1_obs_b\t1\n")
+	f.Add(uint8(1), "conditionId\tA\tB\tcell\nc0\t1\tk1\t2\nc1\tNaN\tscale\t3\n")
+	f.Fuzz(func(t *testing.T, which uint8, content string) {
+		if len(content) > 1<<14 {
+			return
+		}
+		dir := t.TempDir()
+		for _, name := range append(files, "model.xml") {
+			data, _ := os.ReadFile(filepath.Join("testdata/conv", name))
+			os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		}
+		os.WriteFile(filepath.Join(dir, files[int(which)%len(files)]), []byte(content), 0o644)
+		p, err := Load(filepath.Join(dir, "problem.yaml"))
+		if err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatal(err)
+		}
+		if err == nil && (p.Model == nil || p.Objective == nil) {
+			t.Fatal("no error, but no model or objective")
 		}
 	})
 }

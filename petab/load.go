@@ -2,6 +2,7 @@ package petab
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -46,8 +47,16 @@ type Problem struct {
 // it and lowers it. Every data-dependent failure is an ErrorList (at most
 // MaxErrors entries) naming file, line and column; Load never panics on
 // bad input.
-func Load(path string) (*Problem, error) {
+func Load(path string) (prob *Problem, err error) {
 	e := &errs{}
+	// A panic below is a bug in pbgen, not in the input; the user still
+	// gets a message with the file instead of a stack trace. FuzzLoad
+	// fails on it.
+	defer func() {
+		if r := recover(); r != nil {
+			prob, err = nil, ErrorList{{File: path, Msg: fmt.Sprintf("internal error (please report): %v", r)}}
+		}
+	}()
 	f := readYAML(path, e)
 	if f == nil {
 		return nil, e.err()
