@@ -327,3 +327,44 @@ func slicesIndex(l []string, s string) int {
 	}
 	return -1
 }
+
+// TestConvClosedForm compares the log-likelihood of the fixture with the
+// closed form: A -> B at k1, B -> A at k2 is linear, so A(t) relaxes
+// exponentially to k2/(k1+k2) (total 1); pre-equilibration is the steady
+// state; the densities are PEtab's (normal on lin, Laplace on log).
+func TestConvClosedForm(t *testing.T) {
+	p, err := Load(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, scale, sd := 0.5, 2.0, 0.5
+	r, err := p.Evaluate([]float64{k1, scale, sd}, &EvalOptions{RTol: 1e-10, ATol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	relax := func(a0, k2, tm float64) float64 {
+		inf := k2 / (k1 + k2)
+		return inf + (a0-inf)*math.Exp(-(k1+k2)*tm)
+	}
+	normal := func(m, y, s float64) float64 { return -0.5*math.Log(2*math.Pi*s*s) - 0.5*(m-y)*(m-y)/(s*s) }
+	logLaplace := func(m, y, s float64) float64 { return -math.Log(2*s*m) - math.Abs(math.Log(m)-math.Log(y))/s }
+	// Experiment c0 from A = 1 (k2 = 0.6); experiment c1 (k2 = 0.3) after
+	// pre-equilibration in c0, A kept (NaN in c1).
+	a5 := relax(1, 0.6, 5)
+	aPre := 0.6 / (k1 + 0.6)
+	a2 := relax(aPre, 0.3, 2)
+	want := normal(2.1, scale*1+0.1, sd) +
+		normal(1.2, scale*a5+0.1, sd) +
+		logLaplace(0.5, 1-a5, 0.2) +
+		normal(1.9, scale*a2+0.2, 0.3) +
+		logLaplace(0.7, 1-0.3/(k1+0.3), 0.2)
+	if math.Abs(r.LLH-want) > 1e-6 {
+		t.Errorf("llh %.10g, closed form %.10g", r.LLH, want)
+	}
+	wantSim := []float64{2.1, scale*a5 + 0.1, 1 - a5, scale*a2 + 0.2, 1 - 0.3/(k1+0.3)}
+	for i, w := range wantSim {
+		if math.Abs(r.Sim[i]-w) > 1e-6 {
+			t.Errorf("measurement %d: simulated %g, closed form %g", i, r.Sim[i], w)
+		}
+	}
+}
