@@ -243,6 +243,7 @@ func (l *lowering) lower() {
 		ob.Observables = append(ob.Observables, objective.Observable{ID: o.ID, Transform: o.Transform, Noise: o.Distribution})
 	}
 	l.problem(ob)
+	l.unused(ob)
 	p.Objective = ob
 }
 
@@ -352,4 +353,34 @@ func (l *lowering) value(s string) (v objective.Value, ok bool) {
 		return objective.Value{Theta: -1, Const: l.ode.Params[j].Value}, true
 	}
 	return objective.Value{}, false
+}
+
+// unused warns about estimated parameters that no condition in use and no
+// datum refers to: their gradient is zero and the FIM singular, which is
+// rarely what the author meant.
+func (l *lowering) unused(ob *objective.Problem) {
+	used := make([]bool, len(ob.Estimated))
+	mark := func(v objective.Value) {
+		if v.Theta >= 0 && v.Theta < len(used) {
+			used[v.Theta] = true
+		}
+	}
+	for _, c := range ob.Conditions {
+		for _, v := range c.P {
+			mark(v)
+		}
+	}
+	for _, x := range ob.Experiments {
+		for _, d := range x.Data {
+			for _, v := range d.U {
+				mark(v)
+			}
+		}
+	}
+	for k, u := range used {
+		if !u {
+			q := l.p.Parameters[ob.Estimated[k]]
+			l.e.warnf(q.File, q.Line, "parameterId", "estimated parameter %q is used nowhere in the problem (zero gradient)", q.ID)
+		}
+	}
 }

@@ -73,6 +73,9 @@ func TestLoadConv(t *testing.T) {
 	if ob.Observables[1].Transform != objective.TransformLog || ob.Observables[1].Noise != objective.Laplace {
 		t.Errorf("obs_b: %+v", ob.Observables[1])
 	}
+	if len(p.Warnings) != 0 {
+		t.Errorf("warnings on a clean problem: %v", p.Warnings)
+	}
 	// Rows map data back to measurement rows: every row exactly once.
 	seen := make(map[int]bool)
 	for _, rs := range p.Rows {
@@ -366,5 +369,23 @@ func TestConvClosedForm(t *testing.T) {
 		if math.Abs(r.Sim[i]-w) > 1e-6 {
 			t.Errorf("measurement %d: simulated %g, closed form %g", i, r.Sim[i], w)
 		}
+	}
+}
+
+// TestWarnings checks the accepted oddities: a nominal value outside the
+// bounds and an estimated parameter nothing uses.
+func TestWarnings(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, "testdata/conv", dir)
+	data, _ := os.ReadFile(filepath.Join(dir, "parameters.tsv"))
+	data = append(data, "spare\tlin\t0\t1\t5\t1\n"...)
+	os.WriteFile(filepath.Join(dir, "parameters.tsv"), data, 0o644)
+	p, err := Load(filepath.Join(dir, "problem.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := p.Warnings.Error()
+	if len(p.Warnings) != 2 || !strings.Contains(msg, "parameters.tsv:5: column nominalValue: nominal value 5 is outside the bounds") || !strings.Contains(p.Warnings[1].Msg, `"spare" is used nowhere`) {
+		t.Errorf("warnings: %v", p.Warnings)
 	}
 }
