@@ -4,7 +4,11 @@
 // (interp.Observed, a model.Model and model.Observables) and an
 // objective.Problem. Load does both; Problem.Evaluate runs the
 // log-likelihood, gradient and Fisher information through
-// runtime/objective (eval.go is the one file that calls it).
+// runtime/objective (eval.go is the one file that calls it). Evaluate
+// builds an objective per call, which suits the command line; for
+// thousands of evaluations (optimisers, MCMC) build one with
+// objective.New(p.Model, p.Objective, opt) and call its Eval, with theta
+// on the parameter scales.
 //
 // # Reading
 //
