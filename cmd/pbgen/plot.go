@@ -120,10 +120,9 @@ func writePlots(dir string, m model.Model, xs []string, p []float64, d *plotData
 // (linear on [t0, t0+c], logarithmic beyond), which shows a fast
 // transient and a long approach to steady state in one plot.
 type timeAxis struct {
-	log    bool
-	t0, c  float64
-	t1     float64
-	reason string
+	log   bool
+	t0, c float64
+	t1    float64
 }
 
 // fastFraction: the time axis is logarithmic when 90% of the change of
@@ -131,9 +130,11 @@ type timeAxis struct {
 const fastFraction = 0.05
 
 // chooseTimeAxis applies -logt, or decides from the states: the total
-// variation of each state, relative to its range, is accumulated in time;
-// when 90% of the sum is reached within the first fastFraction of the
-// span, a linear axis would squeeze the dynamics into a vertical line.
+// variation of the states is accumulated in time, in the units of the
+// plot's y axis (which all states share, so a state whose whole range is
+// roundoff, or too small to see, does not count); when 90% of it is
+// reached within the first fastFraction of the span, a linear axis would
+// squeeze the visible dynamics into a vertical line at t0.
 func chooseTimeAxis(d *plotData, logt triFlag) timeAxis {
 	n := len(d.T)
 	ax := timeAxis{t0: d.T[0], t1: d.T[n-1]}
@@ -147,30 +148,20 @@ func chooseTimeAxis(d *plotData, logt triFlag) timeAxis {
 		ax.log = logt.v
 		return ax
 	}
-	var total float64
-	tv := make([]float64, n) // cumulative relative variation up to row k
-	for i := 0; i < d.nx; i++ {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for k := 0; k < n; k++ {
-			lo, hi = math.Min(lo, d.X[k*d.nx+i]), math.Max(hi, d.X[k*d.nx+i])
-		}
-		if !(hi > lo) {
-			continue
-		}
-		for k := 1; k < n; k++ {
-			tv[k] += math.Abs(d.X[k*d.nx+i]-d.X[(k-1)*d.nx+i]) / (hi - lo)
-		}
-	}
+	tv := make([]float64, n) // cumulative variation up to row k
 	for k := 1; k < n; k++ {
-		tv[k] += tv[k-1]
+		x0, x1 := d.xAt(k-1), d.xAt(k)
+		tv[k] = tv[k-1]
+		for i := range x1 {
+			tv[k] += math.Abs(x1[i] - x0[i])
+		}
 	}
-	total = tv[n-1]
-	if total == 0 {
+	total := tv[n-1]
+	if !(total > 0) || math.IsInf(total, 0) {
 		return ax
 	}
 	k90 := sort.SearchFloat64s(tv, 0.9*total)
-	frac := (d.T[k90] - ax.t0) / (ax.t1 - ax.t0)
-	ax.log = frac <= fastFraction
+	ax.log = (d.T[k90]-ax.t0)/(ax.t1-ax.t0) <= fastFraction
 	return ax
 }
 
