@@ -334,7 +334,11 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 			RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon})
 	}
 	stop := progress(stderr, "simulating "+path)
-	err = sim.stream(grid, chunkRows(len(cols), len(pnames)), func(res *sens.Result) error {
+	chunk := chunkRows(len(cols), len(pnames))
+	if simChunkRows > 0 {
+		chunk = simChunkRows
+	}
+	err = sim.stream(grid, chunk, func(res *sens.Result) error {
 		if pd != nil {
 			pd.add(res)
 		}
@@ -616,6 +620,10 @@ const chunkFloats = 1 << 22
 // integrator's MaxSteps (100000 steps per call; without interpolation
 // every output time is a step).
 const maxChunkRows = 4096
+
+// simChunkRows, when positive, replaces chunkRows: tests set it to
+// compare chunked and unchunked solves and to measure memory.
+var simChunkRows int
 
 // chunkRows is the number of output times solved per call for nx states
 // and np parameters.
