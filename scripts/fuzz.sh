@@ -7,3 +7,4 @@ cd "$(dirname "$0")/.."
 t=${FUZZTIME:-30s}
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime "$t" ./parser
 go test -run '^$' -fuzz '^FuzzExpr$' -fuzztime "$t" ./symbolic
+go test -run '^$' -fuzz '^FuzzSimArgs$' -fuzztime "$t" ./cmd/pbgen
