@@ -105,6 +105,8 @@ func TestSimBadArgs(t *testing.T) {
 		// 19: outputs are checked before the (failing) solve.
 		{[]string{"-o", filepath.Join(dir, "nodir", "x.tsv"), nan}, 1, []string{"-o", "x.tsv"}, []string{"integration"}},
 		{[]string{"-o", dir, nan}, 1, []string{"-o", "directory"}, []string{"integration"}},
+		{[]string{"-o", nan, nan}, 1, []string{"-o", "input"}, []string{"integration"}},
+		{[]string{"-o", filepath.Join(dir, ".", "bad.txt"), "-times", filepath.Join(dir, "bad.txt")}, 1, []string{"-o", "input"}, nil},
 		{[]string{"-plot", filepath.Join(times("plotfile", ""), "sub"), nan}, 1, []string{"-plot"}, []string{"integration"}},
 		// 17: solver errors name the state, not its index.
 		{[]string{"-method", "fs", "-t1", "2", nan}, 1, []string{"state y", "t="}, []string{"component"}},

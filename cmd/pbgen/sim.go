@@ -281,6 +281,11 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	// network is not.
 	var out *outFile
 	if f.out != "" {
+		for _, in := range []string{path, f.times} {
+			if sameFile(f.out, in) {
+				return fmt.Errorf("-o %s is the input %s: refusing to replace it with the output", f.out, in)
+			}
+		}
 		var err error
 		if out, err = createOutput(f.out); err != nil {
 			return err
@@ -847,6 +852,19 @@ func (o *outFile) abort() {
 	if o.tmp != "" {
 		os.Remove(o.tmp)
 	}
+}
+
+// sameFile reports whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // checkPlotDir makes dir and checks that a file can be created in it.
