@@ -125,16 +125,17 @@ type timeAxis struct {
 	t1    float64
 }
 
-// fastFraction: the time axis is logarithmic when 90% of the change of
-// the states happens in the first fastFraction of the time span.
+// fastFraction: the time axis is logarithmic when most (half) of the
+// change of the states happens in the first fastFraction of the span.
 const fastFraction = 0.05
 
 // chooseTimeAxis applies -logt, or decides from the states: the total
 // variation of the states is accumulated in time, in the units of the
 // plot's y axis (which all states share, so a state whose whole range is
-// roundoff, or too small to see, does not count); when 90% of it is
+// roundoff, or too small to see, does not count); when half of it is
 // reached within the first fastFraction of the span, a linear axis would
-// squeeze the visible dynamics into a vertical line at t0.
+// squeeze that half of the visible dynamics into a vertical line at t0,
+// while on the logarithmic axis slow changes later on stay visible.
 func chooseTimeAxis(d *plotData, logt triFlag) timeAxis {
 	n := len(d.T)
 	ax := timeAxis{t0: d.T[0], t1: d.T[n-1]}
@@ -160,8 +161,8 @@ func chooseTimeAxis(d *plotData, logt triFlag) timeAxis {
 	if !(total > 0) || math.IsInf(total, 0) {
 		return ax
 	}
-	k90 := sort.SearchFloat64s(tv, 0.9*total)
-	ax.log = (d.T[k90]-ax.t0)/(ax.t1-ax.t0) <= fastFraction
+	k50 := sort.SearchFloat64s(tv, 0.5*total)
+	ax.log = (d.T[k50]-ax.t0)/(ax.t1-ax.t0) <= fastFraction
 	return ax
 }
 

@@ -265,8 +265,8 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.out, "o", "", "output `file` (default stdout); written to a temporary file beside it and renamed when complete")
 	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`")
 	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
-	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when most of the change\n"+
-		"happens in the first 5% of the time span; -logt=false forces a linear axis")
+	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
+		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis")
 	var lf lowerFlags
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
