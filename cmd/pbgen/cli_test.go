@@ -94,6 +94,8 @@ func TestSimBadArgs(t *testing.T) {
 		{[]string{"-t0", "5", "-t1", "1"}, 1, []string{"-t1", "after -t0"}, nil},
 		{[]string{"-t0", "1", "-t1", "1.000000000000001", "-n", "100"}, 1, []string{"-n", "too large"}, nil},
 		{[]string{"-n", "0"}, 1, []string{"-n"}, nil},
+		{[]string{"-t1", "1e300", "-n", "9223372036854775807"}, 1, []string{"-n"}, nil},
+		{[]string{"-n", "99999999999999999999"}, 2, []string{"-n"}, nil},
 		// 20: errors in a -times file name the file and the line.
 		{[]string{"-times", times("bad.txt", "# c\n1\n2\nabc\n")}, 1, []string{"bad.txt:4:", "abc"}, nil},
 		{[]string{"-times", times("desc.txt", "1\n0.5\n")}, 1, []string{"desc.txt:2:", "increase"}, nil},

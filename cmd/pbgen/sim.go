@@ -392,6 +392,10 @@ type timeGrid interface {
 	At(k int) float64
 }
 
+// maxN bounds -n so that the row count n+1 cannot overflow and k/n is
+// exact (below 2^53); writing 2^50 rows would take years anyway.
+const maxN = 1 << 50
+
 type uniformGrid struct {
 	t0, t1 float64
 	n      int
@@ -422,8 +426,8 @@ func (f *simFlags) outputTimes() (timeGrid, error) {
 	t1 := float64(f.t1)
 	span := t1 - t0
 	switch {
-	case f.n < 1:
-		return nil, fmt.Errorf("-n must be at least 1, got %d", f.n)
+	case f.n < 1 || f.n > maxN:
+		return nil, fmt.Errorf("-n must be in [1, 2^50], got %d", f.n)
 	case !(t1 > t0):
 		return nil, fmt.Errorf("-t1 (%g) must be after -t0 (%g)", t1, t0)
 	case math.IsInf(span, 0):
