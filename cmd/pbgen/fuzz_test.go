@@ -32,6 +32,7 @@ func FuzzSimArgs(f *testing.F) {
 	f.Add(uint8(8), "k,init_A", "k=0x1p-1", "t=NaN", "1\n0.5\n")
 	f.Add(uint8(4), "1e-300", "k=1e308", "A=-1e308", "# c\n1e-320\n")
 	f.Add(uint8(0), "none", "k=-3", "V=0", "5\n10\n")
+	f.Add(uint8(130), "--", "k=1", "", "")
 	f.Fuzz(func(t *testing.T, which uint8, value, p, x0, times string) {
 		name := fuzzFlags[int(which)%len(fuzzFlags)]
 		if name == "n" {
@@ -56,7 +57,12 @@ func FuzzSimArgs(f *testing.F) {
 		} else if name != "n" && name != "t1" {
 			args = append(args, "-n", "4", "-t1", "2")
 		}
-		args = append(args, path)
+		if which >= 128 {
+			// Flags after the file, as the go command allows.
+			args = append([]string{"sim", path}, args[1:]...)
+		} else {
+			args = append(args, path)
+		}
 		var o, e bytes.Buffer
 		code := run(args, &o, &e)
 		if code < 0 || code > 2 {

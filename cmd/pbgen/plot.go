@@ -49,7 +49,7 @@ func newPlotData(n, nx, ns int, withS bool) *plotData {
 	if !withS {
 		ns = 0
 	}
-	budget := max(100, min(maxPlotRows, plotFloats/(2*nx*(1+ns)+1)))
+	budget := max(16, min(maxPlotRows, plotFloats/(2*nx*(1+ns)+1)))
 	d := &plotData{n: n, nx: nx, ns: ns, withS: withS, stride: 1, nextGeo: math.Inf(1)}
 	if n > budget {
 		d.stride = (n + budget - 1) / budget
