@@ -86,6 +86,7 @@ func TestSimBadArgs(t *testing.T) {
 		{[]string{"-params", "p1,,p2"}, 1, []string{"empty id"}, nil},
 		{[]string{"-p", "nosuch=1"}, 1, []string{"-p nosuch", "have p1, p2"}, nil},
 		{[]string{"-p", "x1=1"}, 1, []string{"it is a state: use -x0"}, nil},
+		{[]string{"-params", "p1", "-p", "p2=1"}, 1, []string{"-p p2", "-params chose", "have p1)"}, nil},
 		{[]string{"-x0", "p1=1"}, 1, []string{"it is a parameter: use -p"}, nil},
 		{[]string{"-p", "p1=0x1p-1"}, 2, []string{"-p", "not a decimal number"}, nil},
 		{[]string{"-p", "p1=infinity"}, 2, []string{"-p"}, nil},
@@ -542,5 +543,34 @@ func TestVersion(t *testing.T) {
 	}
 	if code, _, stderr := pbgen(t, "version", "x"); code != 2 || !strings.HasPrefix(stderr, "pbgen: version takes no arguments") {
 		t.Errorf("pbgen version x: exit %d, %q", code, stderr)
+	}
+}
+
+// TestSimOutputOnFailure: a failed solve leaves an existing -o file as it
+// was and no temporary file behind; a successful one replaces it.
+func TestSimOutputOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	nan := writeNet(t, dir, "nan.xml", nanNet)
+	out := filepath.Join(dir, "out.tsv")
+	os.WriteFile(out, []byte("old\n"), 0o600)
+	if code, _, stderr := pbgen(t, "sim", "-t1", "2", "-o", out, nan); code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old\n" {
+		t.Errorf("failed run changed -o: %q", b)
+	}
+	if code, _, stderr := pbgen(t, "sim", "-t1", "0.5", "-n", "2", "-o", out, nan); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if _, rows := readTSV(t, string(b)); len(rows) != 3 {
+		t.Errorf("-o holds %d rows, want 3", len(rows))
+	}
+	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
+		t.Errorf("-o mode %v, want the old file's 0600", st.Mode().Perm())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(files) != 0 {
+		t.Errorf("temporary files left: %q", files)
 	}
 }

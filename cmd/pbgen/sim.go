@@ -191,6 +191,7 @@ type simFlags struct {
 	out, plot     string
 	scaled        bool
 	logt          triFlag
+	sensParams    string // -params, for messages
 }
 
 // simColumnsDoc describes the columns of the sim output; it is part of
@@ -215,7 +216,9 @@ output times only (the first is not taken as the start; a time before
 -t0 is an error, one equal to -t0 is the initial state). Rows are
 written as they are computed (in chunks of output times, each solve
 starting where the last ended), so -n is not limited by memory; plots of
-many rows are thinned to a few thousand.
+many rows are thinned to a few thousand. If the integration fails, the
+rows before the failure have been written to stdout; -o leaves no file
+(and an existing one unchanged).
 
 Initial sensitivities: S(t0) = dx0/dp from the model. A state set with
 -x0 no longer depends on p, so its row of S(t0) is zero, except with
@@ -275,6 +278,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if err := f.checkCombinations(fs); err != nil {
 		return err
 	}
+	f.sensParams = lf.params
 	path := fs.Arg(0)
 
 	// Output targets first: creating them is cheap and reading a large
@@ -542,8 +546,11 @@ func (f *simFlags) start(sys *symbolic.System, m model.Model, cols []string) (*s
 		j := indexOf(pnames, a.name)
 		if j < 0 {
 			hint := ""
-			if indexOf(ids, a.name) >= 0 || indexOf(cols, a.name) >= 0 {
+			switch {
+			case indexOf(ids, a.name) >= 0 || indexOf(cols, a.name) >= 0:
 				hint = "; it is a state: use -x0"
+			case f.sensParams != "":
+				hint = "; -params chose the sensitivity parameters, and only they can be set"
 			}
 			return nil, fmt.Errorf("-p %s: no sensitivity parameter named %q%s (have %s)", a.name, a.name, hint, listNames(pnames, 20))
 		}
