@@ -269,7 +269,8 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`")
 	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
 	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
-		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis")
+		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
+		"Plots show the output rows: to resolve a fast start, give -times with more early times")
 	var lf lowerFlags
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
