@@ -445,6 +445,18 @@ func TestSimMethodNone(t *testing.T) {
 			t.Errorf("constant %s written as an observable", c)
 		}
 	}
+	// A bare species id is a concentration: B (an amount in its math
+	// units) is not written again, nor conc:A (the state column A).
+	for _, c := range []string{"B", "C", "conc:A"} {
+		if _, ok := col[c]; ok {
+			t.Errorf("observable %s written (ambiguous or a duplicate of a state column)", c)
+		}
+	}
+	for _, c := range []string{"amount:A", "conc:B", "R1"} {
+		if _, ok := col[c]; !ok {
+			t.Errorf("observable %s missing from %q", c, h)
+		}
+	}
 	for k := range rows {
 		for i := 0; i < 6; i++ {
 			if !scalar.EqualWithinAbsOrRel(rows[k][i], rowsS[k][i], 1e-8, 1e-7) {

@@ -504,15 +504,26 @@ func simColumns(states []symbolic.State) []string {
 
 // observerColumns are the indices of the model's outputs written with
 // -method none: those that vary in time (a constant is a parameter, not
-// a result) and are not already a state column under the same name.
+// a result) and are not a state column again. A state column X of a
+// species is its concentration, so conc:X is one too; and a bare species
+// id among the outputs (the species' value in its math units, an amount
+// for hasOnlySubstanceUnits) is left out when amount:X and conc:X are
+// there, since a bare species id in the output is always a concentration.
 func observerColumns(sys *symbolic.System, cols []string) []int {
-	have := make(map[string]bool, len(cols))
-	for _, c := range cols {
+	have := make(map[string]bool, 2*len(cols))
+	for i, c := range cols {
 		have[c] = true
+		if s := sys.ODE.States[i]; s.Meta["sbml"] == "species" && c == s.Name {
+			have["conc:"+c] = true
+		}
+	}
+	outs := make(map[string]bool, len(sys.ODE.Outputs))
+	for _, o := range sys.ODE.Outputs {
+		outs[o.Name] = true
 	}
 	var idx []int
 	for k, o := range sys.ODE.Outputs {
-		if have[o.Name] || o.Name == "t" {
+		if have[o.Name] || o.Name == "t" || (outs["amount:"+o.Name] && outs["conc:"+o.Name]) {
 			continue
 		}
 		for _, s := range symbolic.FreeSymbols(o.Expr) {
