@@ -266,7 +266,8 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&f.params, "p", "set a parameter: `name=value` (repeatable)")
 	fs.Var(&f.inits, "x0", "set an initial state by id or column name: `name=value`, in the column's units (repeatable)")
 	fs.StringVar(&f.out, "o", "", "output `file` (default stdout); written to a temporary file beside it and renamed when complete")
-	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`")
+	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`: states.png and, with sensitivities, sensitivity-heatmap.png\n"+
+		"(S at the last time) and sensitivity-top.png (the 8 entries of S with the largest magnitude)")
 	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
 	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
 		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
