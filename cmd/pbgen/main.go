@@ -46,6 +46,15 @@ const version = "0.1.0"
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("pbgen: ")
+	// Every input error is an error value; a panic is a bug in pbgen. The
+	// user still gets one line saying so rather than a stack trace (tests
+	// and FuzzSimArgs call run directly, so they see the panic itself).
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "pbgen: internal error (a bug in pbgen; please report it with the command line): %v\n", r)
+			os.Exit(1)
+		}
+	}()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
