@@ -76,12 +76,39 @@
 // # Use from a command
 //
 // A command such as pbgen sample wires flags to Options and the PEtab
-// objective to Target, one objective (and ODE solver) per worker:
+// objective to Target, one objective (and ODE solver) per worker. With
+// runtime/objective the adapter is a few lines (built with Grad for SMMALA
+// and MALA, FIM for SMMALA only, so RWM never pays for sensitivities):
+//
+//	type petabTarget struct {
+//		o      *objective.Objective
+//		res    objective.Result
+//		lo, hi []float64 // PEtab bounds through objective.ToScale
+//	}
+//
+//	func (t *petabTarget) Eval(theta, grad, metric []float64) (float64, error) {
+//		if err := t.o.Eval(theta, &t.res); err != nil {
+//			return 0, err // a failed solve: a counted rejection
+//		}
+//		for i := range grad {
+//			grad[i] = t.res.Grad[i] + t.res.GradPrior[i]
+//		}
+//		if metric != nil {
+//			if t.res.FIM == nil {
+//				return 0, errors.New("no FIM") // MALA, RWM: identity start
+//			}
+//			copy(metric, t.res.FIM) // plus the prior's negative Hessian
+//		}
+//		return t.res.LogPost, nil
+//	}
+//
+// and the command itself:
 //
 //	s, ok := mcmc.ParseSampler(*sampler) // "smmala", "mala", "rwm"
-//	res, err := mcmc.Run(ctx, func() (mcmc.Target, error) { return newObjective(problem) },
-//		&mcmc.Options{Sampler: s, Chains: *chains, Warmup: *warmup, Samples: *samples,
-//			Seed: *seed, Names: ids, Progress: printProgress})
+//	res, err := mcmc.Run(ctx, newPetabTarget, &mcmc.Options{Sampler: s,
+//		Chains: *chains, Warmup: *warmup, Samples: *samples, Seed: *seed,
+//		Names: obj.Params(), Init: fromNominalOrInitPrior,
+//		Progress: func(p mcmc.Progress) { fmt.Fprintf(os.Stderr, "\r%v", p) }})
 //	mcmc.WriteCSVFiles(*outDir, res)  // chain_1.csv, ...
 //	mcmc.WriteSummary(os.Stdout, res) // stansummary-like table
 //	mcmc.WritePlots(*plotDir, res, 4) // trace.png, hist.png, pair.png
