@@ -59,6 +59,7 @@ var allowed = []struct {
 	{"runtime/objective", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense"}},
 	{"petab", []string{"parser", "symbolic", "interp", "runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense", "runtime/objective"}},
 	{"internal/suites", nil},
+	{"mcmc", nil},
 	{"generated/", []string{"runtime/model"}},
 }
 
