@@ -8,3 +8,5 @@ cd "$(dirname "$0")/.."
 t=${FUZZTIME:-30s}
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime "$t" ./parser
 go test -run '^$' -fuzz '^FuzzExpr$' -fuzztime "$t" ./symbolic
+go test -run '^$' -fuzz '^FuzzPEtab$' -fuzztime "$t" ./petab
+go test -run '^$' -fuzz '^FuzzSimArgs$' -fuzztime "$t" ./cmd/pbgen
