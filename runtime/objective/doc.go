@@ -39,7 +39,9 @@
 // divided by its mass there.
 // Outside a prior's support LogPrior is -Inf. LogPost = LLH + LogPrior.
 // Grad is dLLH/dtheta and GradPrior dLogPrior/dtheta, kept apart so that
-// maximum-likelihood users take Grad and MAP or sampling users add them.
+// maximum-likelihood users take Grad and MAP or sampling users add them;
+// with FIM, HessPrior is the diagonal of LogPrior's Hessian (for a
+// posterior metric FIM - diag(HessPrior)).
 //
 // # Gradient and Fisher information
 //

@@ -59,6 +59,12 @@ type Result struct {
 	// FIM is the expected Fisher information of the likelihood with
 	// respect to theta, nTheta x nTheta row-major (Options.FIM).
 	FIM []float64
+	// HessPrior is the diagonal of the Hessian of LogPrior in theta (the
+	// priors are independent), filled with FIM: a Fisher-type metric of
+	// the posterior (SMMALA) is FIM - diag(HessPrior), where that is
+	// positive definite (Cauchy tails and log-uniform priors have
+	// positive curvature; Laplace kinks count as 0).
+	HessPrior []float64
 	// Sim, Sigma and Res are, per datum (experiments in order, data in
 	// their order), the simulated observable h (untransformed), its noise
 	// scale sigma and the residual (z(h) - z(m)) / sigma, z the
@@ -566,6 +572,7 @@ func (c *core) eval(theta []float64, out *Result) error {
 	}
 	if c.opt.FIM {
 		out.FIM = resize(out.FIM, c.nt*c.nt)
+		out.HessPrior = resize(out.HessPrior, c.nt)
 	}
 	if len(c.workers) == 1 {
 		for e := range c.exps {
@@ -631,10 +638,13 @@ func (c *core) eval(theta []float64, out *Result) error {
 	}
 	out.LogPrior = 0
 	for a := range c.priors {
-		v, d := c.priors[a].eval(theta[a], c.lin[a], c.dlin[a])
+		v, d, d2 := c.priors[a].eval(c.scales[a], theta[a], c.lin[a], c.dlin[a])
 		out.LogPrior += v
 		if c.opt.Grad {
 			out.GradPrior[a] = d
+		}
+		if c.opt.FIM {
+			out.HessPrior[a] = d2
 		}
 	}
 	out.LogPost = out.LLH + out.LogPrior
