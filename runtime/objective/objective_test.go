@@ -577,3 +577,17 @@ func TestLogScaleZero(t *testing.T) {
 		t.Error("theta = -Inf on the linear scale accepted")
 	}
 }
+
+// A problem without experiments or estimated parameters evaluates to
+// zero (no panic on degenerate input).
+func TestEmptyProblem(t *testing.T) {
+	o, err := objective.New(newDecay(), &objective.Problem{Observables: []objective.Observable{{ID: "y"}}}, &objective.Options{Grad: true, FIM: true, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	r := evalAt(t, o, nil)
+	if r.LLH != 0 || r.LogPost != 0 || len(r.Grad) != 0 || len(r.Sim) != 0 {
+		t.Errorf("empty problem: %+v", r)
+	}
+}
