@@ -1,8 +1,3 @@
-// Package objective evaluates the negative log-likelihood of an estimation
-// problem (PEtab semantics), its gradient and the Fisher information from a
-// model with observables and the problem's data, with S from runtime/sens.
-// It imports only runtime/..., so a compiled problem runs without the
-// generator.
 package objective
 
 // Scale is a parameter's estimation scale (PEtab parameterScale).
@@ -45,12 +40,25 @@ const (
 	ParameterScaleUniform
 	ParameterScaleNormal
 	ParameterScaleLaplace
+	// PEtab v2 prior distributions (of the linear value; v2's normal,
+	// laplace, log-normal, log-laplace and uniform are the kinds above).
+	Cauchy      // location, scale
+	ChiSquare   // degrees of freedom
+	Exponential // scale
+	Gamma       // shape, scale
+	LogUniform  // lower bound, upper bound
+	Rayleigh    // scale
 )
 
 // Prior is a prior distribution with PEtab's two parameters.
 type Prior struct {
 	Kind PriorKind
 	Par  [2]float64
+	// Truncate restricts the prior to the parameter's [Lower, Upper] and
+	// renormalises it (PEtab v2: pi(x) / (CDF(Upper) - CDF(Lower)));
+	// v1 priors are not truncated. For the parameterScale kinds the bounds
+	// are taken on the parameter scale.
+	Truncate bool
 }
 
 // Param is a row of the parameter table.

@@ -1,0 +1,354 @@
+package objective
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// worker holds everything one goroutine needs to evaluate experiments: a
+// solver per column group, state and sensitivity buffers, observable
+// derivative scratch.
+type worker struct {
+	c       *core
+	exps    []int        // the experiments this worker solves
+	start   chan *Result // Workers > 1: one receive per Eval
+	models  []*thetaModel
+	solvers []*sens.Solver
+	odes    []*ode.Solver // state only, for steady states (nil: none there)
+	tr      ode.Trajectory
+	res     sens.Result
+	ssRes   sens.Result // the steady-state chunks
+	q       []float64   // the thetaModel's (unused) parameter vector
+	ts      [1]float64
+
+	pPre, pSim []float64 // model parameters
+	dPre, dSim []float64 // dp_j/dtheta of the mapped parameters
+	x, xr      []float64 // nx
+	sPre, s    []float64 // nx x nc (pre, sim)
+	sr         []float64 // nx x nc scratch (re-initialisation)
+	xInf, sInf []float64 // steady state of the simulation condition
+
+	f, jx, jp []float64 // steady-state test
+	ds        []float64 // a row of dS/dt
+	x0c, s0c  []float64 // a steady-state phase's start, for the fallback
+	a         []float64 // nx x nx: Jx + s L^T L, factored
+	lscale    float64   // its s
+	piv       []int
+	dx, xn    []float64 // Newton step, new iterate
+	rhs, ls   []float64 // the steady-state S solve
+	u, du     []float64 // placeholder values, d(lin)/d(theta)
+	d         model.ObsDeriv
+	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
+}
+
+// newWorker returns a worker for experiments exps, with solvers for the
+// column groups they use only (the others stay nil).
+func (c *core) newWorker(exps []int) *worker {
+	nx, np := c.nx, c.np
+	w := &worker{c: c, exps: exps}
+	used := make([]bool, len(c.groups))
+	steady := make([]bool, len(c.groups)) // groups that go to steady state
+	for _, e := range exps {
+		pl := &c.exps[e]
+		used[pl.simGroup] = true
+		steady[pl.simGroup] = steady[pl.simGroup] || pl.hasInf
+		if g := pl.preGroup; g >= 0 {
+			used[g], steady[g] = true, true
+		}
+	}
+	maxC, maxJp := 0, 0
+	so := sens.Options{}
+	if c.opt.Sens != nil {
+		so = *c.opt.Sens
+	}
+	so.Method, so.Params = c.opt.Method, nil
+	so.RTol, so.ATol = c.opt.RTol, c.opt.ATol
+	oset := so.ODE
+	if oset.RTol == 0 {
+		oset.RTol = c.opt.RTol
+	}
+	if oset.ATol == 0 {
+		oset.ATol = c.opt.ATol
+	}
+	oset.Interpolate = false
+	w.models = make([]*thetaModel, len(c.groups))
+	w.solvers = make([]*sens.Solver, len(c.groups))
+	w.odes = make([]*ode.Solver, len(c.groups))
+	for i, g := range c.groups {
+		if !used[i] {
+			continue
+		}
+		tm := newThetaModel(c.m, g.col, g.nc)
+		w.models[i] = tm
+		w.solvers[i] = sens.NewSolver(tm, &so)
+		if steady[i] {
+			w.odes[i] = ode.NewSolver(tm, &oset)
+		}
+		maxC = max(maxC, g.nc)
+		maxJp = max(maxJp, tm.jpPat.NNZ())
+	}
+	mk := func(n int) []float64 { return make([]float64, n) }
+	w.q = mk(maxC)
+	w.pPre, w.pSim, w.dPre, w.dSim = mk(np), mk(np), mk(np), mk(np)
+	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
+	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
+	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
+	w.ds, w.ls = mk(maxC), mk(maxC)
+	w.x0c, w.s0c, w.rhs = mk(nx), mk(nx*maxC), mk(nx*maxC)
+	w.a, w.piv = mk(nx*nx), make([]int, nx)
+	w.dx, w.xn = mk(nx), mk(nx)
+	maxU, maxL := 0, 0
+	for k := range c.prob.Observables {
+		no, nn := c.obs.Placeholders(k)
+		maxU = max(maxU, no+nn)
+	}
+	for _, e := range exps {
+		maxL = max(maxL, len(c.exps[e].local))
+	}
+	w.u, w.du = mk(maxU), mk(maxU)
+	w.d = model.ObsDeriv{HX: mk(nx), SX: mk(nx), HP: mk(np), SP: mk(np), HU: mk(maxU), SU: mk(maxU)}
+	w.gz, w.gs = mk(maxL), mk(maxL)
+	return w
+}
+
+// params fills p and dp (for the mapped parameters) from condition cd.
+func (c *core) params(p, dp []float64, cd *Condition) {
+	for j, v := range cd.P {
+		if v.Theta >= 0 {
+			p[j], dp[j] = c.lin[v.Theta], c.dlin[v.Theta]
+		} else {
+			p[j], dp[j] = v.Const, 0
+		}
+	}
+}
+
+// use sets the parameters of group g's thetaModel and returns it.
+func (w *worker) use(g int, p, dp []float64) *thetaModel {
+	tm := w.models[g]
+	tm.p, tm.dp = p, dp
+	return tm
+}
+
+// runAll evaluates the worker's experiments.
+func (w *worker) runAll(out *Result) {
+	for _, e := range w.exps {
+		w.run(e, out)
+	}
+}
+
+// run evaluates experiment e into c.part[e] and the Result's per-datum
+// slices (a range of its own).
+func (w *worker) run(e int, out *Result) {
+	pt := &w.c.part[e]
+	pt.llh, pt.chi2 = 0, 0
+	pt.stats = Stats{}
+	clear(pt.grad)
+	clear(pt.fim)
+	pt.err = w.solve(e, out)
+}
+
+func (w *worker) solve(e int, out *Result) error {
+	c := w.c
+	pl := &c.exps[e]
+	if len(pl.ex.Data) == 0 {
+		return nil // nothing observed: not even pre-equilibration can matter
+	}
+	nx := c.nx
+	c.params(w.pSim, w.dSim, pl.sim)
+	// Pre-equilibration and simulation may share a column group (and so a
+	// thetaModel): use sets its parameters before each phase.
+	sim := w.use(pl.simGroup, w.pSim, w.dSim)
+	ncs := sim.nc
+	x, s := w.x, w.s[:nx*ncs]
+	if pl.pre != nil {
+		c.params(w.pPre, w.dPre, pl.pre)
+		pre := w.use(pl.preGroup, w.pPre, w.dPre)
+		ncp := pre.nc
+		sp := w.sPre[:nx*ncp]
+		pre.InitialState(x, nil)
+		pre.InitialSens(sp, nil)
+		if _, err := w.steady(e, 0, pl.preGroup, x, sp, 0); err != nil {
+			return fmt.Errorf("objective: %s: pre-equilibration: %w", c.expName(e), err)
+		}
+		// Switch to the simulation condition: S columns are re-indexed,
+		// re-initialised states take x0(p_sim) and its sensitivities.
+		sim = w.use(pl.simGroup, w.pSim, w.dSim)
+		clear(s)
+		for i := 0; i < nx; i++ {
+			for k, cs := range pl.preToSim {
+				s[i*ncs+cs] = sp[i*ncp+k]
+			}
+		}
+		if pl.reinitAny {
+			sim.InitialState(w.xr, nil)
+			sr := w.sr[:nx*ncs]
+			sim.InitialSens(sr, nil)
+			for i, r := range pl.reinit {
+				if r {
+					x[i] = w.xr[i]
+					copy(s[i*ncs:(i+1)*ncs], sr[i*ncs:(i+1)*ncs])
+				}
+			}
+		}
+	} else {
+		sim.InitialState(x, nil)
+		sim.InitialSens(s, nil)
+	}
+	ex := pl.ex
+	if len(pl.times) > 0 {
+		st := sens.Start{T0: ex.T0, X0: x, S0: s}
+		err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &st, pl.times)
+		w.count(e, &w.res, false)
+		if err != nil {
+			return fmt.Errorf("objective: %s: %w", c.expName(e), err)
+		}
+	}
+	if pl.hasInf {
+		t0 := ex.T0
+		xi, si := w.xInf, w.sInf[:nx*ncs]
+		if n := len(pl.times); n > 0 {
+			t0 = pl.times[n-1]
+			copy(xi, w.res.XAt(n-1))
+			copy(si, w.res.SAt(n-1))
+		} else {
+			copy(xi, x)
+			copy(si, s)
+		}
+		if _, err := w.steady(e, 1, pl.simGroup, xi, si, t0); err != nil {
+			return fmt.Errorf("objective: %s: steady state of the simulation condition: %w", c.expName(e), err)
+		}
+	}
+	for i := range ex.Data {
+		var xt, st []float64
+		t := ex.Data[i].T
+		if k := pl.out[i]; k >= 0 {
+			xt, st = w.res.XAt(k), w.res.SAt(k)
+		} else {
+			xt, st = w.xInf, w.sInf[:nx*ncs]
+		}
+		if err := w.datum(e, i, t, xt, st, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// datum adds datum i of experiment e at (t, x, S) to the partial result.
+func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
+	c := w.c
+	pl := &c.exps[e]
+	pt := &c.part[e]
+	d := &pl.ex.Data[i]
+	ob := &c.prob.Observables[d.Obs]
+	nu := len(d.U)
+	u, du := w.u[:nu], w.du[:nu]
+	for l, v := range d.U {
+		if v.Theta >= 0 {
+			u[l], du[l] = c.lin[v.Theta], c.dlin[v.Theta]
+		} else {
+			u[l], du[l] = v.Const, 0
+		}
+	}
+	var der *model.ObsDeriv
+	if c.need {
+		w.d.HU, w.d.SU = w.d.HU[:nu], w.d.SU[:nu]
+		der = &w.d
+	}
+	h, sg := c.obs.Observe(d.Obs, t, x, w.pSim, u, der)
+	z, dz := transform(ob.Transform, h)
+	if !(sg > 0) || math.IsInf(sg, 0) || math.IsNaN(z) || math.IsInf(z, 0) {
+		return fmt.Errorf("objective: %s datum %d (observable %q, t = %g): simulated value %g, sigma %g (need sigma > 0 and a finite transformed value)",
+			c.expName(e), i, ob.ID, t, h, sg)
+	}
+	a := z - pl.zm[i]
+	r := a / sg
+	k := pl.off + i
+	out.Sim[k], out.Sigma[k], out.Res[k] = h, sg, r
+	pt.chi2 += r * r
+	var gzc, gsc float64 // coefficients of dz and dsigma in dllh
+	if ob.Noise == Laplace {
+		pt.llh += -math.Ln2 - math.Log(sg) - math.Abs(a)/sg + pl.jac[i]
+		gzc, gsc = -sign(a)/sg, (math.Abs(a)/sg-1)/sg
+	} else {
+		pt.llh += -logSqrt2Pi - math.Log(sg) - 0.5*r*r + pl.jac[i]
+		gzc, gsc = -r/sg, (r*r-1)/sg
+	}
+	if !c.need {
+		return nil
+	}
+	nl := len(pl.local)
+	gz, gs := w.gz[:nl], w.gs[:nl]
+	clear(gz)
+	clear(gs)
+	// Through the state: dh/dx S (columns are thetas).
+	nc := len(pl.colLocal)
+	for ix, hx := range w.d.HX {
+		sx := w.d.SX[ix]
+		if hx == 0 && sx == 0 {
+			continue
+		}
+		row := S[ix*nc : (ix+1)*nc]
+		for col, v := range row {
+			gz[pl.colLocal[col]] += hx * v
+			gs[pl.colLocal[col]] += sx * v
+		}
+	}
+	// Through the simulation condition's parameters.
+	for _, mp := range pl.mapped {
+		dp := w.dSim[mp.j]
+		gz[mp.local] += w.d.HP[mp.j] * dp
+		gs[mp.local] += w.d.SP[mp.j] * dp
+	}
+	// Through the placeholders.
+	for l, li := range pl.uLocal[i] {
+		if li >= 0 {
+			gz[li] += w.d.HU[l] * du[l]
+			gs[li] += w.d.SU[l] * du[l]
+		}
+	}
+	for l := range gz {
+		gz[l] *= dz
+	}
+	for l := range gz {
+		if g := gz[l]*gzc + gs[l]*gsc; !math.IsNaN(g) {
+			pt.grad[l] += g
+		} else {
+			return fmt.Errorf("objective: %s datum %d (observable %q, t = %g): gradient not finite", c.expName(e), i, ob.ID, t)
+		}
+	}
+	if c.opt.FIM {
+		// Expected information of the location z and the scale sigma:
+		// normal 1/sigma^2 and 2/sigma^2, Laplace 1/sigma^2 for both.
+		wz, ws := 1/(sg*sg), 2/(sg*sg)
+		if ob.Noise == Laplace {
+			ws = wz
+		}
+		// The upper triangle only; Eval mirrors it.
+		for l := range gz {
+			zl, sl := wz*gz[l], ws*gs[l]
+			if zl == 0 && sl == 0 {
+				continue
+			}
+			row := pt.fim[l*nl : (l+1)*nl]
+			for m := l; m < nl; m++ {
+				row[m] += zl*gz[m] + sl*gs[m]
+			}
+		}
+	}
+	return nil
+}
+
+// count adds a solve's work to experiment e's statistics.
+func (w *worker) count(e int, r *sens.Result, steady bool) {
+	st := &w.c.part[e].stats
+	st.Solves++
+	if steady {
+		st.SteadyChunks++
+	}
+	st.Steps += r.Stats.ODE.Steps
+	st.Rejected += r.Stats.ODE.Rejected
+}
