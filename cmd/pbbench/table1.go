@@ -124,7 +124,7 @@ func methods(spec *modelSpec, p []float64) []*solver {
 	}
 	fs := func(errcon bool) sens.Options {
 		o := ours(sens.FS)
-		o.NoErrCon = !errcon
+		o.ErrCon = errcon
 		return o
 	}
 	list := []*solver{

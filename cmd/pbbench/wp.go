@@ -29,7 +29,7 @@ func workPrecision(spec *modelSpec, p, ref []float64, c *config) []*WPPoint {
 		sp := *spec
 		sp.rtol, sp.atol = rtol, atol
 		opt := func(m sens.Method, errcon bool) sens.Options {
-			return sens.Options{Method: m, NoErrCon: !errcon, RTol: rtol, ATol: atol, ODE: ode.Settings{Interpolate: true}}
+			return sens.Options{Method: m, ErrCon: errcon, RTol: rtol, ATol: atol, ODE: ode.Settings{Interpolate: true}}
 		}
 		list := []*solver{
 			senseSolver(fmt.Sprintf("FS on rtol %.0e", rtol), &sp, p, opt(sens.FS, true)),

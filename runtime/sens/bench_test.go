@@ -148,6 +148,6 @@ func benchStiffSolve(b *testing.B, opt Options) {
 func BenchmarkStiffSolvePBSR(b *testing.B) { benchStiffSolve(b, Options{Method: PBSR}) }
 func BenchmarkStiffSolveExp(b *testing.B)  { benchStiffSolve(b, Options{Method: Exp}) }
 func BenchmarkStiffSolveFS(b *testing.B)   { benchStiffSolve(b, Options{Method: FS}) }
-func BenchmarkStiffSolveFSNoErrCon(b *testing.B) {
-	benchStiffSolve(b, Options{Method: FS, NoErrCon: true})
+func BenchmarkStiffSolveFSErrCon(b *testing.B) {
+	benchStiffSolve(b, Options{Method: FS, ErrCon: true})
 }

@@ -126,11 +126,12 @@
 // and Exp give up where rounding would dominate S (eps times the integral
 // of ||Jx|| over the solve, see Stats.JxIntegral, above 1000 SensRTol or
 // 1e-2: stiff rates of 1e11 and beyond on CaMKII), recommending FS. A
-// non-finite S is an ode.ErrNonFinite *ode.StepError. FS puts S in its
-// error control by default (Options.NoErrCon): without it S was 10% off on
-// CaMKII at the paper's settings.
+// non-finite S is an ode.ErrNonFinite *ode.StepError.
 //
-// What is not guarded: the paper-mode methods have no error estimate of
+// What is not guarded: FS without Options.ErrCon (CVODES's default) does
+// not control S at all (9.6e-2 off on CaMKII at the paper's settings,
+// 0.58 on CaMKII with kf__CaM__Ca = 1e9; 2.4e-4 and 1.4e-4 with ErrCon);
+// the paper-mode methods have no error estimate of
 // their own (they are the published algorithms, for comparison: 16% off
 // on CaMKII at the paper's settings, 19% on CaMKII with kf__CaM__Ca =
 // 1e9), and S of the default PBSR and Exp inherits the state's error,

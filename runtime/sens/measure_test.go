@@ -97,7 +97,7 @@ func TestMeasure(t *testing.T) {
 			{"PBSR paper", Options{Method: PBSR, Paper: true}},
 			{"Exp paper", Options{Method: Exp, Paper: true}},
 			{"FS errcon", Options{Method: FS, ErrCon: true}},
-			{"FS noerrcon", Options{Method: FS, NoErrCon: true}},
+			{"FS", Options{Method: FS}},
 		} {
 			o := v.o
 			o.RTol, o.ATol = c.rtol, c.atol

@@ -161,18 +161,13 @@ type Options struct {
 
 	// ODE are the integrator options; the default method is BDF.
 	ODE ode.Settings
-	// ErrCon asks for S in the error control of FS (CVODES errconS), which
-	// is now the default (see NoErrCon): the field is kept for existing
-	// callers and has no other effect.
+	// ErrCon includes S in the error control of FS (CVODES errconS).
+	// Without it (the default, as in CVODES) the steps are the state's
+	// alone and S is not controlled: against FS at rtol 1e-10, S was
+	// 9.6e-2 off on CaMKII at the paper's settings (2.4e-4 with ErrCon, at
+	// about the same cost) and 0.58 on CaMKII with kf__CaM__Ca = 1e9 at
+	// rtol 1e-6 (1.4e-4).
 	ErrCon bool
-	// NoErrCon leaves S out of the error control of FS (CVODES's default,
-	// errconS false): the steps are the state's alone, a little cheaper,
-	// but S is then not controlled at all. Against FS at rtol 1e-10, S was
-	// 9.6e-2 off on CaMKII at the paper's settings (2.4e-4 with S in the
-	// control, at about the same cost: 30 vs 31 ms) and 0.58 off on
-	// CaMKII with kf__CaM__Ca = 1e9 at rtol 1e-6 (1.4e-4): a wrong answer
-	// without an error, so it is no longer the default.
-	NoErrCon bool
 	// Params are the parameter indices (columns of S, in this order);
 	// nil means all.
 	Params []int
@@ -316,8 +311,6 @@ func validate(o *Options) error {
 		return invalid("unknown refinement rule %d", o.Refine)
 	case o.Grid < GridDefault || o.Grid > GridDyadic:
 		return invalid("unknown grid %d", o.Grid)
-	case o.ErrCon && o.NoErrCon:
-		return invalid("ErrCon and NoErrCon are both set")
 	case o.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
 		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, not %v", o.Method)
 	}
@@ -358,7 +351,7 @@ func resolve(o *Options) (config, error) {
 		return config{}, err
 	}
 	c := config{method: o.Method, paper: o.Paper, jpCheck: o.JpCheck, norm: o.Norm,
-		errCon: !o.NoErrCon, ode: o.ODE, memLimit: o.MemoryLimit}
+		errCon: o.ErrCon, ode: o.ODE, memLimit: o.MemoryLimit}
 	if o.Params != nil {
 		c.params = append([]int(nil), o.Params...)
 	}

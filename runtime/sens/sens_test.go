@@ -50,9 +50,6 @@ func describe(o *Options) string {
 	if o.JpCheck {
 		b.WriteString(" +JpCheck")
 	}
-	if o.NoErrCon {
-		b.WriteString(" NoErrCon")
-	}
 	if o.NMax != 0 {
 		fmt.Fprintf(&b, " NMax=%d", o.NMax)
 	}

@@ -38,8 +38,8 @@ func maxScaledX(got, ref *Result, rtol, atol float64) float64 {
 // states at the outputs within the tolerance asked for (in units of it, the
 // bound of the integrator's own global error, 300 as in runtime/ode), and
 // PBSR and Exp the sensitivities within 5e-2 (measured 1.0e-2, 2.3e-2;
-// before: 1.3 and 3.6) of FS at rtol 1e-10, FS within 1e-3 (1.4e-4; with
-// NoErrCon, the former default, S is not error controlled: 0.58). The
+// before: 1.3 and 3.6) of FS at rtol 1e-10, FS with ErrCon within 1e-3
+// (1.4e-4; without ErrCon S is not error controlled: 0.58). The
 // states of PBSR and Exp at outputs between the integrator's steps came
 // from a cubic Hermite interpolant: CaM_Ca1 at t = 1 was 2% off (2e4
 // tolerances), and so were the x that the S steps used.
@@ -50,7 +50,7 @@ func TestStiffStatesAtOutputs(t *testing.T) {
 	ref := mustSolve(t, m, p, ts, &Options{Method: FS, RTol: 1e-10, ATol: 1e-12, ErrCon: true, Params: params})
 	const rtol, atol = 1e-6, 1e-8
 	for _, o := range []Options{
-		{Method: FS}, {Method: FS, NoErrCon: true}, {Method: PBSR}, {Method: Exp},
+		{Method: FS}, {Method: FS, ErrCon: true}, {Method: PBSR}, {Method: Exp},
 		{Method: PBSR, Paper: true}, {Method: Exp, Paper: true},
 		// The state grid with the integrator stepping over outputs: S at
 		// an output was the cubic Hermite interpolant of S and Jx S + Jp
@@ -92,9 +92,7 @@ func TestStiffWork(t *testing.T) {
 	m, p := stiffCaMKII()
 	ts := uniform(0, 10, 100)
 	for _, rtol := range []float64{1e-4, 1e-6} {
-		// FS's step count with the state alone in the error control
-		// (the smaller one).
-		fs := mustSolve(t, m, p, ts, &Options{Method: FS, RTol: rtol, NoErrCon: true})
+		fs := mustSolve(t, m, p, ts, &Options{Method: FS, RTol: rtol})
 		nfs := fs.Stats.ODE.Steps
 		for _, meth := range []Method{PBSR, Exp} {
 			r := mustSolve(t, m, p, ts, &Options{Method: meth, RTol: rtol})
@@ -112,7 +110,7 @@ func sTol(o *Options) float64 {
 	switch {
 	case o.Paper:
 		return 0
-	case o.Method == FS && !o.NoErrCon:
+	case o.Method == FS && o.ErrCon:
 		return 1e-3
 	case (o.Method == PBSR || o.Method == Exp) && o.Grid == GridDefault:
 		return 5e-2

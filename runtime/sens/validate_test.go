@@ -29,7 +29,7 @@ func TestBadOptions(t *testing.T) {
 		{Method: 9}, {Method: -1}, {Method: FS, Grid: GridDyadic}, {Method: PBS, Grid: GridDyadic},
 		{JacTol: nan}, {NIntFactor: -1}, {NIntFactor: inf}, {NMax: -1}, {MaxDepth: -1}, {MaxDepth: 1 << 40},
 		{Norm: 9}, {Interp: 9}, {ExpStep: 9}, {Refine: 9}, {Grid: 9},
-		{Method: FS, ErrCon: true, NoErrCon: true}, {ReuseTol: nan}, {RefTheta: inf}, {StateTolFactor: -1}, {StateTolFactor: 1e9},
+		{ReuseTol: nan}, {RefTheta: inf}, {StateTolFactor: -1}, {StateTolFactor: 1e9},
 		{ODE: ode.Settings{RTol: -1}}, {ODE: ode.Settings{MaxSteps: -1}}, {ODE: ode.Settings{Method: 5}},
 		{ODE: ode.Settings{ATolVec: []float64{1}}},
 		{Params: []int{1, 1}}, {Params: []int{-1}}, {Params: []int{len(p)}},
