@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // Method selects the integration formula.
@@ -203,7 +204,12 @@ type Solver struct {
 	jv, jvS, jpv []float64
 	mat          []float64 // LU factors of I - gamma*Jx
 	piv          []int
-	jpCol        []int // Jp pattern entry -> column in the sensitivity subset, or -1
+	// jpSel is the pattern of Jp's columns in params (column c is
+	// parameter params[c]); jpFrom maps its entries to Jp's and jpSelV
+	// holds their values.
+	jpSel  model.Pattern
+	jpFrom []int
+	jpSelV []float64
 
 	// Sensitivity configuration of the current call.
 	sens   bool
@@ -304,7 +310,9 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.jv = make([]float64, sv.jxPat.NNZ())
 	sv.jvS = make([]float64, sv.jxPat.NNZ())
 	sv.jpv = make([]float64, sv.jpPat.NNZ())
-	sv.jpCol = make([]int, sv.jpPat.NNZ())
+	sv.jpSel.ColIdx = make([]int, 0, sv.jpPat.NNZ())
+	sv.jpFrom = make([]int, 0, sv.jpPat.NNZ())
+	sv.jpSelV = make([]float64, sv.jpPat.NNZ())
 	sv.mat = make([]float64, nx*nx)
 	sv.piv = make([]int, nx)
 	for j := range sv.zn {
@@ -405,19 +413,8 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	if s0 != nil && len(s0) != blk {
 		return invalid("the initial sensitivities have length %d, want nx*nsp = %d", len(s0), blk)
 	}
-	// Map Jp pattern entries to sensitivity columns.
-	for k := range s.jpCol {
-		s.jpCol[k] = -1
-	}
-	for c, j := range s.params {
-		for i := 0; i < s.nx; i++ {
-			for k := s.jpPat.RowPtr[i]; k < s.jpPat.RowPtr[i+1]; k++ {
-				if s.jpPat.ColIdx[k] == j {
-					s.jpCol[k] = c
-				}
-			}
-		}
-	}
+	// The columns of Jp that force the sensitivities.
+	s.jpFrom = sparse.SelectCols(&s.jpSel, s.jpFrom, s.jpPat, s.params)
 	return s.run(tr, dstS, p, x0, s0, t0, tout)
 }
 
@@ -542,25 +539,10 @@ func (s *Solver) sensRHS(dst []float64, t float64, x, S, p []float64) error {
 
 // sensApply writes Jx S + Jp with the stored values jvS, jpv.
 func (s *Solver) sensApply(dst, S []float64) {
-	m := s.nsp
-	rp, ci := s.jxPat.RowPtr, s.jxPat.ColIdx
-	for i := 0; i < s.nx; i++ {
-		di := dst[i*m : (i+1)*m]
-		clear(di)
-		for k := rp[i]; k < rp[i+1]; k++ {
-			v := s.jvS[k]
-			sj := S[ci[k]*m : (ci[k]+1)*m]
-			sj = sj[:len(di)]
-			for c, w := range sj {
-				di[c] += v * w
-			}
-		}
-		for k := s.jpPat.RowPtr[i]; k < s.jpPat.RowPtr[i+1]; k++ {
-			if c := s.jpCol[k]; c >= 0 {
-				di[c] += s.jpv[k]
-			}
-		}
-	}
+	sparse.CSR{Pat: s.jxPat, Val: s.jvS}.MulBlockTo(dst, S, s.nsp)
+	jp := sparse.CSR{Pat: &s.jpSel, Val: s.jpSelV[:len(s.jpFrom)]}
+	sparse.Gather(jp.Val, s.jpv, s.jpFrom)
+	jp.AddTo(dst, 1)
 }
 
 func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) error {
@@ -570,14 +552,8 @@ func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) erro
 }
 
 // patternRow returns the row of value k of pat: for a Jacobian, the
-// component of f whose derivative it is. Error paths only (linear scan).
-func patternRow(pat *model.Pattern, k int) int {
-	i := 0
-	for pat.RowPtr[i+1] <= k {
-		i++
-	}
-	return i
-}
+// component of f whose derivative it is. Error paths only.
+func patternRow(pat *model.Pattern, k int) int { return sparse.RowOf(pat, k) }
 
 func firstNonFinite(v []float64) int {
 	for i, x := range v {

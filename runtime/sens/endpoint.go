@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // refSlot caches the matrix functions of one reference matrix An at one
@@ -84,38 +85,19 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	// candidate slot (no candidate: a fresh exponential anyway).
 	known, smooth := false, false
 	st.dAValid = false
-	rp := en.jx.RowPtr
+	var rn float64 // ||Ja||_inf, once there is a candidate
 	for i := range st.slots {
 		c := &st.slots[i]
 		if (smooth || !known) && c.valid && math.Abs(c.h-h) <= 1e-12*h {
 			// dA = Ja - An, dB = Jb - An and their infinity norms; the
 			// relative change of Jx over the step.
-			var dA, dB, rd, rn float64
-			for r := 0; r+1 < len(rp); r++ {
-				var sa, sb, sd, sn float64
-				for k := rp[r]; k < rp[r+1]; k++ {
-					xa, xb := ja[k]-c.an[k], jb[k]-c.an[k]
-					st.dA[k], st.dB[k] = xa, xb
-					sa += math.Abs(xa)
-					sb += math.Abs(xb)
-					sd += math.Abs(jb[k] - ja[k])
-					sn += math.Abs(ja[k])
-				}
-				if sa > dA {
-					dA = sa
-				}
-				if sb > dB {
-					dB = sb
-				}
-				if sd > rd {
-					rd = sd
-				}
-				if sn > rn {
-					rn = sn
-				}
-			}
+			subTo(st.dA, ja, c.an)
+			subTo(st.dB, jb, c.an)
+			dA, dB := en.jxm(st.dA).NormInf(), en.jxm(st.dB).NormInf()
 			if !known {
 				known = true
+				rn = en.jxm(ja).NormInf()
+				rd := en.jxm(ja).DistInf(jb)
 				smooth = rd == 0 || rd/rn <= jumpTol
 			}
 			if smooth && (h*dB <= en.cfg.refTheta || (en.cfg.refTheta >= 0 && dB <= refRel*rn)) {
@@ -181,19 +163,8 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	dAn := st.dANorm
 	if !st.dAValid {
 		// A fresh slot (An = Jb): dA = Ja - Jb.
-		dAn = 0
-		rp := en.jx.RowPtr
-		for r := 0; r+1 < len(rp); r++ {
-			var rs float64
-			for k := rp[r]; k < rp[r+1]; k++ {
-				x := a.jx[k] - sl.an[k]
-				st.dA[k] = x
-				rs += math.Abs(x)
-			}
-			if rs > dAn {
-				dAn = rs
-			}
-		}
+		subTo(st.dA, a.jx, sl.an)
+		dAn = en.jxm(st.dA).NormInf()
 	}
 	small := negligible * tau
 	skipA := h*dAn*nS <= small
@@ -290,23 +261,11 @@ func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
 // addForcing.
 func (en *engine) initForcing() {
 	st := &en.end
-	nx, ns := en.nx, en.ns
-	st.fcPtr = make([]int, ns+1)
-	for _, c := range en.jpCol {
-		st.fcPtr[c+1]++
-	}
-	for c := 0; c < ns; c++ {
-		st.fcPtr[c+1] += st.fcPtr[c]
-	}
-	st.fcOff = make([]int, len(en.jpCol))
-	st.fcPerm = make([]int, len(en.jpCol))
-	next := append([]int(nil), st.fcPtr[:ns]...)
-	for i := 0; i < nx; i++ {
-		for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
-			q := next[en.jpCol[k]]
-			next[en.jpCol[k]]++
-			st.fcOff[q], st.fcPerm[q] = i*nx*8, k
-		}
+	byCol, from := sparse.Transpose(en.jpSel)
+	st.fcPtr, st.fcPerm = byCol.RowPtr, from
+	st.fcOff = make([]int, len(from))
+	for q, i := range byCol.ColIdx {
+		st.fcOff[q] = i * en.nx * 8
 	}
 }
 
@@ -322,7 +281,7 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 	}
 	nx, ns := en.nx, en.ns
 	st := &en.end
-	nnz := len(en.jpCol)
+	nnz := len(en.jpFrom)
 	if len(va) < nnz || len(vb) < nnz || len(dst) < nx*ns {
 		panic("sens: addForcing: short operand")
 	}
@@ -348,25 +307,8 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 // addForcingGo is addForcing without AVX2 (dense Da, Db): one pass over
 // the Jp pattern per row of dst.
 func (en *engine) addForcingGo(dst, da, va, db, vb []float64) {
-	nx, ns := en.nx, en.ns
-	row, col := en.jpRow, en.jpCol
-	for r := 0; r < nx; r++ {
-		dr := dst[r*ns : (r+1)*ns]
-		ar := da[r*nx : (r+1)*nx]
-		br := db[r*nx : (r+1)*nx]
-		br = br[:len(ar)]
-		for i, x := range ar {
-			y := br[i]
-			k0, k1 := row[i], row[i+1]
-			cs := col[k0:k1]
-			pa := va[k0:k1]
-			pb := vb[k0:k1]
-			pa, pb = pa[:len(cs)], pb[:len(cs)]
-			for k, c := range cs {
-				dr[c] += x*pa[k] + y*pb[k]
-			}
-		}
-	}
+	en.jpm(va).LeftMulAddTo(dst, da, en.nx)
+	en.jpm(vb).LeftMulAddTo(dst, db, en.nx)
 }
 
 // dist is the Euclidean distance of two value vectors.
@@ -451,19 +393,14 @@ func (en *engine) accRound(h, nJ float64) {
 }
 
 // normInf is ||Jx||_inf for the Jx values v.
-func (en *engine) normInf(v []float64) float64 {
-	rp := en.jx.RowPtr
-	var mx float64
-	for r := 0; r+1 < len(rp); r++ {
-		var s float64
-		for _, x := range v[rp[r]:rp[r+1]] {
-			s += math.Abs(x)
-		}
-		if !(s <= mx) {
-			mx = s
-		}
+func (en *engine) normInf(v []float64) float64 { return en.jxm(v).NormInf() }
+
+// subTo writes dst = a - b for value vectors of one pattern.
+func subTo(dst, a, b []float64) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for k := range dst {
+		dst[k] = a[k] - b[k]
 	}
-	return mx
 }
 
 // jumpTol is the relative change of Jx over one step (infinity norm) above
@@ -476,18 +413,7 @@ const jumpTol = 0.1
 // alone (here and in pb.go), so its other entries are the zeros it was
 // allocated with, and the clear of model.Pattern.ScatterTo (a third of the
 // work at CaMKII's 260 of 441 entries) is not needed.
-func (en *engine) scatterAd(v []float64) {
-	p := en.jx
-	nc := p.Cols
-	ad := en.ad[:p.Rows*nc]
-	ci := p.ColIdx[:len(v)]
-	for i := 0; i < p.Rows; i++ {
-		row := ad[i*nc : (i+1)*nc]
-		for k := p.RowPtr[i]; k < p.RowPtr[i+1]; k++ {
-			row[ci[k]] = v[k]
-		}
-	}
-}
+func (en *engine) scatterAd(v []float64) { en.jxm(v).ScatterNZTo(en.ad, 1) }
 
 // gemm computes dst = alpha a b + beta dst for row-major a (n x k) and
 // b (k x m), with k = nx: dense.MulAdd, the AVX2/FMA kernel where the CPU

@@ -33,7 +33,7 @@ func TestForcingKernel(t *testing.T) {
 				sl.wpT[(nx+j)*nx+i] = sl.ph[i*nx+j]
 			}
 		}
-		va, vb := make([]float64, len(en.jpCol)), make([]float64, len(en.jpCol))
+		va, vb := make([]float64, len(en.jpFrom)), make([]float64, len(en.jpFrom))
 		for i := range va {
 			va[i], vb[i] = rng.NormFloat64(), rng.NormFloat64()
 		}

@@ -297,14 +297,7 @@ func (en *engine) jacClose(a, b *point) bool {
 // jacNorms returns the norms of jacClose at pt: ||Jx||_inf and the largest
 // |Jp| entry.
 func (en *engine) jacNorms(pt *point) (nJx, nJp float64) {
-	rp := en.jx.RowPtr
-	for r := 0; r+1 < len(rp); r++ {
-		var rn float64
-		for k := rp[r]; k < rp[r+1]; k++ {
-			rn += math.Abs(pt.jx[k])
-		}
-		nJx = math.Max(nJx, rn)
-	}
+	nJx = en.jxm(pt.jx).NormInf()
 	for _, x := range pt.jp {
 		nJp = math.Max(nJp, math.Abs(x))
 	}
@@ -322,15 +315,8 @@ func (en *engine) jacWithin(ref, b *point, nJx, nJp float64) bool {
 	tx := en.cfg.srtol * nJx
 	rj, bj := ref.jx, b.jx[:len(ref.jx)]
 	if !(dense.L1Dist(rj, bj) <= tx) {
-		rp := en.jx.RowPtr
-		for r := 0; r+1 < len(rp); r++ {
-			var rd float64
-			for k := rp[r]; k < rp[r+1]; k++ {
-				rd += math.Abs(bj[k] - rj[k])
-			}
-			if !(rd <= tx) {
-				return false
-			}
+		if !(en.jxm(rj).DistInf(bj) <= tx) {
+			return false
 		}
 	}
 	tp := en.cfg.srtol * nJp
@@ -359,12 +345,12 @@ func (en *engine) stepLimit(t0, t1 float64) float64 {
 func (en *engine) probeAt(n *probeNode, s []float64, pt *point) {
 	dense.MulRows4(n.sv, s, en.pv, en.nx, en.ns)
 	en.spmmK(n.qv, pt.jx, n.sv)
-	dense.SpMul4(n.qv, pt.jp, en.jpRow, en.jpCol, en.pv, true)
+	en.jpm(pt.jp).MulAddBlockTo(n.qv, en.pv, nProbe)
 }
 
 // spmmK writes dst = J X for the sparse Jx values v and X nx x nProbe.
 func (en *engine) spmmK(dst, v, x []float64) {
-	dense.SpMul4(dst, v, en.jx.RowPtr, en.jx.ColIdx, x, false)
+	en.jxm(v).MulBlockTo(dst, x, nProbe)
 }
 
 // localError estimates the local error of the end-point exponential
@@ -423,7 +409,7 @@ func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second b
 func (en *engine) filter(sl *refSlot, g []float64) {
 	nx := en.nx
 	if !sl.fGood {
-		en.jx.ScatterTo(sl.flu, sl.an)
+		en.jxm(sl.an).ScatterTo(sl.flu)
 		c := -sl.h / 4
 		for i := range sl.flu {
 			sl.flu[i] *= c

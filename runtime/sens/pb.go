@@ -11,6 +11,7 @@ import (
 	"github.com/pbgen/pbgen/runtime/expm"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // point is a node of the sensitivity grid with its Jacobian values.
@@ -42,10 +43,11 @@ type engine struct {
 	cfg      *config
 	nx, ns   int
 	jx       *model.Pattern
-	// Reduced Jp: the columns in cfg.params, renumbered.
-	jpRow, jpCol []int
-	jpMap        []int     // full Jp entry -> reduced entry or -1
-	jpFull       []float64 // full Jp values
+	// jpSel is the reduced Jp pattern: the columns in cfg.params, in
+	// that order; jpFrom maps its entries to those of the full Jp.
+	jpSel  *model.Pattern
+	jpFrom []int
+	jpFull []float64 // full Jp values
 	// jpIdentity: the reduced Jp is the full one in the same order (all
 	// parameters, in model order), so Jp is written into a point directly:
 	// the remapping was half of an evaluation near equilibrium, where one
@@ -94,28 +96,14 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	ns := len(params)
 	en := &engine{m: m, cfg: cfg, nx: nx, ns: ns, jx: jx}
 	// Reduced Jp pattern: row-wise, columns in the order of params.
-	en.jpMap = make([]int, jp.NNZ())
-	for k := range en.jpMap {
-		en.jpMap[k] = -1
-	}
-	en.jpRow = make([]int, nx+1)
-	for i := 0; i < nx; i++ {
-		for c, j := range params {
-			for k := jp.RowPtr[i]; k < jp.RowPtr[i+1]; k++ {
-				if jp.ColIdx[k] == j {
-					en.jpMap[k] = len(en.jpCol)
-					en.jpCol = append(en.jpCol, c)
-				}
-			}
-		}
-		en.jpRow[i+1] = len(en.jpCol)
-	}
+	en.jpSel = &model.Pattern{}
+	en.jpFrom = sparse.SelectCols(en.jpSel, nil, jp, params)
 	en.jpFull = make([]float64, jp.NNZ())
-	en.jpIdentity = len(en.jpCol) == len(en.jpMap)
-	for k, r := range en.jpMap {
-		en.jpIdentity = en.jpIdentity && r == k
+	en.jpIdentity = len(en.jpFrom) == jp.NNZ()
+	for k, f := range en.jpFrom {
+		en.jpIdentity = en.jpIdentity && f == k
 	}
-	nnzx, nnzp := jx.NNZ(), len(en.jpCol)
+	nnzx, nnzp := jx.NNZ(), len(en.jpFrom)
 	en.a, en.b = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
 	en.sub, en.sub2 = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
 	en.frz = newPoint(nx, nnzx, nnzp)
@@ -161,11 +149,7 @@ func (en *engine) eval(pt *point) {
 		return
 	}
 	en.m.Jp(en.jpFull, pt.t, pt.x, en.p)
-	for k, r := range en.jpMap {
-		if r >= 0 {
-			pt.jp[r] = en.jpFull[k]
-		}
-	}
+	sparse.Gather(pt.jp, en.jpFull, en.jpFrom)
 	en.stats.JacEvals++
 }
 
@@ -186,6 +170,13 @@ func (en *engine) interpX(dst []float64, t float64, k int) {
 
 // ---------------------------------------------------------------- sparse kernels
 
+// jxm is the Jx matrix with values v (a point's, or a combination of
+// points' in the pattern of Jx).
+func (en *engine) jxm(v []float64) sparse.CSR { return sparse.CSR{Pat: en.jx, Val: v} }
+
+// jpm is the reduced Jp matrix (nx x ns) with values v.
+func (en *engine) jpm(v []float64) sparse.CSR { return sparse.CSR{Pat: en.jpSel, Val: v} }
+
 // spmm writes dst = J S for the CSR J (pattern jx, values v) and dense
 // row-major S (nx x ns).
 func (en *engine) spmm(dst, v, s []float64) {
@@ -193,35 +184,16 @@ func (en *engine) spmm(dst, v, s []float64) {
 	if en.denseJx {
 		// Reaction-network Jacobians of a few dozen states are dense
 		// enough for the blocked dense product to win.
-		en.jx.ScatterTo(en.jd, v)
+		en.jxm(v).ScatterTo(en.jd)
 		en.gemm(dst, en.jd, s, en.nx, ns, 1, 0)
 		return
 	}
-	rp, ci := en.jx.RowPtr, en.jx.ColIdx
-	for i := 0; i < en.nx; i++ {
-		d := dst[i*ns : (i+1)*ns]
-		clear(d)
-		for k := rp[i]; k < rp[i+1]; k++ {
-			a := v[k]
-			if a == 0 {
-				continue
-			}
-			sr := s[ci[k]*ns : (ci[k]+1)*ns]
-			for j, x := range sr {
-				d[j] += a * x
-			}
-		}
-	}
+	en.jxm(v).MulBlockTo(dst, s, ns)
 }
 
 // addP adds alpha * P (reduced Jp values v) to the dense dst.
 func (en *engine) addP(dst []float64, alpha float64, v []float64) {
-	ns := en.ns
-	for i := 0; i < en.nx; i++ {
-		for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
-			dst[i*ns+en.jpCol[k]] += alpha * v[k]
-		}
-	}
+	en.jpm(v).AddTo(dst, alpha)
 }
 
 // ---------------------------------------------------------------- steps
@@ -313,42 +285,10 @@ func rowSumMax(s []float64, ns int) float64 {
 
 // logNormInf is the logarithmic infinity norm of the sparse Jx values v:
 // max over rows of the diagonal entry plus the absolute off-diagonal ones.
-func (en *engine) logNormInf(v []float64) float64 {
-	rp, ci := en.jx.RowPtr, en.jx.ColIdx
-	mx := math.Inf(-1)
-	for i := 0; i+1 < len(rp); i++ {
-		var r float64
-		for k := rp[i]; k < rp[i+1]; k++ {
-			if ci[k] == i {
-				r += v[k]
-			} else {
-				r += math.Abs(v[k])
-			}
-		}
-		if !(r <= mx) {
-			mx = r
-		}
-	}
-	if math.IsInf(mx, -1) {
-		return 0
-	}
-	return mx
-}
+func (en *engine) logNormInf(v []float64) float64 { return en.jxm(v).LogNormInf() }
 
 // pRowSumMax is the infinity norm of the reduced Jp values v.
-func (en *engine) pRowSumMax(v []float64) float64 {
-	var mx float64
-	for i := 0; i < en.nx; i++ {
-		var r float64
-		for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
-			r += math.Abs(v[k])
-		}
-		if !(r <= mx) {
-			mx = r
-		}
-	}
-	return mx
-}
+func (en *engine) pRowSumMax(v []float64) float64 { return en.jpm(v).NormInf() }
 
 // expStep advances s in place over [a.t, b.t] with the exponential step
 // S(tb) = e^{hA} S(ta) + (int_0^h e^{uA} du) B, where (A, B) are frozen at
@@ -387,18 +327,7 @@ func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 			blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: s},
 			0, blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: en.t1})
 	}
-	for r := 0; r < nx; r++ {
-		d := en.t1[r*ns : (r+1)*ns]
-		wr := en.w[r*nx : (r+1)*nx]
-		for i, wv := range wr {
-			if wv == 0 {
-				continue
-			}
-			for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
-				d[en.jpCol[k]] += wv * bv[k]
-			}
-		}
-	}
+	en.jpm(bv).LeftMulAddTo(en.t1, en.w, nx)
 	copy(s, en.t1)
 	en.stats.ExpSteps++
 }
@@ -438,74 +367,16 @@ func (en *engine) expOf(av []float64, h float64) {
 // ---------------------------------------------------------------- norms
 
 func (en *engine) norm(v []float64) float64 {
-	rp, ci := en.jx.RowPtr, en.jx.ColIdx
-	nx := en.nx
+	a := en.jxm(v)
 	switch en.cfg.norm {
 	case Norm1:
-		cs := en.normV
-		clear(cs)
-		for k, x := range v {
-			cs[ci[k]] += math.Abs(x)
-		}
-		var mx float64
-		for _, x := range cs {
-			mx = math.Max(mx, x)
-		}
-		return mx
+		return a.Norm1(en.normV)
 	case NormFro:
-		var s float64
-		for _, x := range v {
-			s += x * x
-		}
-		return math.Sqrt(s)
+		return a.NormFro()
 	case Norm2:
-		// Power iteration on J^T J from a fixed start.
-		u, w := en.normV, en.normW
-		for i := range u {
-			u[i] = 1 / math.Sqrt(float64(nx)+float64(i))
-		}
-		var sig float64
-		for it := 0; it < 30; it++ {
-			clear(w)
-			for i := 0; i < nx; i++ { // w = J u
-				for k := rp[i]; k < rp[i+1]; k++ {
-					w[i] += v[k] * u[ci[k]]
-				}
-			}
-			clear(u)
-			for i := 0; i < nx; i++ { // u = J^T w
-				for k := rp[i]; k < rp[i+1]; k++ {
-					u[ci[k]] += v[k] * w[i]
-				}
-			}
-			var n2 float64
-			for _, x := range u {
-				n2 += x * x
-			}
-			n2 = math.Sqrt(n2)
-			if n2 == 0 {
-				return 0
-			}
-			next := math.Sqrt(n2)
-			for i := range u {
-				u[i] /= n2
-			}
-			if math.Abs(next-sig) <= 1e-3*next {
-				return next
-			}
-			sig = next
-		}
-		return sig
+		return a.Norm2(en.normV, en.normW)
 	default:
-		var mx float64
-		for i := 0; i < nx; i++ {
-			var s float64
-			for k := rp[i]; k < rp[i+1]; k++ {
-				s += math.Abs(v[k])
-			}
-			mx = math.Max(mx, s)
-		}
-		return mx
+		return a.NormInf()
 	}
 }
 
