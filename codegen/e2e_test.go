@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/codegen"
-	"github.com/pbgen/pbgen/interp/testnet"
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
@@ -46,9 +46,9 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
-	"github.com/pbgen/pbgen/interp/testnet"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/symbolic"
+	"pbgene2e/testnet"
 	{{IMPORTS}}
 )
 
@@ -221,6 +221,13 @@ func TestEndToEnd(t *testing.T) {
 	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
 		write("go.sum", sum)
 	}
+	// The fixtures are internal to pbgen: the temporary module gets a copy
+	// (they import only symbolic and the standard library).
+	fixture, err := os.ReadFile(filepath.Join(root, "internal", "testnet", "testnet.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join("testnet", "testnet.go"), fixture)
 	var imports, cases []string
 	for _, c := range e2eCases {
 		files, err := codegen.Generate(c.sys(), &c.opt)

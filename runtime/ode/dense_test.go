@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pbgen/pbgen/runtime/ode/testode"
+	"github.com/pbgen/pbgen/internal/testode"
 )
 
 // maxDenseToLocal bounds the local error of the dense output in units of

@@ -11,8 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/pbgen/pbgen/internal/testode"
 	"github.com/pbgen/pbgen/runtime/model"
-	"github.com/pbgen/pbgen/runtime/ode/testode"
 )
 
 var workPrecision = flag.Bool("workprecision", false, "print the work-precision table (TestWorkPrecision)")

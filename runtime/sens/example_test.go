@@ -3,8 +3,8 @@ package sens_test
 import (
 	"fmt"
 
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/sens"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 // ExampleSolve computes the sensitivities of Chua's circuit on its limit

@@ -6,9 +6,9 @@ import (
 
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/pka"
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 // TestBadOptions: every option a user can pass that cannot be used (pbgen
@@ -24,12 +24,12 @@ func TestBadOptions(t *testing.T) {
 	m.DefaultParams(p)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, o := range []Options{
-		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: 1e-20}, {SensRTol: 1e-17}, {ATol: -1}, {ATol: inf}, {ATol: nan},
-		{SensRTol: -1}, {SensRTol: 2}, {SensATol: -1}, {SensATol: nan},
-		{Method: 9}, {Method: -1}, {Method: FS, Grid: GridDyadic}, {Method: PBS, Grid: GridDyadic},
-		{JacTol: nan}, {NIntFactor: -1}, {NIntFactor: inf}, {NMax: -1}, {MaxDepth: -1}, {MaxDepth: 1 << 40},
-		{Norm: 9}, {Interp: 9}, {ExpStep: 9}, {Refine: 9}, {Grid: 9},
-		{ReuseTol: nan}, {RefTheta: inf}, {StateTolFactor: -1}, {StateTolFactor: 1e9},
+		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: 1e-20}, {Tuning: Tuning{SensRTol: 1e-17}}, {ATol: -1}, {ATol: inf}, {ATol: nan},
+		{Tuning: Tuning{SensRTol: -1}}, {Tuning: Tuning{SensRTol: 2}}, {Tuning: Tuning{SensATol: -1}}, {Tuning: Tuning{SensATol: nan}},
+		{Method: 9}, {Method: -1}, {Method: FS, Tuning: Tuning{Grid: GridDyadic}}, {Method: PBS, Tuning: Tuning{Grid: GridDyadic}},
+		{Tuning: Tuning{JacTol: nan}}, {Tuning: Tuning{NIntFactor: -1}}, {Tuning: Tuning{NIntFactor: inf}}, {Tuning: Tuning{NMax: -1}}, {Tuning: Tuning{MaxDepth: -1}}, {Tuning: Tuning{MaxDepth: 1 << 40}},
+		{Tuning: Tuning{Norm: 9}}, {Tuning: Tuning{Interp: 9}}, {Tuning: Tuning{ExpStep: 9}}, {Tuning: Tuning{Refine: 9}}, {Tuning: Tuning{Grid: 9}},
+		{Tuning: Tuning{ReuseTol: nan}}, {Tuning: Tuning{RefTheta: inf}}, {Tuning: Tuning{StateTolFactor: -1}}, {Tuning: Tuning{StateTolFactor: 1e9}},
 		{ODE: ode.Settings{RTol: -1}}, {ODE: ode.Settings{MaxSteps: -1}}, {ODE: ode.Settings{Method: 5}},
 		{ODE: ode.Settings{ATolVec: []float64{1}}},
 		{Params: []int{1, 1}}, {Params: []int{-1}}, {Params: []int{len(p)}},
