@@ -744,7 +744,6 @@ type tsvWriter struct {
 	obs    []int     // model outputs written after the states (-method none)
 	obsBuf []float64 // all model outputs at one time
 	buf    []byte
-	err    error
 }
 
 func newTSVWriter(w io.Writer, xs, ps, outs []string, obs []int, withS bool) *tsvWriter {
