@@ -12,12 +12,18 @@ import (
 type Method int
 
 const (
-	// PBSR is the Peano-Baker series with refinement (Algorithm 2), the
-	// default.
+	// PBSR, the default, is the Peano-Baker series with refinement of the
+	// paper (Algorithm 2) in Paper mode. By default it takes no series
+	// step: end-point exponential W-steps on a dyadic grid chosen by a
+	// local error test of S (see the package documentation).
 	PBSR Method = iota
-	// PBS is the Peano-Baker step on every grid interval (Algorithm 1).
+	// PBS is the truncated Peano-Baker series step on every integrator
+	// step (Algorithm 1); it gives up on stiff networks.
 	PBS
-	// Exp is the exponential step on every grid interval (Algorithm 3).
+	// Exp is the exponential step (Algorithm 3): by default the end-point
+	// step of PBSR on steps of about the integrator's size, without an
+	// error test of S; in Paper mode the frozen-Jacobian step on every
+	// integrator step.
 	Exp
 	// FS is forward sensitivity integrated together with the state by
 	// runtime/ode: the accuracy reference.
