@@ -345,6 +345,25 @@ func (s *Solver) Model() model.Model { return s.m }
 // Settings returns the solver's settings with defaults filled in.
 func (s *Solver) Settings() Settings { return s.set }
 
+// Start is the initial point of an integration: x = X0 (and, with
+// sensitivities, S = S0, row-major nx x nsp; nil means zeros) at T0.
+type Start struct {
+	T0     float64
+	X0, S0 []float64
+}
+
+// IntegrateFrom is Integrate from st (st.S0 is not used).
+func (s *Solver) IntegrateFrom(tr *Trajectory, p []float64, st *Start, tout []float64) error {
+	return s.Integrate(tr, p, st.X0, st.T0, tout)
+}
+
+// IntegrateSensFrom is IntegrateSens from st, with S at the output times
+// written to dstS and the sensitivity settings ss (nil: all parameters,
+// S outside the error test).
+func (s *Solver) IntegrateSensFrom(tr *Trajectory, dstS []float64, ss *SensSettings, p []float64, st *Start, tout []float64) error {
+	return s.IntegrateSens(tr, dstS, p, st.X0, st.S0, st.T0, tout, ss)
+}
+
 // Integrate integrates dx/dt = f(t, x, p) from (t0, x0) through every time
 // in tout (ascending, each >= t0; tout may start at t0) and records every
 // accepted step (t, x, f(t, x)) into tr, which is Reset first, so that
@@ -354,6 +373,7 @@ func (s *Solver) Settings() Settings { return s.set }
 //
 // After the first call with the same sizes it allocates nothing. A failure
 // returns a *StepError; tr then holds the steps accepted so far.
+// IntegrateFrom takes the start as one value.
 func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) error {
 	if err := s.checkArgs(tr, p, x0, t0, tout); err != nil {
 		return err
@@ -377,7 +397,8 @@ func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 // with the same factorisation of I - gamma*Jx (a multi-column solve), with
 // the right-hand side evaluated with Jx and Jp at the converged state. The
 // (nsp+1)nx system is never formed. With DOPRI5 the sensitivities are
-// integrated explicitly as extra components.
+// integrated explicitly as extra components. IntegrateSensFrom takes the
+// start as one value.
 func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float64, t0 float64, tout []float64, ss *SensSettings) error {
 	if err := s.checkArgs(tr, p, x0, t0, tout); err != nil {
 		return err

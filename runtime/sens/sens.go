@@ -221,8 +221,8 @@ func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 		if s.cfg.params != nil {
 			params = s.params
 		}
-		err := s.ode.IntegrateSens(&s.tr, res.S, p, s.x0, s.s0, t0, ts,
-			&ode.SensSettings{ErrCon: s.cfg.errCon, Params: params})
+		err := s.ode.IntegrateSensFrom(&s.tr, res.S, &ode.SensSettings{ErrCon: s.cfg.errCon, Params: params},
+			p, &ode.Start{T0: t0, X0: s.x0, S0: s.s0}, ts)
 		st.ODE = s.ode.Stats()
 		if err != nil {
 			return err
@@ -230,7 +230,7 @@ func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 		s.fillX(res, ts)
 		return nil
 	}
-	err := s.ode.Integrate(&s.tr, p, s.x0, t0, ts)
+	err := s.ode.IntegrateFrom(&s.tr, p, &ode.Start{T0: t0, X0: s.x0}, ts)
 	st.ODE = s.ode.Stats()
 	if err != nil {
 		return err
