@@ -55,12 +55,18 @@ type endState struct {
 	// ft is the ns x nx result.
 	fcPtr, fcOff, fcPerm []int
 	ft                   []float64
+
+	// last is the slot of the last end-point step (localError's An).
+	last *refSlot
+	// w, psi: the W and Psi of a fresh slot (nx*nx); mm: E + Wt dA.
+	w, psi, mm []float64
 }
 
 func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 	st := endState{dA: make([]float64, nnz), dB: make([]float64, nnz),
 		nmat: make([]float64, nx*nx), piv: make([]int, nx),
-		ft: make([]float64, ns*nx)}
+		ft: make([]float64, ns*nx), w: make([]float64, nx*nx), psi: make([]float64, nx*nx),
+		mm: make([]float64, nx*nx)}
 	st.slots = make([]refSlot, nslots)
 	for i := range st.slots {
 		st.slots[i] = refSlot{an: make([]float64, nnz), e: make([]float64, nx*nx),
@@ -116,13 +122,13 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	c := lru
 	nx := en.nx
 	en.scatterAd(jb)
-	en.ex.ExpInt2To(c.e, en.w, en.psi, en.ad, h)
+	en.ex.ExpInt2To(c.e, en.end.w, en.end.psi, en.ad, h)
 	en.stats.Exponentials++
 	en.stats.Squarings += en.ex.Last.Squarings
 	ih := 1 / h
 	for i := 0; i < nx*nx; i++ {
-		c.ph[i] = en.psi[i] * ih
-		c.wt[i] = en.w[i] - c.ph[i]
+		c.ph[i] = en.end.psi[i] * ih
+		c.wt[i] = en.end.w[i] - c.ph[i]
 	}
 	for i := 0; i < nx; i++ {
 		for j := 0; j < nx; j++ {
@@ -158,7 +164,7 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	nx, ns := en.nx, en.ns
 	en.stepT = a.t
 	sl, fresh := en.slotFor(a.jx, b.jx, h)
-	en.lastSlot = sl
+	en.end.last = sl
 	st := &en.end
 	dAn := st.dANorm
 	if !st.dAValid {
@@ -181,10 +187,10 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	if !skipA {
 		// M = E + Wt dA (Jx of reaction networks is far from sparse at
 		// these sizes: a dense product is faster than a sparse one).
-		copy(en.mm, sl.e)
+		copy(en.end.mm, sl.e)
 		en.scatterAd(st.dA)
-		en.gemm(en.mm, sl.wt, en.ad, nx, nx, 1, 1)
-		m = en.mm
+		en.gemm(en.end.mm, sl.wt, en.ad, nx, nx, 1, 1)
+		m = en.end.mm
 	}
 	en.gemm(dst, m, src, nx, ns, 1, 0)
 	if useC {
@@ -232,10 +238,10 @@ type frozenMap struct {
 // building the map when h changed or the map was invalidated.
 func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
 	nx, ns := en.nx, en.ns
-	fm := &en.fmap
+	fm := &en.freeze.m
 	if !fm.valid || fm.h != h {
 		sl, fresh := en.slotFor(f.jx, f.jx, h)
-		en.lastSlot = sl
+		en.end.last = sl
 		st := &en.end
 		copy(fm.m, sl.e)
 		clear(fm.c)
@@ -261,7 +267,7 @@ func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
 // addForcing.
 func (en *engine) initForcing() {
 	st := &en.end
-	byCol, from := sparse.Transpose(en.jpSel)
+	byCol, from := sparse.Transpose(en.jac.sel)
 	st.fcPtr, st.fcPerm = byCol.RowPtr, from
 	st.fcOff = make([]int, len(from))
 	for q, i := range byCol.ColIdx {
@@ -281,7 +287,7 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 	}
 	nx, ns := en.nx, en.ns
 	st := &en.end
-	nnz := len(en.jpFrom)
+	nnz := len(en.jac.from)
 	if len(va) < nnz || len(vb) < nnz || len(dst) < nx*ns {
 		panic("sens: addForcing: short operand")
 	}

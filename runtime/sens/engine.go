@@ -3,7 +3,6 @@ package sens
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -29,61 +28,86 @@ type level struct {
 	coarse      []float64 // nx*ns
 }
 
-// engine runs the Peano-Baker methods on a trajectory. All buffers are
-// allocated once for a model and parameter subset.
+// engine runs the Peano-Baker methods on a trajectory: a driver (the
+// integrator's grid, stategrid.go, or the dyadic grid, dyadic.go) takes
+// steps of one kind (the series step, series.go; the paper's exponential
+// steps, paperexp.go; the end-point exponential W-step, endpoint.go). Each
+// part keeps its state in its own field; all buffers are allocated once
+// for a model and parameter subset.
 type engine struct {
+	// The solve: model, options, sizes, parameters, the state's
+	// trajectory and the counters of the Result.
+	m      model.Model
+	cfg    *config
+	nx, ns int
+	p      []float64
+	tr     *ode.Trajectory
+	stats  *Stats
 	// err is the first reason the method gave up (see MethodError); the
-	// drivers stop at it.
+	// drivers stop at it. stepT is the start of the step being taken.
 	err   error
-	stepT float64 // start of the step being taken (for errors)
+	stepT float64
 	// roundAcc is the integral of ||Jx||_inf over the steps taken (see
 	// accRound).
 	roundAcc float64
-	m        model.Model
-	cfg      *config
-	nx, ns   int
-	jx       *model.Pattern
-	// jpSel is the reduced Jp pattern: the columns in cfg.params, in
-	// that order; jpFrom maps its entries to those of the full Jp.
-	jpSel  *model.Pattern
-	jpFrom []int
-	jpFull []float64 // full Jp values
-	// jpIdentity: the reduced Jp is the full one in the same order (all
+
+	jac  jacobians // the Jx and reduced Jp patterns, and their evaluation
+	a, b point     // the ends of the step being taken (swapped as a grid advances)
+
+	// The step kinds.
+	series seriesStep // the truncated Peano-Baker series step (PBS)
+	paper  paperExp   // the frozen and Magnus exponential steps, and their cache
+	end    endState   // the end-point exponential W-step and its cached slots
+
+	// The drivers and what they decide with.
+	stateGrid stateGrid   // the integrator's grid: refinement points and bisection levels
+	control   stepControl // the step-size control of the dyadic grid (PBSR)
+	freeze    freezer     // frozen steps near equilibrium (dyadic grid)
+
+	// Scratch shared by the steps; nothing in it outlives a step.
+	t1, t2, t3 []float64 // nx*ns
+	// ad is the dense nx*nx of a Jx-pattern scatter (scatterAd): only
+	// pattern positions are ever written, the others stay zero.
+	ad      []float64
+	denseJx bool      // spmm through a dense product
+	jd      []float64 // nx*nx scratch of spmm
+	ex      *expm.Workspace
+	norms   normScratch
+}
+
+// jacobians are the sparsity patterns of Jx and of the reduced Jp (the
+// columns of the sensitivity parameters) and what maps the model's Jp
+// onto the reduced one.
+type jacobians struct {
+	jx *model.Pattern
+	// sel is the reduced Jp pattern: the columns in cfg.params, in that
+	// order; from maps its entries to those of the full Jp, whose values
+	// full holds.
+	sel  *model.Pattern
+	from []int
+	full []float64
+	// identity: the reduced Jp is the full one in the same order (all
 	// parameters, in model order), so Jp is written into a point directly:
 	// the remapping was half of an evaluation near equilibrium, where one
 	// runs at every step.
-	jpIdentity bool
+	identity bool
+}
 
-	p  []float64
-	tr *ode.Trajectory
+func newJacobians(m model.Model, params []int) jacobians {
+	jp := m.JpPattern()
+	jc := jacobians{jx: m.JxPattern(), sel: &model.Pattern{}, full: make([]float64, jp.NNZ())}
+	jc.from = sparse.SelectCols(jc.sel, nil, jp, params)
+	jc.identity = len(jc.from) == jp.NNZ()
+	for k, f := range jc.from {
+		jc.identity = jc.identity && f == k
+	}
+	return jc
+}
 
-	a, b         point // interval end points (swapped as the grid advances)
-	sub          point // inner point of RefineNInt
-	sub2         point
-	frz          point     // the frozen point of GridDyadic near equilibrium
-	dconv        []float64 // nx*ns: increment of the frozen map
-	fmap         frozenMap
-	jsum, jtmp   []float64 // nnz(Jx)
-	psum         []float64 // reduced nnz(Jp)
-	t1, t2, t3   []float64 // nx*ns
-	ad, e, w     []float64 // nx*nx
-	psi, wt, mm  []float64 // nx*nx
-	end          endState
-	probe        [3]probeNode // history of GridDyadic's error control
-	pv           []float64    // ns*nProbe: probe vectors
-	pd, pg, pt   []float64    // nx*nProbe scratch of localError
-	lastSlot     *refSlot     // slot of the last end-point step
-	denseJx      bool         // spmm through a dense product
-	jd           []float64    // nx*nx scratch of spmm
-	ex           *expm.Workspace
-	levels       []level
-	cacheA       []float64 // nnz(Jx): matrix of the cached exponential
-	cacheH       float64
-	cacheValid   bool
-	cacheConv    bool
-	normV, normW []float64 // nx, for Norm2
-
-	stats *Stats
+// normScratch holds the work vectors of the norms of Jx (norm, relChange).
+type normScratch struct {
+	diff []float64 // nnz(Jx): the difference of relChange
+	u, w []float64 // nx: power iteration (Norm2)
 }
 
 func newPoint(nx, nnzx, nnzp int) point {
@@ -92,64 +116,79 @@ func newPoint(nx, nnzx, nnzp int) point {
 
 func newEngine(m model.Model, cfg *config, params []int) *engine {
 	nx := model.NumStates(m)
-	jx, jp := m.JxPattern(), m.JpPattern()
 	ns := len(params)
-	en := &engine{m: m, cfg: cfg, nx: nx, ns: ns, jx: jx}
-	// Reduced Jp pattern: row-wise, columns in the order of params.
-	en.jpSel = &model.Pattern{}
-	en.jpFrom = sparse.SelectCols(en.jpSel, nil, jp, params)
-	en.jpFull = make([]float64, jp.NNZ())
-	en.jpIdentity = len(en.jpFrom) == jp.NNZ()
-	for k, f := range en.jpFrom {
-		en.jpIdentity = en.jpIdentity && f == k
-	}
-	nnzx, nnzp := jx.NNZ(), len(en.jpFrom)
-	en.a, en.b = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
-	en.sub, en.sub2 = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
-	en.frz = newPoint(nx, nnzx, nnzp)
-	en.dconv = make([]float64, nx*ns)
-	en.fmap = frozenMap{m: make([]float64, nx*nx), c: make([]float64, nx*ns)}
-	en.jsum, en.jtmp = make([]float64, nnzx), make([]float64, nnzx)
-	en.psum = make([]float64, nnzp)
-	blk := nx * ns
+	en := &engine{m: m, cfg: cfg, nx: nx, ns: ns, jac: newJacobians(m, params)}
+	nnzx, nnzp := en.jac.jx.NNZ(), len(en.jac.from)
 	mk := func(n int) []float64 { return make([]float64, n) }
-	en.t1, en.t2, en.t3 = mk(blk), mk(blk), mk(blk)
-	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
-	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
+	en.a, en.b = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
+	en.series = seriesStep{jsum: mk(nnzx)}
+	en.paper = newPaperExp(nx, nnzx, nnzp)
 	en.end = newEndState(nx, ns, nnzx, nnzp, 4)
 	en.initForcing()
-	for i := range en.probe {
-		en.probe[i] = probeNode{sv: mk(nx * nProbe), qv: mk(nx * nProbe)}
-	}
-	en.pd, en.pg, en.pt = mk(nx*nProbe), mk(nx*nProbe), mk(nx*nProbe)
-	// Fixed Gaussian probes: the estimate is deterministic per model.
-	rng := rand.New(rand.NewPCG(1, 1))
-	en.pv = mk(ns * nProbe)
-	for i := range en.pv {
-		en.pv[i] = rng.NormFloat64()
-	}
+	en.stateGrid = newStateGrid(nx, ns, nnzx, nnzp, cfg.maxDepth)
+	en.control = newStepControl(nx, ns)
+	en.freeze = newFreezer(nx, ns, nnzx, nnzp)
+	blk := nx * ns
+	en.t1, en.t2, en.t3 = mk(blk), mk(blk), mk(blk)
+	en.ad = mk(nx * nx)
 	en.jd = mk(nx * nx)
 	en.denseJx = nx >= 8 && 4*nnzx >= nx*nx
 	en.ex = expm.NewWorkspace(nx)
-	en.cacheA = mk(nnzx)
-	en.normV, en.normW = mk(nx), mk(nx)
-	en.levels = make([]level, cfg.maxDepth)
-	for i := range en.levels {
-		en.levels[i] = level{mid: newPoint(nx, nnzx, nnzp), left: mk(blk), right: mk(blk), coarse: mk(blk)}
-	}
+	en.norms = normScratch{diff: mk(nnzx), u: mk(nx), w: mk(nx)}
 	return en
+}
+
+// seriesStep is the scratch of the PBS step.
+type seriesStep struct {
+	jsum []float64 // nnz(Jx): Ja + Jb
+}
+
+// paperExp is the state of the paper's exponential steps (ExpFrozen,
+// ExpMagnus): the exponential of the last step and what it was computed
+// from, reused while the matrix and the step stay the same.
+type paperExp struct {
+	e, w       []float64 // nx*nx: e^{hA} and int_0^h e^{uA} du
+	cacheA     []float64 // nnz(Jx): the A of e and w
+	cacheH     float64   // the h of e and w
+	cacheValid bool
+	// cacheConv: e had converged to the steady-state projector, so a
+	// longer step has the same e (see expOf).
+	cacheConv  bool
+	avgJ, avgP []float64 // the Magnus averages of Jx (nnz(Jx)) and Jp
+}
+
+func newPaperExp(nx, nnzx, nnzp int) paperExp {
+	return paperExp{e: make([]float64, nx*nx), w: make([]float64, nx*nx),
+		cacheA: make([]float64, nnzx), avgJ: make([]float64, nnzx), avgP: make([]float64, nnzp)}
+}
+
+// stateGrid is the scratch of the drivers on the integrator's grid: the
+// inner points of RefineNInt and the bisection levels of RefineLocalError.
+type stateGrid struct {
+	sub, sub2 point
+	levels    []level
+}
+
+func newStateGrid(nx, ns, nnzx, nnzp, depth int) stateGrid {
+	g := stateGrid{sub: newPoint(nx, nnzx, nnzp), sub2: newPoint(nx, nnzx, nnzp), levels: make([]level, depth)}
+	blk := nx * ns
+	for i := range g.levels {
+		g.levels[i] = level{mid: newPoint(nx, nnzx, nnzp), left: make([]float64, blk),
+			right: make([]float64, blk), coarse: make([]float64, blk)}
+	}
+	return g
 }
 
 // eval fills pt.jx and pt.jp at (pt.t, pt.x).
 func (en *engine) eval(pt *point) {
 	en.m.Jx(pt.jx, pt.t, pt.x, en.p)
-	if en.jpIdentity {
+	if en.jac.identity {
 		en.m.Jp(pt.jp, pt.t, pt.x, en.p)
 		en.stats.JacEvals++
 		return
 	}
-	en.m.Jp(en.jpFull, pt.t, pt.x, en.p)
-	sparse.Gather(pt.jp, en.jpFull, en.jpFrom)
+	en.m.Jp(en.jac.full, pt.t, pt.x, en.p)
+	sparse.Gather(pt.jp, en.jac.full, en.jac.from)
 	en.stats.JacEvals++
 }
 
@@ -172,10 +211,10 @@ func (en *engine) interpX(dst []float64, t float64, k int) {
 
 // jxm is the Jx matrix with values v (a point's, or a combination of
 // points' in the pattern of Jx).
-func (en *engine) jxm(v []float64) sparse.CSR { return sparse.CSR{Pat: en.jx, Val: v} }
+func (en *engine) jxm(v []float64) sparse.CSR { return sparse.CSR{Pat: en.jac.jx, Val: v} }
 
 // jpm is the reduced Jp matrix (nx x ns) with values v.
-func (en *engine) jpm(v []float64) sparse.CSR { return sparse.CSR{Pat: en.jpSel, Val: v} }
+func (en *engine) jpm(v []float64) sparse.CSR { return sparse.CSR{Pat: en.jac.sel, Val: v} }
 
 // spmm writes dst = J S for the CSR J (pattern jx, values v) and dense
 // row-major S (nx x ns).
@@ -218,14 +257,14 @@ func (en *engine) pbsStep(s []float64, a, b *point) {
 			Reason: fmt.Sprintf("the truncated Peano-Baker series is unstable on the step [%.6g, %.6g]: dt ||Jx|| = %.3g exceeds %g, so the step amplifies the decaying modes of a stiff network instead of damping them", a.t, b.t, z, float64(pbsMaxZ))}
 	}
 	nSa := rowSumMax(s, en.ns)
-	for k := range en.jsum {
-		en.jsum[k] = a.jx[k] + b.jx[k]
+	for k := range en.series.jsum {
+		en.series.jsum[k] = a.jx[k] + b.jx[k]
 	}
 	h2, h4 := dt/2, dt*dt/4
 	// t1 = Pb dense; t2 = (Ja+Jb) Pb; t3 = Jb t2.
 	clear(en.t1)
 	en.addP(en.t1, 1, b.jp)
-	en.spmm(en.t2, en.jsum, en.t1)
+	en.spmm(en.t2, en.series.jsum, en.t1)
 	en.spmm(en.t3, b.jx, en.t2)
 	// u = S + dt/2 (Pa + PhiB Pb) into s.
 	for i, x := range en.t1 {
@@ -233,7 +272,7 @@ func (en *engine) pbsStep(s []float64, a, b *point) {
 	}
 	en.addP(s, h2, a.jp)
 	// S = PhiF u.
-	en.spmm(en.t2, en.jsum, s)
+	en.spmm(en.t2, en.series.jsum, s)
 	en.spmm(en.t3, b.jx, en.t2)
 	for i := range s {
 		s[i] += h2*en.t2[i] + h4*en.t3[i]
@@ -310,58 +349,58 @@ func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 	}
 	av, bv := a.jx, a.jp
 	if en.cfg.expStep == ExpMagnus {
-		for k := range en.jsum {
-			en.jsum[k] = 0.5 * (a.jx[k] + b.jx[k])
+		for k := range en.paper.avgJ {
+			en.paper.avgJ[k] = 0.5 * (a.jx[k] + b.jx[k])
 		}
-		for k := range en.psum {
-			en.psum[k] = 0.5 * (a.jp[k] + b.jp[k])
+		for k := range en.paper.avgP {
+			en.paper.avgP[k] = 0.5 * (a.jp[k] + b.jp[k])
 		}
-		av, bv = en.jsum, en.psum
+		av, bv = en.paper.avgJ, en.paper.avgP
 	}
 	en.expOf(av, h)
 	// t1 = E S + W B.
 	nx, ns := en.nx, en.ns
 	if ns > 0 && nx > 0 {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas64.General{Rows: nx, Cols: nx, Stride: nx, Data: en.e},
+			blas64.General{Rows: nx, Cols: nx, Stride: nx, Data: en.paper.e},
 			blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: s},
 			0, blas64.General{Rows: nx, Cols: ns, Stride: ns, Data: en.t1})
 	}
-	en.jpm(bv).LeftMulAddTo(en.t1, en.w, nx)
+	en.jpm(bv).LeftMulAddTo(en.t1, en.paper.w, nx)
 	copy(s, en.t1)
 	en.stats.ExpSteps++
 }
 
-// expOf makes en.e = e^{hA}, en.w = int_0^h e^{uA} du for the sparse A
+// expOf makes en.paper.e = e^{hA}, en.paper.w = int_0^h e^{uA} du for the sparse A
 // values av, reusing the previous exponential when A is unchanged (within
 // ReuseTol) and h is equal, or when the previous E had converged to the
 // steady-state projector P and h is longer: then E(h) = P and
 // W(h) = W(h_prev) + (h - h_prev) P.
 func (en *engine) expOf(av []float64, h float64) {
-	if en.cacheValid && en.cfg.reuseTol >= 0 && (h == en.cacheH || (en.cacheConv && h > en.cacheH)) {
+	if en.paper.cacheValid && en.cfg.reuseTol >= 0 && (h == en.paper.cacheH || (en.paper.cacheConv && h > en.paper.cacheH)) {
 		var d, mx float64
 		for k, v := range av {
-			d = math.Max(d, math.Abs(v-en.cacheA[k]))
-			mx = math.Max(mx, math.Abs(en.cacheA[k]))
+			d = math.Max(d, math.Abs(v-en.paper.cacheA[k]))
+			mx = math.Max(mx, math.Abs(en.paper.cacheA[k]))
 		}
 		if d <= en.cfg.reuseTol*mx {
-			if h != en.cacheH {
-				c := h - en.cacheH
-				for i, x := range en.e {
-					en.w[i] += c * x
+			if h != en.paper.cacheH {
+				c := h - en.paper.cacheH
+				for i, x := range en.paper.e {
+					en.paper.w[i] += c * x
 				}
-				en.cacheH = h
+				en.paper.cacheH = h
 			}
 			en.stats.ExpReuses++
 			return
 		}
 	}
 	en.scatterAd(av)
-	en.ex.ExpIntTo(en.e, en.w, en.ad, h)
+	en.ex.ExpIntTo(en.paper.e, en.paper.w, en.ad, h)
 	en.stats.Exponentials++
 	en.stats.Squarings += en.ex.Last.Squarings
-	copy(en.cacheA, av)
-	en.cacheH, en.cacheValid, en.cacheConv = h, true, en.ex.Last.Converged >= 0
+	copy(en.paper.cacheA, av)
+	en.paper.cacheH, en.paper.cacheValid, en.paper.cacheConv = h, true, en.ex.Last.Converged >= 0
 }
 
 // ---------------------------------------------------------------- norms
@@ -370,11 +409,11 @@ func (en *engine) norm(v []float64) float64 {
 	a := en.jxm(v)
 	switch en.cfg.norm {
 	case Norm1:
-		return a.Norm1(en.normV)
+		return a.Norm1(en.norms.u)
 	case NormFro:
 		return a.NormFro()
 	case Norm2:
-		return a.Norm2(en.normV, en.normW)
+		return a.Norm2(en.norms.u, en.norms.w)
 	default:
 		return a.NormInf()
 	}
@@ -382,10 +421,10 @@ func (en *engine) norm(v []float64) float64 {
 
 // relChange is ||vb - va|| / ||va|| in the configured norm, with 0/0 = 0.
 func (en *engine) relChange(va, vb []float64) float64 {
-	for k := range en.jtmp {
-		en.jtmp[k] = vb[k] - va[k]
+	for k := range en.norms.diff {
+		en.norms.diff[k] = vb[k] - va[k]
 	}
-	d := en.norm(en.jtmp)
+	d := en.norm(en.norms.diff)
 	n := en.norm(va)
 	if d == 0 {
 		return 0
@@ -467,7 +506,7 @@ func (en *engine) nint(s []float64, a, b *point, k int) {
 		return
 	}
 	en.stats.Refinements += n - 1
-	prev, cur := a, &en.sub
+	prev, cur := a, &en.stateGrid.sub
 	for i := 1; i <= n; i++ {
 		if i == n {
 			cur = b
@@ -479,10 +518,10 @@ func (en *engine) nint(s []float64, a, b *point, k int) {
 		en.pbsStep(s, prev, cur)
 		if i < n {
 			// Alternate the two inner buffers so prev stays valid.
-			if cur == &en.sub {
-				prev, cur = &en.sub, &en.sub2
+			if cur == &en.stateGrid.sub {
+				prev, cur = &en.stateGrid.sub, &en.stateGrid.sub2
 			} else {
-				prev, cur = &en.sub2, &en.sub
+				prev, cur = &en.stateGrid.sub2, &en.stateGrid.sub
 			}
 		}
 	}
@@ -499,7 +538,7 @@ func (en *engine) localErr(s []float64, a, b *point, k int) {
 		en.expStep(s, a, b)
 		return
 	}
-	lv := &en.levels[0]
+	lv := &en.stateGrid.levels[0]
 	copy(lv.coarse, s)
 	en.expStep(lv.coarse, a, b)
 	en.recordExp(a.t)
@@ -508,7 +547,7 @@ func (en *engine) localErr(s []float64, a, b *point, k int) {
 
 // bisect advances s over [a.t, b.t] given coarse = the one-step result.
 func (en *engine) bisect(s []float64, a, b *point, k, depth int) {
-	lv := &en.levels[depth]
+	lv := &en.stateGrid.levels[depth]
 	m := &lv.mid
 	m.t = 0.5 * (a.t + b.t)
 	en.interpX(m.x, m.t, k)
@@ -526,12 +565,12 @@ func (en *engine) bisect(s []float64, a, b *point, k, depth int) {
 		s2 += x * x
 	}
 	errEst := math.Sqrt(d2) / 3
-	if errEst <= en.cfg.srtol*math.Sqrt(s2)+en.cfg.satol || depth+1 >= len(en.levels) {
+	if errEst <= en.cfg.srtol*math.Sqrt(s2)+en.cfg.satol || depth+1 >= len(en.stateGrid.levels) {
 		copy(s, lv.right)
 		return
 	}
 	en.stats.Refinements++
-	nx := &en.levels[depth+1]
+	nx := &en.stateGrid.levels[depth+1]
 	// Left half: its coarse result is lv.left.
 	copy(nx.coarse, lv.left)
 	en.bisect(s, a, m, k, depth+1)

@@ -33,7 +33,7 @@ func TestForcingKernel(t *testing.T) {
 				sl.wpT[(nx+j)*nx+i] = sl.ph[i*nx+j]
 			}
 		}
-		va, vb := make([]float64, len(en.jpFrom)), make([]float64, len(en.jpFrom))
+		va, vb := make([]float64, len(en.jac.from)), make([]float64, len(en.jac.from))
 		for i := range va {
 			va[i], vb[i] = rng.NormFloat64(), rng.NormFloat64()
 		}

@@ -2,6 +2,7 @@ package sens
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -22,6 +23,56 @@ const nProbe = dense.ProbeCols
 // the affine map is applied again to verify that its increment D is still
 // the same.
 const maxSkip = 64
+
+// stepControl is the step-size control of PBSR on the dyadic grid: the
+// largest step the local error estimate allows, and the probes of the
+// last grid points that the estimate differentiates.
+type stepControl struct {
+	on    bool    // PBSR: the steps are controlled
+	hs    float64 // the largest step the control allows
+	hist  int     // the accepted steps with probes (0: the first step's estimate)
+	tp    float64 // the time of pp
+	nodes [3]probeNode
+	// pp, pa, pb are the probes at tp, at the step's start and at its end.
+	pp, pa, pb *probeNode
+	pv         []float64 // ns*nProbe: the probe vectors
+	pd, pg, pt []float64 // nx*nProbe scratch of localError
+}
+
+func newStepControl(nx, ns int) stepControl {
+	c := stepControl{pd: make([]float64, nx*nProbe), pg: make([]float64, nx*nProbe), pt: make([]float64, nx*nProbe)}
+	for i := range c.nodes {
+		c.nodes[i] = probeNode{sv: make([]float64, nx*nProbe), qv: make([]float64, nx*nProbe)}
+	}
+	// Fixed Gaussian probes: the estimate is deterministic per model.
+	rng := rand.New(rand.NewPCG(1, 1))
+	c.pv = make([]float64, ns*nProbe)
+	for i := range c.pv {
+		c.pv[i] = rng.NormFloat64()
+	}
+	return c
+}
+
+// freezer is the state of the frozen steps near equilibrium (see
+// runDyadic): the point whose Jacobians the steps use, the affine map they
+// then are, and whether its increment has converged.
+type freezer struct {
+	on       bool
+	ref      point   // the frozen point
+	nJx, nJp float64 // jacNorms(ref)
+	m        frozenMap
+	// dconv is the map's last increment S(tb) - S(ta); converged: the last
+	// two agreed to rounding (haveD: there is a last one), so steps are
+	// taken as S += dconv, nskip of them since the map was last applied.
+	dconv            []float64 // nx*ns
+	haveD, converged bool
+	nskip            int
+}
+
+func newFreezer(nx, ns, nnzx, nnzp int) freezer {
+	return freezer{ref: newPoint(nx, nnzx, nnzp), dconv: make([]float64, nx*ns),
+		m: frozenMap{m: make([]float64, nx*nx), c: make([]float64, nx*ns)}}
+}
 
 // probeNode holds S V and q V = (Jx S + Jp) V at one grid point, V the
 // ns x nProbe probe matrix.
@@ -66,7 +117,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	// points (pp at tp, pa at a.t); pb at the new point.
 	hist := 0
 	var tp float64
-	pp, pa, pb := &en.probe[0], &en.probe[1], &en.probe[2]
+	pp, pa, pb := &en.control.nodes[0], &en.control.nodes[1], &en.control.nodes[2]
 	if control {
 		en.probeAt(pa, cur, a)
 	}
@@ -78,7 +129,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	// Jp are taken as those of frz (their changes are below the accuracy
 	// of x), and every step of a given length is the same affine map.
 	frozen := false
-	frz := &en.frz
+	frz := &en.freeze.ref
 	var frzJx, frzJp float64 // jacNorms(frz)
 	for ; iout < len(ts) && en.err == nil; iout++ {
 		tl, tr1 := a.t, ts[iout]
@@ -140,7 +191,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 				}
 				if !en.cfg.noFreeze && en.stationary(b.x, a.x) && en.jacClose(a, b) {
 					frozen = true
-					en.fmap.valid = false
+					en.freeze.m.valid = false
 					frz.t = a.t
 					copy(frz.x, a.x)
 					copy(frz.jx, a.jx)
@@ -151,7 +202,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 			en.stats.Intervals++
 			en.recordExp(a.t)
 			en.stepT = a.t
-			skip := frozen && converged && nskip < maxSkip && en.fmap.valid && en.fmap.h == h
+			skip := frozen && converged && nskip < maxSkip && en.freeze.m.valid && en.freeze.m.h == h
 			if nCur < 0 && !skip {
 				nCur = frob(cur)
 			}
@@ -164,11 +215,11 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 				haveD, converged = false, false
 			case skip:
 				// S(tb) = S(ta) + D: the map's increment has converged.
-				floats.AddTo(nxt, cur, en.dconv)
+				floats.AddTo(nxt, cur, en.freeze.dconv)
 				nskip++
 				en.stats.Converged++
 			default:
-				if en.fmap.valid && en.fmap.h != h {
+				if en.freeze.m.valid && en.freeze.m.h != h {
 					haveD = false
 				}
 				en.frozenStep(nxt, cur, frz, h)
@@ -177,10 +228,10 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 				for i, x := range nxt {
 					d := x - cur[i]
 					if haveD {
-						e := d - en.dconv[i]
+						e := d - en.freeze.dconv[i]
 						dd += e * e
 					}
-					en.dconv[i] = d
+					en.freeze.dconv[i] = d
 				}
 				converged = haveD && math.Sqrt(dd) <= 1e-13*float64(nskip+1)*nS
 				haveD, nskip = true, 0
@@ -343,9 +394,9 @@ func (en *engine) stepLimit(t0, t1 float64) float64 {
 
 // probeAt fills n with S V and (Jx S + Jp) V at the point pt.
 func (en *engine) probeAt(n *probeNode, s []float64, pt *point) {
-	dense.MulRows4(n.sv, s, en.pv, en.nx, en.ns)
+	dense.MulRows4(n.sv, s, en.control.pv, en.nx, en.ns)
 	en.spmmK(n.qv, pt.jx, n.sv)
-	en.jpm(pt.jp).MulAddBlockTo(n.qv, en.pv, nProbe)
+	en.jpm(pt.jp).MulAddBlockTo(n.qv, en.control.pv, nProbe)
 }
 
 // spmmK writes dst = J X for the sparse Jx values v and X nx x nProbe.
@@ -371,9 +422,9 @@ func (en *engine) spmmK(dst, v, x []float64) {
 // 1/h that makes the first step conservative.
 func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second bool) float64 {
 	h, hp := tb-ta, ta-tp
-	sl := en.lastSlot
-	d := en.pd
-	g := en.pg
+	sl := en.end.last
+	d := en.control.pd
+	g := en.control.pg
 	var scale float64
 	if second {
 		// Second divided differences times 2 (second derivatives).
@@ -391,9 +442,9 @@ func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second b
 		}
 		scale = h * h / 12
 	}
-	en.spmmK(en.pt, sl.an, d)
+	en.spmmK(en.control.pt, sl.an, d)
 	for i := range g {
-		g[i] -= en.pt[i]
+		g[i] -= en.control.pt[i]
 	}
 	en.filter(sl, g)
 	var e2 float64
@@ -426,8 +477,8 @@ func (en *engine) filter(sl *refSlot, g []float64) {
 		dense.SolveFull(sl.flu, sl.fpiv, nx, sl.f2, nx)
 		sl.fGood = true
 	}
-	dense.MulRows4(en.pt, sl.f2, g, nx, nx)
-	copy(g, en.pt)
+	dense.MulRows4(en.control.pt, sl.f2, g, nx, nx)
+	copy(g, en.control.pt)
 }
 
 // frob is the Euclidean norm of v (the Frobenius norm of a matrix), with

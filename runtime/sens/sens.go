@@ -334,7 +334,7 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 	en.tr, en.p = tr, p
 	en.err = nil
 	en.roundAcc = 0
-	en.cacheValid = false
+	en.paper.cacheValid = false
 	for i := range en.end.slots {
 		en.end.slots[i].valid = false
 	}
