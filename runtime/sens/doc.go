@@ -38,9 +38,13 @@
 // for comparison. Paper reproduces the published algorithms, for
 // comparison only: they have no error estimate of their own. The
 // measurements behind these choices are in docs/algorithms.md and the
-// README; the step kinds are in pb.go (PBS, frozen and Magnus exponential
-// steps) and endpoint.go (the end-point step), the dyadic grid with its
-// step-size control and the near-equilibrium freezing in grid.go.
+// README. In the source, each part has its file: the drivers
+// stategrid.go (the integrator's grid, as in the paper) and dyadic.go (the
+// dyadic grid of the defaults), the step kinds series.go (the Peano-Baker
+// series step), paperexp.go (the paper's frozen and Magnus exponential
+// steps) and endpoint.go (the end-point exponential W-step of the default
+// PBSR and Exp, with its cache of exponentials), the step-size control
+// control.go and the near-equilibrium freezer freeze.go.
 //
 // # Options
 //

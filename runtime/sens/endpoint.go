@@ -36,8 +36,8 @@ type refSlot struct {
 	fGood bool
 }
 
-// endState is the scratch of the end-point exponential step.
-type endState struct {
+// endpointStepper is the scratch of the end-point exponential step.
+type endpointStepper struct {
 	slots  []refSlot
 	stamp  int
 	dA     []float64 // nnz(Jx): Ja - An
@@ -62,8 +62,8 @@ type endState struct {
 	w, psi, mm []float64
 }
 
-func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
-	st := endState{dA: make([]float64, nnz), dB: make([]float64, nnz),
+func newEndpointStepper(nx, ns, nnz, nnzp, nslots int) endpointStepper {
+	st := endpointStepper{dA: make([]float64, nnz), dB: make([]float64, nnz),
 		nmat: make([]float64, nx*nx), piv: make([]int, nx),
 		ft: make([]float64, ns*nx), w: make([]float64, nx*nx), psi: make([]float64, nx*nx),
 		mm: make([]float64, nx*nx)}
@@ -82,7 +82,7 @@ func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 // is within the reuse tolerance of Jb (then dB = Jb - An is set), or
 // computes fresh ones with An = Jb in the least recently used slot.
 func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool) {
-	st := &en.end
+	st := &en.endpoint
 	st.stamp++
 	var lru *refSlot
 	// A jump of Jx within the step (a kink of a piecewise-linear rate law)
@@ -122,13 +122,13 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	c := lru
 	nx := en.nx
 	en.scatterAd(jb)
-	en.ex.ExpInt2To(c.e, en.end.w, en.end.psi, en.ad, h)
+	en.ex.ExpInt2To(c.e, en.endpoint.w, en.endpoint.psi, en.ad, h)
 	en.stats.Exponentials++
 	en.stats.Squarings += en.ex.Last.Squarings
 	ih := 1 / h
 	for i := 0; i < nx*nx; i++ {
-		c.ph[i] = en.end.psi[i] * ih
-		c.wt[i] = en.end.w[i] - c.ph[i]
+		c.ph[i] = en.endpoint.psi[i] * ih
+		c.wt[i] = en.endpoint.w[i] - c.ph[i]
 	}
 	for i := 0; i < nx; i++ {
 		for j := 0; j < nx; j++ {
@@ -150,7 +150,7 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 // change of Jp within a step when it is frozen into the slot's forcing.
 const negligible = 0.01
 
-// endStep is the ExpEndpoint step on [a.t, b.t] with reference matrix An
+// endpointStep is the ExpEndpoint step on [a.t, b.t] with reference matrix An
 // (= Jb when fresh): S' = An S + g, g = (Jx - An) S + Jp, g linear in t:
 //
 //	(I - Ph (Jb - An)) S(tb) = (E + Wt (Ja - An)) S(ta) + Wt Pa + Ph Pb.
@@ -160,12 +160,12 @@ const negligible = 0.01
 // Jb S(tb) = -Pb exact. It writes S(tb) into dst from src = S(ta) (dst
 // must not alias src); nS = ||src||_F and tau = SensRTol nS + SensATol
 // decide which terms are negligible (see negligible).
-func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
+func (en *engine) endpointStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	nx, ns := en.nx, en.ns
 	en.stepT = a.t
 	sl, fresh := en.slotFor(a.jx, b.jx, h)
-	en.end.last = sl
-	st := &en.end
+	en.endpoint.last = sl
+	st := &en.endpoint
 	dAn := st.dANorm
 	if !st.dAValid {
 		// A fresh slot (An = Jb): dA = Ja - Jb.
@@ -187,10 +187,10 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	if !skipA {
 		// M = E + Wt dA (Jx of reaction networks is far from sparse at
 		// these sizes: a dense product is faster than a sparse one).
-		copy(en.end.mm, sl.e)
+		copy(en.endpoint.mm, sl.e)
 		en.scatterAd(st.dA)
-		en.gemm(en.end.mm, sl.wt, en.ad, nx, nx, 1, 1)
-		m = en.end.mm
+		en.gemm(en.endpoint.mm, sl.wt, en.ad, nx, nx, 1, 1)
+		m = en.endpoint.mm
 	}
 	en.gemm(dst, m, src, nx, ns, 1, 0)
 	if useC {
@@ -211,7 +211,7 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 // factorN factorizes N = I - Ph dB into st.nmat, st.piv.
 func (en *engine) factorN(sl *refSlot) {
 	nx := en.nx
-	st := &en.end
+	st := &en.endpoint
 	nm := st.nmat
 	clear(nm)
 	for i := 0; i < nx; i++ {
@@ -222,51 +222,10 @@ func (en *engine) factorN(sl *refSlot) {
 	dense.FactorFull(nm, st.piv, nx)
 }
 
-// frozenMap is the step of GridDyadic near equilibrium, where Jx and Jp
-// are frozen at Jf, Pf: S(tb) = M S(ta) + c with M = N^{-1} (E + Wt dJ),
-// c = N^{-1} W Pf, N = I - Ph dJ, dJ = Jf - An for a slot (h, An). Folding
-// the W-method correction into M and c costs a few nx x nx products once
-// per frozen stretch instead of a fresh exponential.
-type frozenMap struct {
-	m     []float64 // nx*nx
-	c     []float64 // nx*ns
-	h     float64
-	valid bool
-}
-
-// frozenStep writes dst = M src + c for the frozen point f and step h,
-// building the map when h changed or the map was invalidated.
-func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
-	nx, ns := en.nx, en.ns
-	fm := &en.freeze.m
-	if !fm.valid || fm.h != h {
-		sl, fresh := en.slotFor(f.jx, f.jx, h)
-		en.end.last = sl
-		st := &en.end
-		copy(fm.m, sl.e)
-		clear(fm.c)
-		en.addForcing(fm.c, sl, f.jp, f.jp)
-		if !fresh {
-			// dA = dB = Jf - An (set by slotFor).
-			en.scatterAd(st.dB)
-			en.gemm(fm.m, sl.wt, en.ad, nx, nx, 1, 1)
-			en.factorN(sl)
-			dense.SolveFull(st.nmat, st.piv, nx, fm.m, nx)
-			dense.SolveFull(st.nmat, st.piv, nx, fm.c, ns)
-		}
-		fm.h, fm.valid = h, true
-	}
-	en.gemm(dst, fm.m, src, nx, ns, 1, 0)
-	for i, x := range fm.c {
-		dst[i] += x
-	}
-	en.stats.ExpSteps++
-}
-
 // initForcing builds the column-wise index of the reduced Jp used by
 // addForcing.
 func (en *engine) initForcing() {
-	st := &en.end
+	st := &en.endpoint
 	byCol, from := sparse.Transpose(en.jac.sel)
 	st.fcPtr, st.fcPerm = byCol.RowPtr, from
 	st.fcOff = make([]int, len(from))
@@ -286,7 +245,7 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 		return
 	}
 	nx, ns := en.nx, en.ns
-	st := &en.end
+	st := &en.endpoint
 	nnz := len(en.jac.from)
 	if len(va) < nnz || len(vb) < nnz || len(dst) < nx*ns {
 		panic("sens: addForcing: short operand")
@@ -416,7 +375,7 @@ const jumpTol = 0.1
 
 // scatterAd writes the Jx-pattern values v into the dense en.ad. Only
 // pattern positions are written: en.ad is written by pattern scatters
-// alone (here and in pb.go), so its other entries are the zeros it was
+// alone (here and in paperexp.go), so its other entries are the zeros it was
 // allocated with, and the clear of model.Pattern.ScatterTo (a third of the
 // work at CaMKII's 260 of 441 entries) is not needed.
 func (en *engine) scatterAd(v []float64) { en.jxm(v).ScatterNZTo(en.ad, 1) }

@@ -23,7 +23,7 @@ func TestForcingKernel(t *testing.T) {
 		en := s.en
 		nx, ns := en.nx, en.ns
 		rng := rand.New(rand.NewPCG(1, 1))
-		sl := &en.end.slots[0]
+		sl := &en.endpoint.slots[0]
 		for i := range sl.wt {
 			sl.wt[i], sl.ph[i] = rng.NormFloat64(), rng.NormFloat64()
 		}
