@@ -199,8 +199,31 @@ type Solver struct {
 	// workspaces are then not allocated and every integration returns it.
 	err error
 
-	// Sparse Jacobian values: jv is the Jx used for the iteration matrix,
-	// jvS and jpv are Jx and Jp at the current point for sensitivities.
+	// The Jacobians and the sensitivity configuration of the current call.
+	jacobians
+	sensConfig
+
+	// Vectors of length nx*(1+np) (state first, then row-major S), shared
+	// by both methods: the solution history (BDF: the Nordsieck array;
+	// DOPRI5: x and its derivative), weights and work vectors.
+	zn                       [lmax][]float64
+	ewt, acor, y, tmp, ftemp []float64
+	fsave                    []float64
+	colAcc                   []float64 // per-column norm accumulators (len np)
+	allParams                []int
+
+	// h is the current step of either method; the rest of each method's
+	// state is its own (bdf.go, dopri.go).
+	h float64
+	bdfState
+	dopriState
+}
+
+// jacobians are the sparse Jacobian values of the integration and the
+// Newton matrix formed from them.
+type jacobians struct {
+	// jv is the Jx used for the iteration matrix, jvS and jpv are Jx and
+	// Jp at the current point for sensitivities.
 	jv, jvS, jpv []float64
 	mat          []float64 // LU factors of I - gamma*Jx
 	piv          []int
@@ -210,41 +233,42 @@ type Solver struct {
 	jpSel  model.Pattern
 	jpFrom []int
 	jpSelV []float64
+}
 
-	// Sensitivity configuration of the current call.
+// sensConfig is the sensitivity configuration of the current call.
+type sensConfig struct {
 	sens   bool
 	errcon bool
 	nsp    int
 	params []int
 	nz     int // active vector length: nx, or nx*(1+nsp) with sensitivities
+}
 
-	// Vectors of length nx*(1+np) (state first, then row-major S).
-	zn                       [lmax][]float64
-	ewt, acor, y, tmp, ftemp []float64
-	fsave                    []float64
-	colAcc                   []float64 // per-column norm accumulators (len np)
-	allParams                []int
-
-	// BDF state (names as in CVODE).
-	q, qprime, qwait, L                int
-	h, hprime, eta, hscale, tn, etamax float64
-	etaq, etaqm1, etaqp1               float64
-	tau                                [lmax + 1]float64
-	tq                                 [6]float64
-	l                                  [lmax]float64
-	rl1, gamma, gammap, gamrat         float64
-	crate, crateS, acnrm, acnrmS       float64
-	savedTq5, hmaxInv, tstop           float64
-	nst, nstlp, nstlj, nscon           int
-	jcur                               bool
+// bdfState is the state of the BDF method between steps (names as in
+// CVODE): order and step-size control, the method's coefficients, the
+// Newton iteration's convergence and the cause of the last failure.
+type bdfState struct {
+	q, qprime, qwait, L             int
+	hprime, eta, hscale, tn, etamax float64
+	etaq, etaqm1, etaqp1            float64
+	tau                             [lmax + 1]float64
+	tq                              [6]float64
+	l                               [lmax]float64
+	rl1, gamma, gammap, gamrat      float64
+	crate, crateS, acnrm, acnrmS    float64
+	savedTq5, hmaxInv, tstop        float64
+	nst, nstlp, nstlj, nscon        int
+	jcur                            bool
 	// The cause of the most recent failed trial step: its kind, and for
 	// ErrNonFinite the component (lastIndex, -1 if none) and what was
 	// non-finite (lastWhat, for the error's Reason).
 	lastFail  ErrKind
 	lastIndex int
 	lastWhat  string
+}
 
-	// DOPRI5 stages.
+// dopriState holds the stages of the Dormand-Prince method.
+type dopriState struct {
 	k [7][]float64
 }
 
