@@ -380,13 +380,7 @@ func resolve(o *Options) (config, error) {
 	if o.Params != nil {
 		c.params = append([]int(nil), o.Params...)
 	}
-	c.rtol, c.atol = o.RTol, o.ATol
-	if c.rtol == 0 {
-		c.rtol = 1e-6
-	}
-	if c.atol == 0 {
-		c.atol = 1e-8
-	}
+	c.rtol, c.atol = orDefault(o.RTol, 1e-6), orDefault(o.ATol, 1e-8)
 	c.grid = t.Grid
 	if c.grid == GridDefault {
 		c.grid = GridState
@@ -394,7 +388,44 @@ func resolve(o *Options) (config, error) {
 			c.grid = GridDyadic
 		}
 	}
-	stf := t.StateTolFactor
+	c.resolveState(t.StateTolFactor)
+	c.srtol, c.satol = orDefault(t.SensRTol, c.rtol), orDefault(t.SensATol, c.atol)
+	c.jacTol = orDefault(t.JacTol, 1e-4)
+	c.nintFactor = orDefault(t.NIntFactor, 10)
+	c.nmax, c.maxDepth = orDefaultInt(t.NMax, 10), orDefaultInt(t.MaxDepth, 8)
+	c.resolveSteps(t)
+	c.refTheta = orDefault(t.RefTheta, 1)
+	c.reuseTol = t.ReuseTol
+	if c.reuseTol == 0 && !o.Paper {
+		c.reuseTol = 1e-3 * c.rtol
+	}
+	if err := c.ode.Validate(); err != nil {
+		return config{}, fmt.Errorf("sens: the state integrator's settings (RTol, ATol scaled by StateTolFactor, or ODE): %w", err)
+	}
+	return c, nil
+}
+
+// orDefault is v, or def when v is zero (the options' "default").
+func orDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// orDefaultInt is orDefault for counts.
+func orDefaultInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// resolveState sets the state integrator's tolerances from the user's,
+// scaled by the StateTolFactor stf (0: 0.01 on the dyadic grid, else 1),
+// where the ODE settings leave them zero; the dyadic grid needs the
+// integrator's dense output between its steps.
+func (c *config) resolveState(stf float64) {
 	if stf == 0 {
 		stf = 1
 		if c.grid == GridDyadic {
@@ -412,39 +443,24 @@ func resolve(o *Options) (config, error) {
 	if c.grid == GridDyadic {
 		c.ode.Interpolate = true
 	}
-	c.srtol, c.satol = t.SensRTol, t.SensATol
-	if c.srtol == 0 {
-		c.srtol = c.rtol
-	}
-	if c.satol == 0 {
-		c.satol = c.atol
-	}
-	c.jacTol = t.JacTol
-	if c.jacTol == 0 {
-		c.jacTol = 1e-4
-	}
-	c.nintFactor = t.NIntFactor
-	if c.nintFactor == 0 {
-		c.nintFactor = 10
-	}
-	c.nmax = t.NMax
-	if c.nmax == 0 {
-		c.nmax = 10
-	}
-	c.maxDepth = t.MaxDepth
-	if c.maxDepth == 0 {
-		c.maxDepth = 8
-	}
+	c.interpolate = c.ode.Interpolate
+}
+
+// resolveSteps chooses the step kinds the Tuning leaves at their
+// defaults: the paper's (linear x, frozen exponential, the n_int rule) in
+// Paper mode, else dense x, the end-point step on the dyadic grid (Magnus
+// on the integrator's) and the local error rule.
+func (c *config) resolveSteps(t *Tuning) {
 	c.interp, c.expStep, c.refine = t.Interp, t.ExpStep, t.Refine
 	if c.interp == InterpDefault {
 		c.interp = InterpDense
-		if o.Paper {
+		if c.paper {
 			c.interp = InterpLinear
 		}
 	}
 	if c.expStep == ExpDefault {
 		c.expStep = ExpMagnus
-		if o.Paper {
+		if c.paper {
 			c.expStep = ExpFrozen
 		} else if c.grid == GridDyadic {
 			c.expStep = ExpEndpoint
@@ -452,21 +468,8 @@ func resolve(o *Options) (config, error) {
 	}
 	if c.refine == RefineDefault {
 		c.refine = RefineLocalError
-		if o.Paper {
+		if c.paper {
 			c.refine = RefineNInt
 		}
 	}
-	c.interpolate = c.ode.Interpolate
-	c.reuseTol = t.ReuseTol
-	c.refTheta = t.RefTheta
-	if c.refTheta == 0 {
-		c.refTheta = 1
-	}
-	if c.reuseTol == 0 && !o.Paper {
-		c.reuseTol = 1e-3 * c.rtol
-	}
-	if err := c.ode.Validate(); err != nil {
-		return config{}, fmt.Errorf("sens: the state integrator's settings (RTol, ATol scaled by StateTolFactor, or ODE): %w", err)
-	}
-	return c, nil
 }

@@ -164,3 +164,44 @@ func TestMemoryLimit(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestResolveDefaults: what a zero Tuning resolves to, per method and
+// mode (the package documentation's "what runs by default"), and that a
+// Tuning field overrides it.
+func TestResolveDefaults(t *testing.T) {
+	for _, c := range []struct {
+		o                 Options
+		grid              Grid
+		step              ExpStep
+		refine            Refine
+		interp            Interp
+		stateRTol, reuse  float64
+		maxDepth, nmax    int
+		srtol, interpolat float64
+	}{
+		{Options{}, GridDyadic, ExpEndpoint, RefineLocalError, InterpDense, 1e-8, 1e-9, 8, 10, 1e-6, 1},
+		{Options{Method: Exp, RTol: 1e-4}, GridDyadic, ExpEndpoint, RefineLocalError, InterpDense, 1e-6, 1e-7, 8, 10, 1e-4, 1},
+		{Options{Paper: true}, GridState, ExpFrozen, RefineNInt, InterpLinear, 1e-6, 0, 8, 10, 1e-6, 0},
+		{Options{Method: PBS}, GridState, ExpMagnus, RefineLocalError, InterpDense, 1e-6, 1e-9, 8, 10, 1e-6, 0},
+		{Options{Tuning: Tuning{Grid: GridState, StateTolFactor: 0.5, MaxDepth: 3, NMax: 7, SensRTol: 2e-6}},
+			GridState, ExpMagnus, RefineLocalError, InterpDense, 5e-7, 1e-9, 3, 7, 2e-6, 0},
+	} {
+		r, err := resolve(&c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ip := 0.0
+		if r.interpolate {
+			ip = 1
+		}
+		if r.grid != c.grid || r.expStep != c.step || r.refine != c.refine || r.interp != c.interp ||
+			!nearRel(r.ode.RTol, c.stateRTol) || !nearRel(r.reuseTol, c.reuse) || r.maxDepth != c.maxDepth ||
+			r.nmax != c.nmax || r.srtol != c.srtol || ip != c.interpolat {
+			t.Errorf("%+v resolved to grid %v step %v refine %v interp %v state rtol %g reuse %g depth %d nmax %d srtol %g interpolate %v",
+				c.o, r.grid, r.expStep, r.refine, r.interp, r.ode.RTol, r.reuseTol, r.maxDepth, r.nmax, r.srtol, r.interpolate)
+		}
+	}
+}
+
+// nearRel reports whether a and b agree to rounding.
+func nearRel(a, b float64) bool { return math.Abs(a-b) <= 1e-14*math.Abs(b) }
