@@ -53,7 +53,9 @@ type engine struct {
 	control   stepControl // the step-size control of the dyadic grid (PBSR)
 	freeze    freezer     // frozen steps near equilibrium (dyadic grid)
 
-	// Scratch shared by the steps; nothing in it outlives a step.
+	// Scratch of the steps; nothing in it outlives a step, except that
+	// the dyadic grid, whose end-point steps use none of t1..t3, keeps
+	// its second S block in t1.
 	t1, t2, t3 []float64 // nx*ns
 	// ad is the dense nx*nx of a Jx-pattern scatter (scatterAd): only
 	// pattern positions are ever written, the others stay zero.
