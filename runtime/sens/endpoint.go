@@ -97,9 +97,8 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 		if (smooth || !known) && c.valid && math.Abs(c.h-h) <= 1e-12*h {
 			// dA = Ja - An, dB = Jb - An and their infinity norms; the
 			// relative change of Jx over the step.
-			subTo(st.dA, ja, c.an)
-			subTo(st.dB, jb, c.an)
-			dA, dB := en.jxm(st.dA).NormInf(), en.jxm(st.dB).NormInf()
+			dA := en.jxm(ja).SubNormInf(st.dA, c.an)
+			dB := en.jxm(jb).SubNormInf(st.dB, c.an)
 			if !known {
 				known = true
 				rn = en.jxm(ja).NormInf()
@@ -169,8 +168,7 @@ func (en *engine) endpointStep(dst, src []float64, a, b *point, h, nS, tau float
 	dAn := st.dANorm
 	if !st.dAValid {
 		// A fresh slot (An = Jb): dA = Ja - Jb.
-		subTo(st.dA, a.jx, sl.an)
-		dAn = en.jxm(st.dA).NormInf()
+		dAn = en.jxm(a.jx).SubNormInf(st.dA, sl.an)
 	}
 	small := negligible * tau
 	skipA := h*dAn*nS <= small
@@ -359,14 +357,6 @@ func (en *engine) accRound(h, nJ float64) {
 
 // normInf is ||Jx||_inf for the Jx values v.
 func (en *engine) normInf(v []float64) float64 { return en.jxm(v).NormInf() }
-
-// subTo writes dst = a - b for value vectors of one pattern.
-func subTo(dst, a, b []float64) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	for k := range dst {
-		dst[k] = a[k] - b[k]
-	}
-}
 
 // jumpTol is the relative change of Jx over one step (infinity norm) above
 // which a cached exponential is not reused (measured on Chua's circuit,

@@ -161,7 +161,7 @@ func TestNorms(t *testing.T) {
 	// 5, 0.5; Frobenius sqrt(30.25); log-norm rows 1+2, 3, 0.5+4.
 	p := &model.Pattern{Rows: 3, Cols: 3, RowPtr: []int{0, 2, 3, 5}, ColIdx: []int{0, 1, 1, 0, 2}}
 	a := CSR{Pat: p, Val: []float64{1, -2, 3, -4, 0.5}}
-	work := make([]float64, 3)
+	work, work5 := make([]float64, 3), make([]float64, 5)
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -171,10 +171,14 @@ func TestNorms(t *testing.T) {
 		{"NormFro", a.NormFro(), math.Sqrt(30.25)},
 		{"LogNormInf", a.LogNormInf(), 4.5},
 		{"DistInf", a.DistInf([]float64{1, -2, 3, -4, 1.5}), 1},
+		{"SubNormInf", a.SubNormInf(work5, []float64{0, -2, 3, -4, 1.5}), 1},
 	} {
 		if math.Abs(c.got-c.want) > 1e-15 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
+	}
+	if want := []float64{1, 0, 0, 0, -1}; !slicesEqual(work5, want) {
+		t.Errorf("SubNormInf wrote %v, want %v", work5, want)
 	}
 	// The spectral norm of diag(3, -5) padded to a pattern is 5.
 	d := CSR{Pat: &model.Pattern{Rows: 2, Cols: 2, RowPtr: []int{0, 1, 2}, ColIdx: []int{0, 1}}, Val: []float64{3, -5}}
@@ -239,4 +243,16 @@ func TestProductsAllocateNothing(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("%v allocations per product, want 0", n)
 	}
+}
+
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

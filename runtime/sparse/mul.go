@@ -31,10 +31,10 @@ func (a CSR) MulVecTransTo(y, x []float64) {
 }
 
 // MulBlockTo writes Y = A X for a dense block X of k columns (Cols x k)
-// into Y (Rows x k). Zero entries of A are skipped: a reaction network's
-// Jacobian has structural entries that vanish at the current state (a
-// species at zero), and skipping them saves a row pass of X each. With
-// k = dense.ProbeCols the AVX2/FMA kernel runs where the CPU has it.
+// into Y (Rows x k). With k = dense.ProbeCols the AVX2/FMA kernel runs
+// where the CPU has it. Zero entries of A are multiplied like the others:
+// a test for them cost runtime/ode's sensitivity products 10% (POLLU,
+// HIRES), more than the rows it saved.
 func (a CSR) MulBlockTo(y, x []float64, k int) {
 	if k == dense.ProbeCols {
 		dense.SpMul4(y, a.Val, a.Pat.RowPtr, a.Pat.ColIdx, x, false)
@@ -63,9 +63,6 @@ func (a CSR) mulBlock(y, x []float64, k int, add bool) {
 		}
 		for q := rp[i]; q < rp[i+1]; q++ {
 			s := v[q]
-			if s == 0 {
-				continue
-			}
 			xr := x[ci[q]*k : (ci[q]+1)*k]
 			xr = xr[:len(d)]
 			for j, w := range xr {

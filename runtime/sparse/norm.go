@@ -38,6 +38,27 @@ func (a CSR) DistInf(b []float64) float64 {
 	return mx
 }
 
+// SubNormInf writes the values of A - B into dst, for B of A's pattern
+// given by its values, and returns ||A - B||_inf: one pass where a caller
+// needs the difference and its norm.
+func (a CSR) SubNormInf(dst, b []float64) float64 {
+	rp, v := a.Pat.RowPtr, a.Val
+	b, dst = b[:len(v)], dst[:len(v)]
+	var mx float64
+	for i := 0; i < a.Pat.Rows; i++ {
+		var s float64
+		for k := rp[i]; k < rp[i+1]; k++ {
+			d := v[k] - b[k]
+			dst[k] = d
+			s += math.Abs(d)
+		}
+		if !(s <= mx) {
+			mx = s
+		}
+	}
+	return mx
+}
+
 // Norm1 is ||A||_1, the largest absolute column sum; work holds Cols
 // column sums.
 func (a CSR) Norm1(work []float64) float64 {
