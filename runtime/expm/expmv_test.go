@@ -340,3 +340,61 @@ func TestThetaTaylor(t *testing.T) {
 		}
 	}
 }
+
+// TestNormPows checks the norms of the powers of the augmented operator
+// against the dense (n+2k) x (n+2k) matrix t(Ã - mu I) raised to p: the
+// last 2k columns are exact, the first n estimated from below.
+func TestNormPows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	const n, k = 12, 3
+	a := stiffCSR(rng, n, 3, 1, 10)
+	w := NewAction(n, k)
+	w.aug = true
+	for i := range w.g0 {
+		w.g0[i], w.g1[i] = 30*rng.NormFloat64(), 30*rng.NormFloat64() // the augmented columns dominate
+	}
+	const tt, mu = 0.7, -2.5
+	N := n + 2*k
+	B := make([]float64, N*N)
+	for i := 0; i < n; i++ {
+		for q := a.Pat.RowPtr[i]; q < a.Pat.RowPtr[i+1]; q++ {
+			B[i*N+a.Pat.ColIdx[q]] = a.Val[q]
+		}
+		for c := 0; c < k; c++ {
+			B[i*N+n+c] = w.g1[i*k+c]
+			B[i*N+n+k+c] = w.g0[i*k+c]
+		}
+	}
+	for c := 0; c < k; c++ {
+		B[(n+c)*N+n+k+c] = 1
+	}
+	for i := 0; i < N; i++ {
+		B[i*N+i] -= mu
+	}
+	for i := range B {
+		B[i] *= tt
+	}
+	var d [10]float64
+	w.normPows(d[:], a, tt, mu)
+	pw := slices.Clone(B)
+	next := make([]float64, N*N)
+	for p := 2; p < len(d); p++ {
+		dense.MulAdd(next, pw, B, N, N, N, 1, 0)
+		pw, next = next, pw
+		var all, aug float64
+		for j := 0; j < N; j++ {
+			var s float64
+			for i := 0; i < N; i++ {
+				s += math.Abs(pw[i*N+j])
+			}
+			all = math.Max(all, s)
+			if j >= n {
+				aug = math.Max(aug, s)
+			}
+		}
+		t.Logf("p=%d: estimate %.6g, exact %.6g, augmented columns %.6g", p, d[p], all, aug)
+		if d[p] > all*(1+1e-12) || d[p] < aug*(1-1e-12) || d[p] < all/10 {
+			t.Errorf("p=%d: estimate %g, exact %g (augmented columns %g)", p, d[p], all, aug)
+		}
+	}
+}
