@@ -68,3 +68,22 @@ func BenchmarkStepDense(b *testing.B) {
 		sinkBlock = dst
 	})
 }
+
+// BenchmarkStepDenseReuse is the dense step when E and W are reused from
+// an earlier step (runtime/sens reuses them while Jx moves little): only
+// the two products E S + W Jp. The action has no such reuse.
+func BenchmarkStepDenseReuse(b *testing.B) {
+	benchStep(b, func(b *testing.B, a *sparse.CSR, h float64, s, g []float64) {
+		nx := a.Pat.Rows
+		ad := make([]float64, nx*nx)
+		e, wi := make([]float64, nx*nx), make([]float64, nx*nx)
+		a.Pat.ScatterTo(ad, a.Val)
+		NewWorkspace(nx).ExpIntTo(e, wi, ad, h)
+		dst := make([]float64, nx*actionCols)
+		for b.Loop() {
+			dense.MulAdd(dst, e, s, nx, nx, actionCols, 1, 0)
+			dense.MulAdd(dst, wi, g, nx, nx, actionCols, 1, 1)
+		}
+		sinkBlock = dst
+	})
+}

@@ -22,7 +22,8 @@ import "github.com/pbgen/pbgen/runtime/model"
 // entries per row) the ordering takes well under the time of one
 // numerical factorisation, and it is computed once per pattern.
 //
-// Ties are broken by the lowest index, so the ordering is deterministic.
+// The ordering is deterministic: ties go to the most recently updated
+// variable of minimum degree (initially the lowest index).
 // p must be square; it is not modified.
 func AMD(p *model.Pattern) []int {
 	if p.Rows != p.Cols {
@@ -118,13 +119,10 @@ func AMD(p *model.Pattern) []int {
 		for head[mindeg] < 0 {
 			mindeg++
 		}
-		// Lowest index among those of minimum degree.
+		// The head of the list: the most recently inserted of minimum
+		// degree (scanning the list for the lowest index would make the
+		// ordering quadratic in n).
 		piv := head[mindeg]
-		for j := next[piv]; j >= 0; j = next[j] {
-			if j < piv {
-				piv = j
-			}
-		}
 		remove(piv)
 		state[piv] = eliminated
 		perm = append(perm, piv)

@@ -77,7 +77,7 @@ func TestNewtonMatrices(t *testing.T) {
 	}
 }
 
-var benchSizes = []int{50, 100, 200, 500, 1000, 2000}
+var benchSizes = []int{12, 24, 50, 100, 200, 500, 1000, 2000}
 
 // benchLU runs fn for the grid network's Newton matrix at every size.
 func benchLU(b *testing.B, fn func(b *testing.B, a *CSR)) {
