@@ -22,13 +22,18 @@ var actionSizes = []int{50, 200, 500, 1000}
 const actionCols = 20
 
 func benchStep(b *testing.B, fn func(b *testing.B, a *sparse.CSR, h float64, s, g []float64)) {
+	benchStepAt(b, []float64{10, 1000}, fn)
+}
+
+// benchStepAt is benchStep at the given norms ||hJx||_1.
+func benchStepAt(b *testing.B, targets []float64, fn func(b *testing.B, a *sparse.CSR, h float64, s, g []float64)) {
 	for _, n := range actionSizes {
 		a := networkCSR(scalenet.Grid, n)
 		nx := a.Pat.Rows
 		nrm := colSumMax(a, 0, make([]float64, nx))
 		rng := rand.New(rand.NewPCG(1, 1))
 		s, g := randBlock(rng, nx*actionCols), randBlock(rng, nx*actionCols)
-		for _, target := range []float64{10, 1000} {
+		for _, target := range targets {
 			b.Run(fmt.Sprintf("n=%d/norm=%g", nx, target), func(b *testing.B) {
 				b.ReportAllocs()
 				fn(b, a, target/nrm, s, g)
@@ -40,7 +45,7 @@ func benchStep(b *testing.B, fn func(b *testing.B, a *sparse.CSR, h float64, s, 
 var sinkBlock []float64
 
 func BenchmarkStepAction(b *testing.B) {
-	benchStep(b, func(b *testing.B, a *sparse.CSR, h float64, s, g []float64) {
+	benchStepAt(b, []float64{10, 1000, 10000}, func(b *testing.B, a *sparse.CSR, h float64, s, g []float64) {
 		nx := a.Pat.Rows
 		w := NewAction(nx, actionCols)
 		dst := make([]float64, nx*actionCols)
@@ -84,6 +89,23 @@ func BenchmarkStepDenseReuse(b *testing.B) {
 			dense.MulAdd(dst, e, s, nx, nx, actionCols, 1, 0)
 			dense.MulAdd(dst, wi, g, nx, nx, actionCols, 1, 1)
 		}
+		sinkBlock = dst
+	})
+}
+
+// BenchmarkStepStiff is the step by shift-and-invert Krylov (StiffAction),
+// including the refactorisation of I - gamma Jx that each new h needs.
+func BenchmarkStepStiff(b *testing.B) {
+	benchStepAt(b, []float64{10, 1000, 10000}, func(b *testing.B, a *sparse.CSR, h float64, s, g []float64) {
+		nx := a.Pat.Rows
+		w := NewStiffAction(a.Pat, actionCols)
+		dst := make([]float64, nx*actionCols)
+		for b.Loop() {
+			if err := w.PhiTo(dst, a, h, s, g, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(w.Last.Steps), "solves")
 		sinkBlock = dst
 	})
 }
