@@ -61,6 +61,7 @@ type StiffAction struct {
 	done   []bool
 	y      [][]float64 // per column, the last approximation's coefficients
 	prev   []float64   // per column, the last relative change
+	dots   []float64   // per column, scratch
 	rhs    []float64   // n x k
 	ga, gb []float64   // per column: a' and b of the current step
 	g0, g1 []float64   // n x k copies (dst may alias)
@@ -110,6 +111,7 @@ func NewStiffAction(pat *model.Pattern, k int) *StiffAction {
 	}
 	s.beta = make([]float64, k)
 	s.prev = make([]float64, k)
+	s.dots = make([]float64, k)
 	s.done = make([]bool, k)
 	s.rhs = make([]float64, n*k)
 	s.ga, s.gb = make([]float64, k), make([]float64, k)
@@ -199,28 +201,41 @@ func (s *StiffAction) PhiTo(dst []float64, a *sparse.CSR, t float64, b, g0, g1 [
 		s.lu.SolveTo(s.vx[j+1], s.rhs, k)
 		copy(s.va[j+1], s.ga)
 		copy(s.vb[j+1], s.gb)
-		// Modified Gram-Schmidt per column, then normalise.
+		// Modified Gram-Schmidt, all columns at once (one pass over the
+		// rows of the block per basis vector, instead of k strided
+		// passes), twice (Giraud, Langou and Rozloznik: "twice is
+		// enough"): with a single pass the basis lost orthogonality once
+		// the approximation had converged to a few digits, and the
+		// projected exponential then settled on a wrong value.
 		for c := 0; c < k; c++ {
 			if s.done[c] {
-				// Keep the finished column's further vectors at zero, so
+				// Keep a finished column's further vectors at zero, so
 				// that they neither grow nor enter the result.
 				s.scaleCol(j+1, c, 0)
+			}
+		}
+		d := s.dots
+		for pass := 0; pass < 2; pass++ {
+			for i := 0; i <= j; i++ {
+				s.blockDots(d, j+1, i)
+				for c := 0; c < k; c++ {
+					if s.done[c] {
+						d[c] = 0
+						continue
+					}
+					s.h[c][i*s.mmax+j] += d[c]
+					d[c] = -d[c]
+				}
+				s.blockAxpy(j+1, i, d)
+			}
+		}
+		s.blockDots(d, j+1, j+1)
+		for c := 0; c < k; c++ {
+			if s.done[c] {
 				continue
 			}
-			hc := s.h[c]
-			// Twice (Giraud, Langou, Rozloznik: "twice is enough"): a
-			// single pass loses orthogonality once the approximation has
-			// converged to a few digits, and the projected exponential
-			// then settles on a wrong value.
-			for pass := 0; pass < 2; pass++ {
-				for i := 0; i <= j; i++ {
-					d := s.colDot(j+1, i, c)
-					hc[i*s.mmax+j] += d
-					s.colAxpy(j+1, i, c, -d)
-				}
-			}
-			nv := math.Sqrt(s.colDot(j+1, j+1, c))
-			hc[(j+1)*s.mmax+j] = nv
+			nv := math.Sqrt(d[c])
+			s.h[c][(j+1)*s.mmax+j] = nv
 			if nv > 0 {
 				s.scaleCol(j+1, c, 1/nv)
 			}
@@ -328,15 +343,38 @@ func (s *StiffAction) colDot(i, j, c int) float64 {
 	return d
 }
 
-// colAxpy sets vector i of column c += f * vector j of column c.
-func (s *StiffAction) colAxpy(i, j, c int, f float64) {
+// blockDots sets d[c] to the inner product of basis vectors i and j of
+// every column c.
+func (s *StiffAction) blockDots(d []float64, i, j int) {
 	k := s.k
-	xi, xj := s.vx[i], s.vx[j]
-	for r := c; r < len(xi); r += k {
-		xi[r] += f * xj[r]
+	d = d[:k]
+	for c := range d {
+		d[c] = s.va[i][c]*s.va[j][c] + s.vb[i][c]*s.vb[j][c]
 	}
-	s.va[i][c] += f * s.va[j][c]
-	s.vb[i][c] += f * s.vb[j][c]
+	xi, xj := s.vx[i], s.vx[j]
+	for r := 0; r+k <= len(xi); r += k {
+		a, b := xi[r:r+k], xj[r:r+k]
+		for c, v := range a {
+			d[c] += v * b[c]
+		}
+	}
+}
+
+// blockAxpy sets vector i of every column c += f[c] * vector j.
+func (s *StiffAction) blockAxpy(i, j int, f []float64) {
+	k := s.k
+	f = f[:k]
+	xi, xj := s.vx[i], s.vx[j]
+	for r := 0; r+k <= len(xi); r += k {
+		a, b := xi[r:r+k], xj[r:r+k]
+		for c, v := range b {
+			a[c] += f[c] * v
+		}
+	}
+	for c, fc := range f {
+		s.va[i][c] += fc * s.va[j][c]
+		s.vb[i][c] += fc * s.vb[j][c]
+	}
 }
 
 func (s *StiffAction) scaleCol(i, c int, f float64) {
