@@ -49,8 +49,9 @@ func TestStiffActionAgainstDense(t *testing.T) {
 				t.Logf("%s k=%d phi=%v: %d steps, error %.2g", c.name, k, phi, s.Last.Steps, e)
 				// The dense reference is good to about 5e-16 ||tA|| (the
 				// Taylor action agrees with it to that level); the Krylov
-				// approximation stops at a relative change of 1e-11.
-				if tol := math.Max(1e-11, 2e-15*c.norm); !(e <= tol) {
+				// approximation stops at a relative change of 1e-11, or
+				// at its rounding floor, a few u ||tA||.
+				if tol := math.Max(1e-11, 5e-15*c.norm); !(e <= tol) {
 					t.Errorf("%s k=%d phi=%v: relative error %g (tol %g)", c.name, k, phi, e, tol)
 				}
 			}
