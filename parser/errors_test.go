@@ -73,7 +73,7 @@ func TestErrors(t *testing.T) {
 <functionDefinition id="f">` + ma(`<lambda><bvar><ci>x</ci></bvar><apply><ci>f</ci><ci>x</ci></apply></lambda>`) + `</functionDefinition></listOfFunctionDefinitions>
 ` + basics), marker: `<functionDefinition id="f">`, want: `functionDefinition "f": recursive call of function "f"`},
 		{name: "wrong arity", doc: l3(basics + law("\n<apply><divide/><ci>S</ci></apply>")), marker: `<apply><divide`, want: `reaction "R": <divide/> with 1 arguments`},
-		{name: "bad number", doc: l3(basics + law("\n<cn> 1.2.3 </cn>")), marker: `<cn> 1.2.3`, want: `reaction "R": invalid number "1.2.3" in <cn>`},
+		{name: "bad number", doc: l3(basics + law("\n<cn> 1.2.3 </cn>")), marker: `<cn> 1.2.3`, want: `reaction "R": invalid number in <cn>: "1.2.3" is not a number (XML Schema double)`},
 		{name: "duplicate id", doc: l3(comp1 + "\n" + `<listOfParameters>
 <parameter id="C" value="1" constant="true"/></listOfParameters>`), marker: `<parameter id="C"`, want: `parameter "C": duplicate id (already used by the compartment on line 4)`},
 		{name: "empty model", doc: l3(""), marker: `<model`, want: `model "m": model is empty`},

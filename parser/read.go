@@ -318,19 +318,17 @@ func (r *reader) boolAttr(e *elem, id, name string, def bool) bool {
 	return def
 }
 
-// floatAttr parses an optional number attribute (SBML doubles: INF, -INF
-// and NaN are allowed spellings).
+// floatAttr parses an optional number attribute: an XML Schema double
+// (ParseDouble), so INF, -INF and NaN are allowed spellings and a literal
+// that overflows float64 is an error.
 func (r *reader) floatAttr(e *elem, id, name string) (float64, bool) {
 	s, ok := e.attr(name)
 	if !ok {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	v, err := ParseDouble(s)
 	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return v, true
-		}
-		r.errorf(e.line, e.local, id, "attribute %s=%q is not a number", name, s)
+		r.errorf(e.line, e.local, id, "attribute %s: %v", name, err)
 		return 0, false
 	}
 	return v, true
