@@ -25,6 +25,26 @@
 // implies, quotient and rem (quotient truncates toward zero; rem has the
 // sign of the dividend). Truth values are 1 and 0.
 //
+// An <apply> whose first child is another <apply> is read as libSBML
+// reads it: libSBML parses the first child of an <apply> into the node it
+// is building, so the result is the inner operator applied to the inner
+// arguments followed by the outer ones (<apply><apply><plus/> a b</apply>
+// c</apply> is a+b+c; with no outer arguments the outer <apply> is a pair
+// of parentheses, as in Beer_MolBioSystems2014 of the PEtab benchmark
+// collection). A number, constant or <piecewise> as the first child is an
+// error, as in libSBML.
+//
+// # Numbers
+//
+// Number attributes are XML Schema doubles (ParseDouble): optional sign,
+// decimal digits, optional exponent, or INF, +INF, -INF, NaN; Go's other
+// spellings (0_5, 0x1p-1, infinity) are errors. <cn> of type real (the
+// default) takes the same forms; e-notation a decimal mantissa and an
+// integer exponent (their value is mantissa*10^exponent, as in libSBML);
+// integer and rational take integers in the base attribute's base (2-36,
+// MathML 2). A literal that overflows float64 (1e999) is an error with
+// its line, not an infinity.
+//
 // # Refused constructs
 //
 // Events, algebraic rules, fast reactions, stoichiometryMath, csymbol

@@ -368,12 +368,35 @@ func (p *mathParser) piecewise(e *elem) *mnode {
 	return n
 }
 
+// apply parses <apply>. An <apply> whose first child is itself an <apply>
+// is read as libSBML reads it (its MathML reader parses the first child
+// into the node being built): the inner apply's operator applied to the
+// inner arguments followed by the outer ones, so
+// <apply><apply><plus/>a b</apply> c</apply> is a+b+c and an outer apply
+// with no further children is just the inner one. Published models
+// (Beer_MolBioSystems2014 in the PEtab benchmark collection) use it as
+// parentheses.
 func (p *mathParser) apply(e *elem) *mnode {
-	if len(e.kids) == 0 {
+	kids := e.kids
+	if len(kids) > 0 && kids[0].local == "apply" && kids[0].space == mathNS {
+		// Collect the outer arguments level by level, then append them
+		// innermost first: linear in the number of children.
+		var tails [][]*elem
+		in := e
+		for len(in.kids) > 0 && in.kids[0].local == "apply" && in.kids[0].space == mathNS {
+			tails = append(tails, in.kids[1:])
+			in = in.kids[0]
+		}
+		kids = append([]*elem(nil), in.kids...)
+		for i := len(tails) - 1; i >= 0; i-- {
+			kids = append(kids, tails[i]...)
+		}
+	}
+	if len(kids) == 0 {
 		p.errorf(e.line, "empty <apply>")
 		return nil
 	}
-	head := e.kids[0]
+	head := kids[0]
 	n := &mnode{kind: mApply, line: e.line}
 	switch {
 	case head.local == "ci":
@@ -407,6 +430,11 @@ func (p *mathParser) apply(e *elem) *mnode {
 			p.errorf(head.line, "element <%s> is not MathML", head.local)
 			return nil
 		}
+		if _, isConst := mathConsts[head.local]; isConst || head.local == "cn" || head.local == "piecewise" ||
+			head.local == "semantics" || head.local == "lambda" {
+			p.errorf(head.line, "<%s> is not an operator and cannot be the first child of <apply>", head.local)
+			return nil
+		}
 		p.refuse(head.line, "MathML operator <"+head.local+">")
 		return nil
 	}
@@ -415,7 +443,7 @@ func (p *mathParser) apply(e *elem) *mnode {
 		return nil
 	}
 	ok := true
-	for _, c := range e.kids[1:] {
+	for _, c := range kids[1:] {
 		switch c.local {
 		case "logbase", "degree":
 			want := "log"
