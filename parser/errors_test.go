@@ -173,3 +173,34 @@ func TestSizeLimit(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestErrorListCap: a list stops at MaxErrors with a "too many errors"
+// note that sorts last, and unwraps to its *Error values.
+func TestErrorListCap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<listOfParameters>\n")
+	for i := range MaxErrors + 10 {
+		fmt.Fprintf(&b, "<parameter id=\"p%d\" value=\"x\"/>\n", i)
+	}
+	b.WriteString("</listOfParameters>\n")
+	doc := l3(b.String())
+	_, err := Read(strings.NewReader(doc), "cap.xml")
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("got %v", err)
+	}
+	if len(list) != MaxErrors+1 {
+		t.Fatalf("got %d errors, want %d", len(list), MaxErrors+1)
+	}
+	last := list[len(list)-1]
+	if last.Msg != "too many errors" || last.Line != lineOf(t, doc, fmt.Sprintf(`"p%d"`, MaxErrors)) {
+		t.Errorf("last error %v", last)
+	}
+	var first *Error
+	if !errors.As(err, &first) || first != list[0] || first.ID != "p0" {
+		t.Errorf("errors.As(*Error) = %v, want the first error", first)
+	}
+	if n := len(list.Unwrap()); n != len(list) {
+		t.Errorf("Unwrap has %d errors, want %d", n, len(list))
+	}
+}
