@@ -81,6 +81,16 @@ type lowering struct {
 	undef               map[*variable]string // why a value is undefined: the root id ("" after a reported cycle)
 	stack               []*variable
 	paramValue          map[string]float64
+	uses                map[*variable][]speciesUse // species: their references, in document order
+}
+
+// speciesUse is one species reference in a reaction, indexed by species
+// once so that forming each rate does not scan every reaction (which made
+// lowering quadratic in the size of the network).
+type speciesUse struct {
+	rx       *Reaction
+	sr       *SpeciesReference
+	reactant bool
 }
 
 func (l *lowering) errorf(v *variable, line int, format string, args ...any) {
@@ -179,21 +189,26 @@ func (l *lowering) collect() {
 			v.ar = ru.Math
 		}
 	}
+	l.uses = make(map[*variable][]speciesUse)
 	for _, rx := range m.Reactions {
-		for _, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
 			for _, sr := range list {
-				l.vars[sr.Species].reacting = true
+				v := l.vars[sr.Species]
+				v.reacting = true
+				l.uses[v] = append(l.uses[v], speciesUse{rx: rx, sr: sr, reactant: i == 0})
 			}
 		}
+	}
+	dimsOf := make(map[string]float64, len(m.Compartments))
+	for _, c := range m.Compartments {
+		dimsOf[c.ID] = c.SpatialDimensions
 	}
 	for _, s := range m.Species {
 		v := l.vars[s.ID]
 		v.comp = l.vars[s.Compartment]
-		dims := 3.0
-		for _, c := range m.Compartments {
-			if c.ID == s.Compartment {
-				dims = c.SpatialDimensions
-			}
+		dims, ok := dimsOf[s.Compartment]
+		if !ok {
+			dims = 3
 		}
 		v.valueIsAmount = s.HasOnlySubstanceUnits || dims == 0
 		v.compVarying = v.comp.ar != nil || v.comp.rr != nil
@@ -580,31 +595,25 @@ func (l *lowering) states(ode *symbolic.ODE) {
 func (l *lowering) reactionRate(v *variable) *symbolic.Node {
 	b := l.b
 	var terms []*symbolic.Node
-	for _, rx := range l.m.Reactions {
+	for _, u := range l.uses[v] {
+		rx, sr := u.rx, u.sr
 		rv := l.vars[rx.ID]
-		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
-			for _, sr := range list {
-				if sr.Species != v.id {
-					continue
-				}
-				st := b.Const(stoich(sr))
-				if sr.ID != "" {
-					if st = l.value(l.vars[sr.ID]); st == nil {
-						l.reportUndef(v, "stoichiometry in reaction "+rx.ID, l.vars[sr.ID])
-						return nil
-					}
-				}
-				rate := l.value(rv)
-				if rate == nil {
-					l.reportUndef(v, "rate of reaction "+rx.ID, rv)
-					return nil
-				}
-				if i == 0 {
-					st = b.Neg(st)
-				}
-				terms = append(terms, b.Mul(st, rate))
+		st := b.Const(stoich(sr))
+		if sr.ID != "" {
+			if st = l.value(l.vars[sr.ID]); st == nil {
+				l.reportUndef(v, "stoichiometry in reaction "+rx.ID, l.vars[sr.ID])
+				return nil
 			}
 		}
+		rate := l.value(rv)
+		if rate == nil {
+			l.reportUndef(v, "rate of reaction "+rx.ID, rv)
+			return nil
+		}
+		if u.reactant {
+			st = b.Neg(st)
+		}
+		terms = append(terms, b.Mul(st, rate))
 	}
 	sum := b.Add(terms...)
 	cf := v.sp.ConversionFactor
