@@ -68,8 +68,13 @@ func (l *ErrorList) add(file string, line int, element, id, format string, args 
 	*l = append(*l, &Error{File: file, Line: line, Element: element, ID: id, Msg: fmt.Sprintf(format, args...)})
 }
 
-// full reports whether the list has reached MaxErrors: the caller may stop.
-func (l ErrorList) full() bool { return len(l) >= MaxErrors }
+// full reports whether the list is past MaxErrors (it holds the "too many
+// errors" note): the caller should stop looking for more.
+func (l ErrorList) full() bool { return len(l) > MaxErrors }
+
+// Truncated reports whether the list stopped at MaxErrors: its last entry
+// is then the "too many errors" note.
+func (l ErrorList) Truncated() bool { return len(l) > 0 && l[len(l)-1].last }
 
 // Unwrap returns the errors of the list, for errors.Is and errors.As.
 func (l ErrorList) Unwrap() []error {

@@ -31,11 +31,7 @@ func Read(r io.Reader, filename string) (*Model, error) {
 		ids:   make(map[string]idEntry),
 		funcs: make(map[string]*funcDef),
 	}
-	root := readTree(r, filename, &rd.errs)
-	if root == nil {
-		return nil, rd.errs.Err()
-	}
-	m := rd.document(root)
+	m := rd.document(newStream(r, filename, &rd.errs))
 	if err := rd.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -136,7 +132,12 @@ func (r *reader) core(e *elem) bool {
 	return false
 }
 
-func (r *reader) document(root *elem) *Model {
+// document reads the <sbml> element and its <model> from the stream.
+func (r *reader) document(s *xmlStream) *Model {
+	root := s.root()
+	if root == nil {
+		return nil
+	}
 	if root.local != "sbml" {
 		r.errorf(root.line, root.local, "", "root element is not <sbml>")
 		return nil
@@ -163,33 +164,37 @@ func (r *reader) document(root *elem) *Model {
 			r.refuse(root.line, "sbml", "", "required SBML package "+strconv.Quote(pkgName(a.Name.Space)))
 		}
 	}
-	var me *elem
-	for _, k := range root.kids {
-		if !r.core(k) {
-			continue
-		}
-		if k.local != "model" {
+	var m *Model
+	for k := s.next(); k != nil; k = s.next() {
+		switch {
+		case !r.core(k):
+		case k.local != "model":
 			r.errorf(k.line, k.local, "", "unexpected element in <sbml>")
-			continue
-		}
-		if me != nil {
+		case m != nil:
 			r.errorf(k.line, "model", "", "more than one <model>")
+		default:
+			m = &Model{File: r.file, Level: level, Version: version, Line: k.line, B: symbolic.NewBuilder()}
+			r.m = m
+			m.ID, _ = k.attr("id")
+			m.Name, _ = k.attr("name")
+			if cf, ok := k.attr("conversionFactor"); ok {
+				m.ConversionFactor = strings.TrimSpace(cf)
+			}
+			r.model(s)
 			continue
 		}
-		me = k
+		s.skip()
 	}
-	if me == nil {
-		r.errorf(root.line, "sbml", "", "no <model>")
+	s.finish()
+	if s.bad {
 		return nil
 	}
-	m := &Model{File: r.file, Level: level, Version: version, Line: me.line, B: symbolic.NewBuilder()}
-	r.m = m
-	m.ID, _ = me.attr("id")
-	m.Name, _ = me.attr("name")
-	if cf, ok := me.attr("conversionFactor"); ok {
-		m.ConversionFactor = strings.TrimSpace(cf)
+	if m == nil {
+		if !s.stop {
+			r.errorf(root.line, "sbml", "", "no <model>")
+		}
+		return nil
 	}
-	r.model(me)
 	if len(r.errs) > 0 {
 		return m
 	}
@@ -198,54 +203,74 @@ func (r *reader) document(root *elem) *Model {
 	return m
 }
 
-// model reads the lists of the model in any order.
-func (r *reader) model(me *elem) {
+// model reads the lists of the model in any order, one component at a
+// time from the stream.
+func (r *reader) model(s *xmlStream) {
 	m := r.m
-	for _, l := range me.kids {
+	for l := s.next(); l != nil; l = s.next() {
 		if !r.core(l) {
+			s.skip()
 			continue
 		}
 		switch l.local {
 		case "listOfUnitDefinitions", "listOfCompartmentTypes", "listOfSpeciesTypes", "listOfConstraints":
 			// Units are not converted (SBML does not ask simulators to);
 			// types and constraints do not change the dynamics.
+			s.skip()
 		case "listOfFunctionDefinitions":
-			r.list(l, "functionDefinition", r.functionDefinition)
+			r.list(s, l, "functionDefinition", r.functionDefinition)
 		case "listOfCompartments":
-			r.list(l, "compartment", r.compartment)
+			r.list(s, l, "compartment", r.compartment)
 		case "listOfSpecies":
-			r.list(l, "species", r.species)
+			r.list(s, l, "species", r.species)
 		case "listOfParameters":
-			r.list(l, "parameter", func(e *elem) {
+			r.list(s, l, "parameter", func(e *elem) {
 				if p := r.parameter(e, true); p != nil {
 					m.Parameters = append(m.Parameters, p)
 				}
 			})
 		case "listOfInitialAssignments":
-			r.list(l, "initialAssignment", r.initialAssignment)
+			r.list(s, l, "initialAssignment", r.initialAssignment)
 		case "listOfRules":
-			for _, e := range l.kids {
-				if r.core(e) {
-					r.rule(e)
-				}
-			}
+			r.list(s, l, "", r.rule)
 		case "listOfReactions":
-			r.list(l, "reaction", r.reaction)
+			r.list(s, l, "reaction", r.reaction)
 		case "listOfEvents":
-			for _, e := range l.kids {
-				if r.core(e) {
-					id, _ := e.attr("id")
-					r.refuse(e.line, e.local, id, "event")
-				}
-			}
+			r.list(s, l, "", func(e *elem) {
+				id, _ := e.attr("id")
+				r.refuse(e.line, e.local, id, "event")
+			})
 		default:
 			r.errorf(l.line, l.local, "", "unknown element in <model>")
+			s.skip()
 		}
 	}
 }
 
-// list applies f to each core child of l, which must be named want.
-func (r *reader) list(l *elem, want string, f func(*elem)) {
+// list reads the children of the list l from the stream, each whole, and
+// applies f to each core child named want (any name if want is "").
+func (r *reader) list(s *xmlStream, l *elem, want string, f func(*elem)) {
+	for e := s.next(); e != nil; e = s.next() {
+		if !r.core(e) {
+			s.skip()
+			continue
+		}
+		if want != "" && e.local != want {
+			id, _ := e.attr("id")
+			r.errorf(e.line, e.local, id, "unexpected element in <%s>", l.local)
+			s.skip()
+			continue
+		}
+		if !s.tree(e) {
+			return
+		}
+		f(e)
+	}
+}
+
+// kidsOf applies f to each core child of l (an element read whole), which
+// must be named want.
+func (r *reader) kidsOf(l *elem, want string, f func(*elem)) {
 	for _, e := range l.kids {
 		if !r.core(e) {
 			continue
@@ -538,11 +563,11 @@ func (r *reader) reaction(e *elem) {
 		}
 		switch l.local {
 		case "listOfReactants":
-			r.list(l, "speciesReference", func(s *elem) { rx.Reactants = append(rx.Reactants, r.speciesRef(s)) })
+			r.kidsOf(l, "speciesReference", func(s *elem) { rx.Reactants = append(rx.Reactants, r.speciesRef(s)) })
 		case "listOfProducts":
-			r.list(l, "speciesReference", func(s *elem) { rx.Products = append(rx.Products, r.speciesRef(s)) })
+			r.kidsOf(l, "speciesReference", func(s *elem) { rx.Products = append(rx.Products, r.speciesRef(s)) })
 		case "listOfModifiers":
-			r.list(l, "modifierSpeciesReference", func(s *elem) {
+			r.kidsOf(l, "modifierSpeciesReference", func(s *elem) {
 				r.checkKids(s, "")
 				sp := r.idRef(s, "", "species")
 				if sp == "" {
@@ -599,7 +624,7 @@ func (r *reader) kineticLaw(e *elem, rx *Reaction) {
 		default:
 			continue
 		}
-		r.list(l, want, func(pe *elem) {
+		r.kidsOf(l, want, func(pe *elem) {
 			p := r.parameter(pe, false)
 			if p == nil {
 				return

@@ -26,8 +26,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			for _, e := range list {
 				fmt.Fprintln(stderr, e)
 			}
-			if len(list) > parser.MaxErrors { // the last line is the "too many errors" note
-				return fmt.Errorf("%s: more than %d errors", path, parser.MaxErrors)
+			if list.Truncated() { // the last line is the "too many errors" note
+				return fmt.Errorf("%s: too many errors, stopped reading", path)
 			}
 			return fmt.Errorf("%s: %d errors", path, len(list))
 		}

@@ -52,7 +52,7 @@ func TestCheckListsErrors(t *testing.T) {
 		tail := lines[shown:]
 		var want []string
 		if n > parser.MaxErrors {
-			want = []string{fmt.Sprintf("%s:%d: too many errors", path, 5+parser.MaxErrors), fmt.Sprintf("pbgen: %s: more than %d errors", path, parser.MaxErrors)}
+			want = []string{fmt.Sprintf("%s:%d: too many errors", path, 5+parser.MaxErrors), fmt.Sprintf("pbgen: %s: too many errors, stopped reading", path)}
 		} else {
 			want = []string{fmt.Sprintf("pbgen: %s: %d errors", path, n)}
 		}
