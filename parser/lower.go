@@ -82,6 +82,7 @@ type lowering struct {
 	stack               []*variable
 	paramValue          map[string]float64
 	uses                map[*variable][]speciesUse // species: their references, in document order
+	cur                 *variable                  // the variable being lowered, for messages
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -122,8 +123,16 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		return nil, err
 	}
 	ode := &symbolic.ODE{B: m.B, Name: m.ID, Source: m.File, Params: params}
-	l.states(ode)
-	l.outputs(ode)
+	// Substituting rules into rates can grow without bound on hostile
+	// input (a chain of n rules each using the previous one twice is
+	// quadratic once sums flatten): cap it, naming the symbol being formed.
+	if err := m.B.Bounded(MaxExprSize, func() {
+		l.states(ode)
+		l.outputs(ode)
+	}); err != nil {
+		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
+		return nil, l.errs.Err()
+	}
 	l.checkClosed(ode)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -547,6 +556,7 @@ func (l *lowering) states(ode *symbolic.ODE) {
 		if !v.isState {
 			continue
 		}
+		l.cur = v
 		st := symbolic.State{Name: v.id, Meta: map[string]string{"sbml": kindElem[v.kind]}}
 		init := l.init(v)
 		if init == nil {
@@ -651,6 +661,7 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 		return nan
 	}
 	for _, v := range l.list {
+		l.cur = v
 		x := val(v)
 		ode.Outputs = append(ode.Outputs, symbolic.Output{Name: v.id, Expr: x})
 		if v.kind != vSpecies {

@@ -71,6 +71,7 @@ type reader struct {
 	ids     map[string]idEntry
 	funcs   map[string]*funcDef
 	pending []pending
+	calls   []*mnode // function calls being expanded, outermost first
 }
 
 func (r *reader) errorf(line int, el, id, format string, args ...any) {
@@ -654,27 +655,50 @@ type scope struct {
 }
 
 // resolve converts all queued math: function calls expanded, names
-// checked.
+// checked. Function definitions whose expansion would be too large are
+// refused first (checkExpansions); the conversion itself may create at
+// most MaxExprSize of expressions, and past that stops with an error at
+// the outermost function call being expanded.
 func (r *reader) resolve() {
-	// Check function bodies first so that their errors are reported once,
-	// against the definition.
-	for _, fd := range r.m.FunctionDefinitions {
-		f := r.funcs[fd.ID]
-		if f.bad || f.body == nil {
-			continue
+	r.checkExpansions()
+	var line int
+	var el, id string
+	err := r.m.B.Bounded(MaxExprSize, func() {
+		// Check function bodies first so that their errors are reported
+		// once, against the definition.
+		for _, fd := range r.m.FunctionDefinitions {
+			f := r.funcs[fd.ID]
+			if f.bad || f.body == nil {
+				continue
+			}
+			line, el, id = fd.Line, "functionDefinition", fd.ID
+			before := len(r.errs)
+			bv := make(map[string]*symbolic.Node, len(f.bvars))
+			for _, v := range f.bvars {
+				bv[v] = r.m.B.Sym(v, symbolic.KindOther)
+			}
+			f.active = true
+			r.conv(f.body, &scope{bvars: bv, el: "functionDefinition", id: fd.ID})
+			f.active = false
+			f.bad = len(r.errs) > before
 		}
-		before := len(r.errs)
-		bv := make(map[string]*symbolic.Node, len(f.bvars))
-		for _, v := range f.bvars {
-			bv[v] = r.m.B.Sym(v, symbolic.KindOther)
+		for _, p := range r.pending {
+			line, el, id = p.ast.line, p.el, p.id
+			*p.dst = r.conv(p.ast, &scope{locals: p.locals, el: p.el, id: p.id})
 		}
-		f.active = true
-		r.conv(f.body, &scope{bvars: bv, el: "functionDefinition", id: fd.ID})
-		f.active = false
-		f.bad = len(r.errs) > before
-	}
-	for _, p := range r.pending {
-		*p.dst = r.conv(p.ast, &scope{locals: p.locals, el: p.el, id: p.id})
+	})
+	if err != nil {
+		what := ""
+		if len(r.calls) > 0 {
+			line = r.calls[0].line
+			what = fmt.Sprintf(" (expanding the call of function %q)", r.calls[0].name)
+		}
+		r.errorf(line, el, id, "expressions larger than the limit of %d nodes and arguments%s", MaxExprSize, what)
+		for _, p := range r.pending {
+			if *p.dst == nil { // not reached: keep validate from calling it missing
+				*p.dst = r.nan()
+			}
+		}
 	}
 }
 
@@ -854,7 +878,9 @@ func (r *reader) call(n *mnode, sc *scope) *symbolic.Node {
 		bv[name] = args[i]
 	}
 	f.active = true
+	r.calls = append(r.calls, n)
 	v := r.conv(f.body, &scope{bvars: bv, el: sc.el, id: sc.id})
+	r.calls = r.calls[:len(r.calls)-1]
 	f.active = false
 	f.memo[key.String()] = v
 	return v

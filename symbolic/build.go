@@ -124,25 +124,48 @@ func Build(ode *ODE) (*System, error) {
 
 	var err error
 	deps := newDepIndex()
-	if sys.Jx, err = jacobian(b, deps, sys.F, fx, stateIdx); err != nil {
-		return nil, err
+	// Derivatives of a large expression can be much larger still; bound
+	// what Build adds so that hostile input ends in an error naming the
+	// state, not in exhausted memory.
+	row, what := -1, ""
+	limit := MaxBuildSize + b.Size()
+	if lerr := b.Bounded(limit, func() {
+		what = "rate"
+		if sys.Jx, err = jacobian(b, deps, sys.F, fx, stateIdx, &row); err != nil {
+			return
+		}
+		if sys.Jp, err = jacobian(b, deps, sys.F, fp, paramIdx, &row); err != nil {
+			return
+		}
+		what = "initial value"
+		sys.X0p, err = jacobian(b, deps, sys.X0, ip, paramIdx, &row)
+	}); lerr != nil {
+		name := "?"
+		if row >= 0 && row < len(ode.States) {
+			name = ode.States[row].Name
+		}
+		return nil, fmt.Errorf("symbolic: model %q: derivatives of the %s of %q: %w", ode.Name, what, name, lerr)
 	}
-	if sys.Jp, err = jacobian(b, deps, sys.F, fp, paramIdx); err != nil {
-		return nil, err
-	}
-	if sys.X0p, err = jacobian(b, deps, sys.X0, ip, paramIdx); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return sys, nil
 }
 
+// MaxBuildSize is what Build may add to the Builder (in units of
+// Builder.Size), on top of as much as the Builder already holds.
+// Published models' derivatives add less than four times the size of the
+// system; past the bound Build returns an error wrapping ErrTooLarge.
+const MaxBuildSize = 1 << 21
+
 // jacobian differentiates roots[i] with respect to each symbol in vars[i]
 // (the symbols that occur in it), with one memo per variable shared by all
 // rows, and returns the non-zero entries sorted by (Row, Col).
-func jacobian(b *Builder, deps *depIndex, roots []*Node, vars [][]*Node, col map[string]int) ([]Entry, error) {
+func jacobian(b *Builder, deps *depIndex, roots []*Node, vars [][]*Node, col map[string]int, row *int) ([]Entry, error) {
 	differs := make(map[*Node]*differ)
 	var es []Entry
 	for i, vs := range vars {
+		*row = i
 		for _, v := range vs {
 			d := differs[v]
 			if d == nil {
