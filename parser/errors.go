@@ -44,8 +44,8 @@ func (e *Error) Error() string {
 }
 
 // MaxErrors is the most errors an ErrorList collects. Past it the list
-// ends with a note "too many errors" on the line where the next one was
-// found, and reading stops there: a hostile document with millions of
+// ends with a note "too many errors, stopped here: ..." holding the next
+// error, and reading stops there: a hostile document with millions of
 // bad elements costs no more than one with MaxErrors, and a person reads
 // the first few anyway (as the Go compiler stops after ten).
 const MaxErrors = 50
@@ -62,7 +62,11 @@ func (l *ErrorList) add(file string, line int, element, id, format string, args 
 	case len(*l) > MaxErrors:
 		return
 	case len(*l) == MaxErrors:
-		*l = append(*l, &Error{File: file, Line: line, Msg: "too many errors", last: true})
+		// The note keeps the error found where reading stopped, so that a
+		// caller classifying errors (every one "... is not supported", say)
+		// still sees its kind.
+		*l = append(*l, &Error{File: file, Line: line, Element: element, ID: id,
+			Msg: "too many errors, stopped here: " + fmt.Sprintf(format, args...), last: true})
 		return
 	}
 	*l = append(*l, &Error{File: file, Line: line, Element: element, ID: id, Msg: fmt.Sprintf(format, args...)})
@@ -73,7 +77,7 @@ func (l *ErrorList) add(file string, line int, element, id, format string, args 
 func (l ErrorList) full() bool { return len(l) > MaxErrors }
 
 // Truncated reports whether the list stopped at MaxErrors: its last entry
-// is then the "too many errors" note.
+// is then the "too many errors, stopped here" note.
 func (l ErrorList) Truncated() bool { return len(l) > 0 && l[len(l)-1].last }
 
 // Unwrap returns the errors of the list, for errors.Is and errors.As.

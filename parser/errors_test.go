@@ -193,7 +193,8 @@ func TestErrorListCap(t *testing.T) {
 		t.Fatalf("got %d errors, want %d", len(list), MaxErrors+1)
 	}
 	last := list[len(list)-1]
-	if last.Msg != "too many errors" || last.Line != lineOf(t, doc, fmt.Sprintf(`"p%d"`, MaxErrors)) {
+	if !strings.HasPrefix(last.Msg, "too many errors, stopped here: ") || last.ID != fmt.Sprintf("p%d", MaxErrors) ||
+		last.Line != lineOf(t, doc, fmt.Sprintf(`"p%d"`, MaxErrors)) {
 		t.Errorf("last error %v", last)
 	}
 	var first *Error

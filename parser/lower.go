@@ -2,6 +2,7 @@ package parser
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/pbgen/pbgen/symbolic"
@@ -53,6 +54,7 @@ type variable struct {
 	law    *symbolic.Node // reactions: kinetic law
 
 	sp            *Species
+	rx            *Reaction // reactions
 	comp          *variable // species: its compartment
 	valueIsAmount bool      // species: symbol means amount (hasOnlySubstanceUnits or 0-D)
 	reacting      bool      // species: changed by reactions
@@ -83,6 +85,9 @@ type lowering struct {
 	paramValue          map[string]float64
 	uses                map[*variable][]speciesUse // species: their references, in document order
 	cur                 *variable                  // the variable being lowered, for messages
+	inStates            bool                       // cur is a state whose rate and initial value are being formed
+	nonFiniteSeen       map[string]bool            // element+id of non-finite values already reported
+	flagged             map[*variable]bool         // states with a non-finite value reported
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -178,7 +183,7 @@ func (l *lowering) collect() {
 		}
 	}
 	for _, rx := range m.Reactions {
-		l.add(&variable{id: rx.ID, kind: vReaction, line: rx.Line, law: rx.Rate})
+		l.add(&variable{id: rx.ID, kind: vReaction, line: rx.Line, law: rx.Rate, rx: rx})
 	}
 	for _, ia := range m.InitialAssignments {
 		if ia.Math != nil {
@@ -430,6 +435,9 @@ func (l *lowering) leave(v *variable, state map[*variable]uint8, memo map[*varia
 // the declaration alone (converting between amount and concentration
 // through the compartment's initial size), or nil.
 func (l *lowering) declInit(v *variable) *symbolic.Node {
+	if v.decl != nil && v.decl.Op == symbolic.OpConst {
+		l.nonFiniteUse(kindElem[v.kind], v.id, v.line, v.decl.Val)
+	}
 	if v.kind != vSpecies {
 		if v.decl == nil {
 			l.undef[v] = v.id
@@ -440,6 +448,8 @@ func (l *lowering) declInit(v *variable) *symbolic.Node {
 		return v.decl
 	}
 	s, b := v.sp, l.b
+	l.nonFiniteUse("species", v.id, v.line, s.InitialAmount)
+	l.nonFiniteUse("species", v.id, v.line, s.InitialConcentration)
 	if !s.HasInitialAmount && !s.HasInitialConcentration {
 		l.undef[v] = v.id
 		return nil
@@ -463,6 +473,7 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 	if !l.enter(v, l.initState, "initial values") {
 		return nil
 	}
+	l.usesOf(v)
 	var r *symbolic.Node
 	switch {
 	case v.param != nil:
@@ -491,6 +502,7 @@ func (l *lowering) value(v *variable) *symbolic.Node {
 		return nil
 	}
 	b := l.b
+	l.usesOf(v)
 	var r *symbolic.Node
 	switch {
 	case v.isState:
@@ -523,6 +535,63 @@ func (l *lowering) value(v *variable) *symbolic.Node {
 	return l.leave(v, l.valState, l.valMemo, r)
 }
 
+// usesOf notes the non-finite values that v's symbol brings along by
+// itself: a sensitivity parameter's default, a reaction's local
+// parameters. (Declared values are noted in declInit.)
+func (l *lowering) usesOf(v *variable) {
+	if v.param != nil {
+		l.nonFiniteUse(kindElem[v.kind], v.id, v.line, l.paramValue[v.param.Name])
+	}
+	if v.rx != nil {
+		for _, p := range v.rx.nonFinite {
+			el := "localParameter"
+			if l.m.Level == 2 {
+				el = "parameter"
+			}
+			l.nonFiniteUse(el, p.ID, p.Line, p.Value)
+		}
+	}
+}
+
+// nonFiniteUse reports a declared value that is INF or NaN when the state
+// being formed depends on it: SBML allows such values (the test suite has
+// parameters INF, -INF and NaN that only appear as outputs), but one that
+// reaches the ODE makes integration fail at t = 0, far from its cause.
+// The error names the value's own element, id and line.
+func (l *lowering) nonFiniteUse(el, id string, line int, val float64) {
+	if !l.inStates || l.cur == nil || !(math.IsNaN(val) || math.IsInf(val, 0)) {
+		return
+	}
+	if l.nonFiniteSeen == nil {
+		l.nonFiniteSeen = make(map[string]bool)
+		l.flagged = make(map[*variable]bool)
+	}
+	l.flagged[l.cur] = true
+	key := el + "\x00" + id
+	if l.nonFiniteSeen[key] {
+		return
+	}
+	l.nonFiniteSeen[key] = true
+	if l.cur.id == id && kindElem[l.cur.kind] == el {
+		l.errs.add(l.m.File, line, el, id, "initial value %s is not finite", sbmlDouble(val))
+		return
+	}
+	l.errs.add(l.m.File, line, el, id, "value %s is not finite, and state %q depends on it", sbmlDouble(val), l.cur.id)
+}
+
+// sbmlDouble prints a value in the SBML (xsd:double) spelling.
+func sbmlDouble(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "INF"
+	case math.IsInf(v, -1):
+		return "-INF"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
 func firstUndef(l *lowering, vs ...*variable) string {
 	for _, v := range vs {
 		if why, ok := l.undef[v]; ok {
@@ -552,6 +621,8 @@ func (l *lowering) reportUndef(v *variable, what string, dep *variable) {
 // species references, each in document order.
 func (l *lowering) states(ode *symbolic.ODE) {
 	b := l.b
+	l.inStates = true
+	defer func() { l.inStates = false }()
 	for _, v := range l.list {
 		if !v.isState {
 			continue
@@ -579,7 +650,9 @@ func (l *lowering) states(ode *symbolic.ODE) {
 			}
 		}
 		if x := l.evalDefault(init); math.IsNaN(x) || math.IsInf(x, 0) {
-			l.errorf(v, 0, "initial value is %v (division by zero or undefined math?)", x)
+			if !l.flagged[v] { // else the non-finite value it comes from is reported
+				l.errorf(v, 0, "initial value is %v (division by zero or undefined math?)", x)
+			}
 			continue
 		}
 		st.Init = init

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,6 +73,7 @@ type reader struct {
 	funcs   map[string]*funcDef
 	pending []pending
 	calls   []*mnode // function calls being expanded, outermost first
+	rxByID  map[string]*Reaction
 }
 
 func (r *reader) errorf(line int, el, id, format string, args ...any) {
@@ -581,6 +583,10 @@ func (r *reader) reaction(e *elem) {
 		}
 	}
 	r.m.Reactions = append(r.m.Reactions, rx)
+	if r.rxByID == nil {
+		r.rxByID = make(map[string]*Reaction)
+	}
+	r.rxByID[rx.ID] = rx
 }
 
 func (r *reader) speciesRef(e *elem) *SpeciesReference {
@@ -702,6 +708,21 @@ func (r *reader) resolve() {
 	}
 }
 
+// nonFiniteLocal records that the rate of reaction rxID uses the local
+// parameter id, whose value is INF or NaN: lowering reports it if a state
+// depends on the rate.
+func (r *reader) nonFiniteLocal(rxID, id string) {
+	rx := r.rxByID[rxID]
+	if rx == nil {
+		return
+	}
+	for _, p := range rx.LocalParams {
+		if p.ID == id && !slices.Contains(rx.nonFinite, p) {
+			rx.nonFinite = append(rx.nonFinite, p)
+		}
+	}
+}
+
 func (r *reader) nan() *symbolic.Node { return r.m.B.Const(math.NaN()) }
 
 // conv converts a MathML node to a symbolic expression. After an error it
@@ -721,6 +742,9 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 		}
 		if sc.bvars == nil {
 			if v, ok := sc.locals[n.name]; ok {
+				if math.IsNaN(v.Val) || math.IsInf(v.Val, 0) {
+					r.nonFiniteLocal(sc.id, n.name)
+				}
 				return v
 			}
 		}

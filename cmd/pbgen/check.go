@@ -26,7 +26,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			for _, e := range list {
 				fmt.Fprintln(stderr, e)
 			}
-			if list.Truncated() { // the last line is the "too many errors" note
+			if list.Truncated() { // the last line is the "too many errors, stopped here" note
 				return fmt.Errorf("%s: too many errors, stopped reading", path)
 			}
 			return fmt.Errorf("%s: %d errors", path, len(list))

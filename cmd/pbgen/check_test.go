@@ -52,7 +52,7 @@ func TestCheckListsErrors(t *testing.T) {
 		tail := lines[shown:]
 		var want []string
 		if n > parser.MaxErrors {
-			want = []string{fmt.Sprintf("%s:%d: too many errors", path, 5+parser.MaxErrors), fmt.Sprintf("pbgen: %s: too many errors, stopped reading", path)}
+			want = []string{fmt.Sprintf("%s:%d: parameter \"p%d\": too many errors, stopped here: attribute value: \"bad%d\" is not a number (XML Schema double)", path, 5+parser.MaxErrors, parser.MaxErrors, parser.MaxErrors), fmt.Sprintf("pbgen: %s: too many errors, stopped reading", path)}
 		} else {
 			want = []string{fmt.Sprintf("pbgen: %s: %d errors", path, n)}
 		}
