@@ -13,8 +13,9 @@ type Builder struct {
 	table map[string]*Node
 	nodes []*Node
 	key   []byte
-	size  int // nodes plus argument references held
-	limit int // size past which intern panics with overLimit (0: none)
+	memo  map[string]*Node // Add and Mul results by argument list (arith.go)
+	size  int              // nodes plus argument references held
+	limit int              // size past which intern panics with overLimit (0: none)
 }
 
 // NewBuilder returns an empty Builder.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBounded: work past the limit stops with ErrTooLarge, the limit is
@@ -94,5 +95,79 @@ func TestBuildBounded(t *testing.T) {
 	_, err := Build(ode)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), `derivatives of the rate of "x"`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// sharedODE has n states whose rates all use one sum of n terms in x0:
+// f_i = -x_i * T, T = sum_j j * x0^j.
+func sharedODE(n int) *ODE {
+	b := NewBuilder()
+	x0 := b.Sym("x0", KindState)
+	terms := make([]*Node, n)
+	for j := range n {
+		terms[j] = b.Mul(b.Const(float64(j+1)), b.Pow(x0, b.Const(float64(j+1))))
+	}
+	total := b.Add(terms...)
+	ode := &ODE{B: b, Name: "shared"}
+	for i := range n {
+		x := b.Sym("x"+strconv.Itoa(i), KindState)
+		ode.States = append(ode.States, State{Name: x.Name, Rate: b.Neg(b.Mul(x, total)), Init: b.Const(1)})
+		ode.Outputs = append(ode.Outputs, Output{Name: "y" + strconv.Itoa(i), Expr: b.Mul(x, total)})
+	}
+	return ode
+}
+
+// TestBuildSharedScalesLinearly: rows and outputs sharing a large
+// subexpression cost their own size, not the shared one's each time (the
+// symbol sets of rows were once found by walking every row in full, which
+// is quadratic here). Best of three runs, 16 times the size, well under
+// 256 times the time.
+func TestBuildSharedScalesLinearly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times Build of a 16,000-state system")
+	}
+	cost := func(n int) time.Duration {
+		best := time.Duration(1 << 62)
+		for range 3 {
+			ode := sharedODE(n)
+			start := cpuTime()
+			sys, err := Build(ode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sys.Jx) != 2*n-1 {
+				t.Fatalf("Jx has %d entries, want %d", len(sys.Jx), 2*n-1)
+			}
+			best = min(best, cpuTime()-start)
+		}
+		return best
+	}
+	small, large := cost(1000), cost(16000)
+	if ratio := float64(large) / float64(small); ratio > 64 {
+		t.Errorf("1000 states %v, 16000 states %v: ratio %.1f, want about 16 (linear; quadratic is 256)", small, large, ratio)
+	}
+}
+
+// TestBuildDenseRefused: a Jacobian with more than MaxNonzeros structural
+// nonzeros is refused before differentiation, naming a state.
+func TestBuildDenseRefused(t *testing.T) {
+	n := 2100 // n*n > MaxNonzeros
+	b := NewBuilder()
+	xs := make([]*Node, n)
+	for i := range xs {
+		xs[i] = b.Sym("x"+strconv.Itoa(i), KindState)
+	}
+	total := b.Add(xs...)
+	ode := &ODE{B: b, Name: "dense"}
+	for i := range n {
+		ode.States = append(ode.States, State{Name: xs[i].Name, Rate: b.Neg(b.Mul(xs[i], total)), Init: b.Const(1)})
+	}
+	start := time.Now()
+	_, err := Build(ode)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "nonzeros") {
+		t.Errorf("got %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %v", d)
 	}
 }
