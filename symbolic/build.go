@@ -16,7 +16,10 @@ import (
 // namespace; outputs have their own), a Rate, Init or output Expr is nil or comes
 // from another Builder, an expression is higher than MaxDepth, a symbol is
 // neither time nor a declared state or parameter, an Init depends on a state
-// or on t, or a derivative cannot be formed (factorial of a variable).
+// or on t, or a derivative cannot be formed (factorial of a variable), and
+// an error wrapping ErrTooLarge if the Jacobians would have more than
+// MaxNonzeros entries or forming them would add more than MaxBuildSize
+// plus the Builder's size to the Builder.
 //
 // Only the symbols that occur in f_i are differentiated against, one memo
 // per variable is shared by all rows, and subexpressions without the
