@@ -32,7 +32,9 @@ func Read(r io.Reader, filename string) (*Model, error) {
 		ids:   make(map[string]idEntry),
 		funcs: make(map[string]*funcDef),
 	}
-	m := rd.document(newStream(r, filename, &rd.errs))
+	s := newStream(r, filename, &rd.errs)
+	s.judge = rd.judge
+	m := rd.document(s)
 	if err := rd.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -239,10 +241,13 @@ func (r *reader) model(s *xmlStream) {
 		case "listOfReactions":
 			r.list(s, l, "reaction", r.reaction)
 		case "listOfEvents":
-			r.list(s, l, "", func(e *elem) {
-				id, _ := e.attr("id")
-				r.refuse(e.line, e.local, id, "event")
-			})
+			for e := s.next(); e != nil; e = s.next() {
+				if r.core(e) {
+					id, _ := e.attr("id")
+					r.refuse(e.line, e.local, id, "event")
+				}
+				s.skip()
+			}
 		default:
 			r.errorf(l.line, l.local, "", "unknown element in <model>")
 			s.skip()
@@ -269,6 +274,70 @@ func (r *reader) list(s *xmlStream, l *elem, want string, f func(*elem)) {
 		}
 		f(e)
 	}
+}
+
+// sbmlKids lists the SBML children of the elements read whole that may
+// be valid (stoichiometryMath is refused, not invalid); listItems the one
+// child name of the lists inside them. Elements not listed (events,
+// which are refused whole) accept anything.
+var (
+	sbmlKids = map[string][]string{
+		"functionDefinition": nil, "compartment": nil, "species": nil, "parameter": nil, "localParameter": nil,
+		"initialAssignment": nil, "assignmentRule": nil, "rateRule": nil, "algebraicRule": nil,
+		"reaction":         {"listOfReactants", "listOfProducts", "listOfModifiers", "kineticLaw"},
+		"speciesReference": {"stoichiometryMath"}, "modifierSpeciesReference": nil,
+		"kineticLaw":        {"listOfParameters", "listOfLocalParameters"},
+		"stoichiometryMath": nil,
+	}
+	listItems = map[string]string{
+		"listOfReactants": "speciesReference", "listOfProducts": "speciesReference",
+		"listOfModifiers": "modifierSpeciesReference", "listOfParameters": "parameter",
+		"listOfLocalParameters": "localParameter",
+	}
+	mathSyntax = map[string]bool{
+		"cn": true, "ci": true, "csymbol": true, "apply": true, "piecewise": true, "piece": true,
+		"otherwise": true, "lambda": true, "bvar": true, "degree": true, "logbase": true,
+		"semantics": true, "sep": true, "math": true,
+	}
+)
+
+// judge tells the stream which children of an element read whole cannot
+// be valid there, so that a flood of them is not built (see kidVerdict):
+// SBML elements not allowed in their parent, foreign elements in SBML or
+// MathML content, and unknown MathML elements. Elements of ignored
+// packages are dropped unread.
+func (r *reader) judge(p, k *elem) kidVerdict {
+	if k.space != r.ns && k.space != mathNS && harmlessPackage(k.space) {
+		return kidDrop
+	}
+	if p.space == mathNS {
+		_, op := mathOps[k.local]
+		_, fn := unaryFuncs[k.local]
+		_, cst := mathConsts[k.local]
+		if k.space != mathNS || !(op || fn || cst || mathSyntax[k.local]) {
+			return kidBad
+		}
+		return kidKeep
+	}
+	if p.space != r.ns {
+		return kidKeep
+	}
+	if k.space == mathNS && k.local == "math" {
+		return kidKeep
+	}
+	if k.space != r.ns {
+		return kidBad
+	}
+	if item, ok := listItems[p.local]; ok {
+		if k.local != item {
+			return kidBad
+		}
+		return kidKeep
+	}
+	if allowed, ok := sbmlKids[p.local]; ok && !contains(allowed, k.local) {
+		return kidBad
+	}
+	return kidKeep
 }
 
 // kidsOf applies f to each core child of l (an element read whole), which

@@ -3,9 +3,12 @@ package parser
 import (
 	"errors"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // countingReader counts the bytes read from it.
@@ -69,5 +72,58 @@ func TestStreamedDocumentShapes(t *testing.T) {
 	}
 	if _, err := Read(strings.NewReader(""), "s.xml"); err == nil || err.Error() != "s.xml:1: sbml: malformed XML: no root element" {
 		t.Errorf("empty document: %v", err)
+	}
+}
+
+// peakHeap runs f and returns the largest heap it saw in use (sampled).
+func peakHeap(f func()) uint64 {
+	runtime.GC()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-sampled
+	return peak.Load()
+}
+
+// TestFloodInsideComponent: a million invalid elements inside a component
+// (species, a list of a reaction, MathML; in the SBML namespace or a
+// foreign one) are reported once and not built: the heap stays far below
+// what the element tree took (over 300 MB here), and one error names the
+// first of them.
+func TestFloodInsideComponent(t *testing.T) {
+	junk := strings.Repeat("<a/>", 1<<20)
+	cases := []struct{ name, doc, want string }{
+		{"species", l3(comp1 + "\n" + strings.Replace(spS, `/>`, `>`+junk+`</species>`, 1)), `species "S": unexpected element <a>`},
+		{"reactants", l3(basics + strings.Replace(law(`<ci>k</ci>`), `</listOfReactants>`, junk+`</listOfReactants>`, 1)), `a: unexpected element in <listOfReactants>`},
+		{"math", l3(basics + law(`<apply><plus/>`+junk+`</apply>`)), `reaction "R": MathML element <a> is not supported`},
+		{"foreign", strings.Replace(l3(comp1+"\n"+strings.Replace(spS, `/>`, `>`+strings.ReplaceAll(junk, "<a/>", "<x:a/>")+`</species>`, 1)), `level="3"`, `xmlns:x="urn:x" level="3"`, 1), `SBML package "urn:x" is not supported`},
+	}
+	for _, c := range cases {
+		var err error
+		peak := peakHeap(func() { _, err = Read(strings.NewReader(c.doc), "f.xml") })
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Error(), c.want) {
+			t.Errorf("%s: got %v, want one error with %q", c.name, err, c.want)
+		}
+		if limit := uint64(len(c.doc)) + 64<<20; peak > limit {
+			t.Errorf("%s: heap reached %d MB reading a %d MB document", c.name, peak>>20, len(c.doc)>>20)
+		}
 	}
 }

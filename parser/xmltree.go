@@ -26,7 +26,22 @@ type elem struct {
 	kids         []*elem
 	segs         []string
 	line         int
+	hadBad       bool // a child that cannot be valid here was kept (tree drops the others)
 }
+
+// kidVerdict is what tree does with a child element: keep it, drop it
+// unread (content nothing interprets), or treat it as bad: a child that
+// cannot be valid where it is. The first bad child of an element is kept,
+// so that reading reports it with the usual message; later ones are
+// dropped unbuilt, so that a flood of them costs neither memory nor time
+// (the document has an error already).
+type kidVerdict uint8
+
+const (
+	kidKeep kidVerdict = iota
+	kidDrop
+	kidBad
+)
 
 // attr returns the value of the attribute name in no namespace.
 func (e *elem) attr(name string) (string, bool) {
@@ -71,6 +86,9 @@ type xmlStream struct {
 	depth int  // open elements
 	stop  bool // malformed XML, a limit hit, or too many errors: read no more
 	bad   bool // the document is not well-formed (or too large)
+
+	// judge, if set, rules on each child element tree is about to build.
+	judge func(parent, child *elem) kidVerdict
 }
 
 func newStream(r io.Reader, file string, errs *ErrorList) *xmlStream {
@@ -203,6 +221,19 @@ func (s *xmlStream) tree(e *elem) bool {
 				return false
 			}
 			p := stack[len(stack)-1]
+			if s.judge != nil {
+				switch s.judge(p, k) {
+				case kidDrop:
+					s.skip()
+					continue
+				case kidBad:
+					if p.hadBad {
+						s.skip()
+						continue
+					}
+					p.hadBad = true
+				}
+			}
 			p.segs = append(p.segs, cur[len(cur)-1].String())
 			cur[len(cur)-1].Reset()
 			p.kids = append(p.kids, k)
