@@ -72,7 +72,10 @@
 // lists) one element at a time, each component (a species, a reaction
 // with its math) as a small tree that is dropped once read, so memory
 // follows the model, not the file, and reading stops at the first
-// malformed token or after MaxErrors errors.
+// malformed token or after MaxErrors errors. Inside a component, the
+// first element that cannot be valid where it is (an SBML element its
+// parent does not take, a foreign element, an unknown MathML element) is
+// reported and later ones under the same parent are not even built.
 //
 // Function expansion is memoised on the arguments, but a DAG can still
 // be exponentially large: f_i(x) = f_{i-1}(f_{i-1}(x)) has 2^i distinct

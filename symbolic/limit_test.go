@@ -151,6 +151,9 @@ func TestBuildSharedScalesLinearly(t *testing.T) {
 // TestBuildDenseRefused: a Jacobian with more than MaxNonzeros structural
 // nonzeros is refused before differentiation, naming a state.
 func TestBuildDenseRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks 4 million structural nonzeros")
+	}
 	n := 2100 // n*n > MaxNonzeros
 	b := NewBuilder()
 	xs := make([]*Node, n)
