@@ -294,6 +294,10 @@ var (
 		"listOfModifiers": "modifierSpeciesReference", "listOfParameters": "parameter",
 		"listOfLocalParameters": "localParameter",
 	}
+	takesMath = map[string]bool{
+		"functionDefinition": true, "initialAssignment": true, "assignmentRule": true, "rateRule": true,
+		"algebraicRule": true, "kineticLaw": true, "stoichiometryMath": true,
+	}
 	mathSyntax = map[string]bool{
 		"cn": true, "ci": true, "csymbol": true, "apply": true, "piecewise": true, "piece": true,
 		"otherwise": true, "lambda": true, "bvar": true, "degree": true, "logbase": true,
@@ -322,7 +326,19 @@ func (r *reader) judge(p, k *elem) kidVerdict {
 	if p.space != r.ns {
 		return kidKeep
 	}
+	_, component := sbmlKids[p.local]
+	if component {
+		// Each child a component takes (its math, its lists) comes once.
+		for _, q := range p.kids {
+			if q.local == k.local && q.space == k.space {
+				return kidBad
+			}
+		}
+	}
 	if k.space == mathNS && k.local == "math" {
+		if component && !takesMath[p.local] {
+			return kidBad
+		}
 		return kidKeep
 	}
 	if k.space != r.ns {
@@ -471,16 +487,24 @@ func (r *reader) queue(e *elem, dst **symbolic.Node, locals map[string]*symbolic
 
 // checkKids reports core children of e not in allowed.
 func (r *reader) checkKids(e *elem, id string, allowed ...string) {
+	seen := make(map[string]int, len(e.kids))
 	for _, k := range e.kids {
 		if k.space == mathNS && k.local == "math" {
 			if !contains(allowed, "math") {
 				r.errorf(k.line, e.local, id, "unexpected <math>")
+			} else if prev, dup := seen["math"]; dup {
+				r.errorf(k.line, e.local, id, "more than one <math> (first on line %d)", prev)
 			}
+			seen["math"] = k.line
 			continue
 		}
 		if !r.core(k) {
 			continue
 		}
+		if prev, dup := seen[k.local]; dup && contains(allowed, k.local) {
+			r.errorf(k.line, e.local, id, "more than one <%s> (first on line %d)", k.local, prev)
+		}
+		seen[k.local] = k.line
 		if !contains(allowed, k.local) {
 			if k.local == "stoichiometryMath" {
 				r.refuse(k.line, e.local, id, "stoichiometryMath")

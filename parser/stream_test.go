@@ -108,22 +108,38 @@ func peakHeap(f func()) uint64 {
 // what the element tree took (over 300 MB here), and one error names the
 // first of them.
 func TestFloodInsideComponent(t *testing.T) {
-	junk := strings.Repeat("<a/>", 1<<20)
-	cases := []struct{ name, doc, want string }{
-		{"species", l3(comp1 + "\n" + strings.Replace(spS, `/>`, `>`+junk+`</species>`, 1)), `species "S": unexpected element <a>`},
-		{"reactants", l3(basics + strings.Replace(law(`<ci>k</ci>`), `</listOfReactants>`, junk+`</listOfReactants>`, 1)), `a: unexpected element in <listOfReactants>`},
-		{"math", l3(basics + law(`<apply><plus/>`+junk+`</apply>`)), `reaction "R": MathML element <a> is not supported`},
-		{"foreign", strings.Replace(l3(comp1+"\n"+strings.Replace(spS, `/>`, `>`+strings.ReplaceAll(junk, "<a/>", "<x:a/>")+`</species>`, 1)), `level="3"`, `xmlns:x="urn:x" level="3"`, 1), `SBML package "urn:x" is not supported`},
+	n := 1 << 20
+	flood := func(elem string) string { return strings.Repeat(elem, n) }
+	cases := []struct {
+		name string
+		doc  func() string
+		want string
+	}{
+		{"species", func() string { return l3(comp1 + "\n" + strings.Replace(spS, `/>`, `>`+flood("<a/>")+`</species>`, 1)) }, `species "S": unexpected element <a>`},
+		{"reactants", func() string {
+			return l3(basics + strings.Replace(law(`<ci>k</ci>`), `</listOfReactants>`, flood("<a/>")+`</listOfReactants>`, 1))
+		}, `a: unexpected element in <listOfReactants>`},
+		{"math", func() string { return l3(basics + law(`<apply><plus/>`+flood("<a/>")+`</apply>`)) }, `reaction "R": MathML element <a> is not supported`},
+		{"math twice", func() string {
+			return strings.Replace(l3(basics+law(`<ci>k</ci>`)), `</kineticLaw>`, flood(`<m:math xmlns:m="http://www.w3.org/1998/Math/MathML"/>`)+`</kineticLaw>`, 1)
+		}, `kineticLaw "R": more than one <math> (first on line 9)`},
+		{"list twice", func() string {
+			return strings.Replace(l3(basics+law(`<ci>k</ci>`)), `<kineticLaw>`, flood(`<listOfProducts/>`)+`<kineticLaw>`, 1)
+		}, `reaction "R": more than one <listOfProducts> (first on line 9)`},
+		{"foreign", func() string {
+			return strings.Replace(l3(comp1+"\n"+strings.Replace(spS, `/>`, `>`+flood("<x:a/>")+`</species>`, 1)), `level="3"`, `xmlns:x="urn:x" level="3"`, 1)
+		}, `SBML package "urn:x" is not supported`},
 	}
 	for _, c := range cases {
+		doc := c.doc()
 		var err error
-		peak := peakHeap(func() { _, err = Read(strings.NewReader(c.doc), "f.xml") })
+		peak := peakHeap(func() { _, err = Read(strings.NewReader(doc), "f.xml") })
 		var list ErrorList
 		if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Error(), c.want) {
 			t.Errorf("%s: got %v, want one error with %q", c.name, err, c.want)
 		}
-		if limit := uint64(len(c.doc)) + 64<<20; peak > limit {
-			t.Errorf("%s: heap reached %d MB reading a %d MB document", c.name, peak>>20, len(c.doc)>>20)
+		if limit := uint64(len(doc)) + 64<<20; peak > limit {
+			t.Errorf("%s: heap reached %d MB reading a %d MB document", c.name, peak>>20, len(doc)>>20)
 		}
 	}
 }
