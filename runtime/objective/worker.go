@@ -61,7 +61,7 @@ func (c *core) newWorker(exps []int) *worker {
 	w := &worker{c: c, exps: exps}
 	used := make([]bool, len(c.groups))
 	steady := make([]bool, len(c.groups)) // groups that go to steady state
-	maxT := 0 // most states an assignment set of these experiments sets
+	maxT := 0                             // most states an assignment set of these experiments sets
 	for _, e := range exps {
 		pl := &c.exps[e]
 		for k := range pl.phases[:max(1, pl.nrun)] {
