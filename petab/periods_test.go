@@ -1,0 +1,185 @@
+package petab
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+const periodsYAML = "testdata/periods/problem.yaml"
+
+// The lowering of a v2 problem with several periods: e1 applies c0 (k1 :=
+// kA) at 0, c1 (k1 := kB, A := A + inc) at 10 and c2 (B := B k2 + 2 A,
+// cell := 3) at 20; e2 pre-equilibrates in c0, starts in c0 at 0 and
+// applies c1 at 5.
+func TestLoadPeriods(t *testing.T) {
+	p, err := Load(periodsYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob := p.Objective
+	theta := make(map[string]int)
+	for a, id := range p.EstimatedIDs() {
+		theta[id] = a
+	}
+	names := p.Model.ParamNames()
+	param := func(c objective.Condition, id string) objective.Value {
+		for j, n := range names {
+			if n == id {
+				return c.P[j]
+			}
+		}
+		t.Fatalf("no model parameter %s in %v", id, names)
+		return objective.Value{}
+	}
+	if len(ob.Experiments) != 2 {
+		t.Fatalf("%d experiments, want 2", len(ob.Experiments))
+	}
+	e1, e2 := ob.Experiments[0], ob.Experiments[1]
+	if len(e1.Periods) != 2 || e1.Periods[0].T0 != 10 || e1.Periods[1].T0 != 20 || e1.Preeq != -1 {
+		t.Fatalf("e1: preeq %d, periods %+v; want none and periods at 10, 20", e1.Preeq, e1.Periods)
+	}
+	// Conditions are changes: k1 keeps kB in the period of c2, which does
+	// not set it.
+	for k, pd := range e1.Periods {
+		if got := param(ob.Conditions[pd.Cond], "k1"); got != (objective.Value{Theta: theta["kB"]}) {
+			t.Errorf("e1 period %d: k1 = %+v, want theta %d (kB)", k+1, got, theta["kB"])
+		}
+	}
+	if got := param(ob.Conditions[e1.Periods[1].Cond], "cell"); got != (objective.Value{Theta: -1, Const: 3}) {
+		t.Errorf("e1 period 2: cell = %+v, want 3", got)
+	}
+	if got := param(ob.Conditions[e1.Periods[0].Cond], "cell"); got != (objective.Value{Theta: -1, Const: 2}) {
+		t.Errorf("e1 period 1: cell = %+v, want the model's 2", got)
+	}
+	states := p.Model.StateNames()
+	for k, want := range []string{"A", "B"} {
+		a := e1.Periods[k].Assign
+		if a < 0 || a >= p.Model.NumAssignments() {
+			t.Fatalf("e1 period %d: assignment set %d", k+1, a)
+		}
+		if tg := p.Model.AssignTargets(a); len(tg) != 1 || states[tg[0]] != want {
+			t.Errorf("e1 period %d assigns %v, want %s", k+1, tg, want)
+		}
+	}
+	if e2.Preeq < 0 || len(e2.Periods) != 1 || e2.Periods[0].T0 != 5 || e2.T0 != 0 {
+		t.Errorf("e2: preeq %d, T0 %g, periods %+v", e2.Preeq, e2.T0, e2.Periods)
+	}
+}
+
+// The simulated values follow the closed form of A <-> B (concentrations;
+// the compartment's size does not enter) through the changes: boundary
+// data see the state after the change, assignments use the values before
+// it, and the steady-state datum is that of the last period.
+func TestPeriodsSimulation(t *testing.T) {
+	p, err := Load(periodsYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Evaluate(th, &EvalOptions{Method: sens.PBSR, RTol: 1e-10, ATol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kA, kB, k2, inc, scale := 0.3, 0.05, 0.2, 1.5, 1.2
+	step := func(a, b, k1, dt float64) (float64, float64) {
+		tot, k := a+b, k1+k2
+		eq := k2 * tot / k
+		a = eq + (a-eq)*math.Exp(-k*dt)
+		return a, tot - a
+	}
+	want := map[string]map[float64][2]float64{"e1": {}, "e2": {}}
+	a, b := 1.0, 0.5
+	w := want["e1"]
+	w[0] = [2]float64{a, b}
+	a5, b5 := step(a, b, kA, 5)
+	w[5] = [2]float64{a5, b5}
+	a, b = step(a, b, kA, 10)
+	a += inc
+	w[10] = [2]float64{a, b}
+	a15, b15 := step(a, b, kB, 5)
+	w[15] = [2]float64{a15, b15}
+	a, b = step(a, b, kB, 10)
+	b = b*k2 + 2*a
+	w[20] = [2]float64{a, b}
+	a30, b30 := step(a, b, kB, 10)
+	w[30] = [2]float64{a30, b30}
+	w = want["e2"]
+	a, b = k2*1.5/(kA+k2), kA*1.5/(kA+k2)
+	w[0] = [2]float64{a, b}
+	a += inc
+	w[5] = [2]float64{a, b}
+	a8, b8 := step(a, b, kB, 3)
+	w[8] = [2]float64{a8, b8}
+	w[math.Inf(1)] = [2]float64{k2 * (a + b) / (kB + k2), kB * (a + b) / (kB + k2)}
+	for i, m := range p.Measurements {
+		s, ok := want[m.Experiment][m.Time]
+		if !ok {
+			t.Fatalf("no closed form for %s at %g", m.Experiment, m.Time)
+		}
+		v := s[1]
+		if m.ObservableID == "obsA" {
+			v = scale * s[0]
+		}
+		if math.Abs(r.Sim[i]-v) > 1e-7*(1+math.Abs(v)) {
+			t.Errorf("%s %s t = %g: simulated %.10g, closed form %.10g", m.Experiment, m.ObservableID, m.Time, r.Sim[i], v)
+		}
+	}
+}
+
+// The gradient through the lowered assignments (interp's symbolic dg/dx
+// and dg/dp) against fourth-order central differences of the llh, for FS,
+// PBSR and Exp.
+func TestPeriodsGradient(t *testing.T) {
+	p, err := Load(periodsYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m model.Model = p.Model
+	ref, err := objective.New(m, p.Objective, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	theta := ref.Nominal()
+	th := append([]float64(nil), theta...)
+	var res objective.Result
+	llh := func(a int, h float64) float64 {
+		th[a] = theta[a] + h
+		defer func() { th[a] = theta[a] }()
+		if err := ref.Eval(th, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.LLH
+	}
+	fd := make([]float64, len(theta))
+	for a := range theta {
+		h := 3e-3 * math.Max(1, math.Abs(theta[a]))
+		fd[a] = (8*(llh(a, h)-llh(a, -h)) - (llh(a, 2*h) - llh(a, -2*h))) / (12 * h)
+	}
+	for _, meth := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+		o, err := objective.New(m, p.Objective, &objective.Options{Method: meth, RTol: 1e-12, ATol: 1e-14, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Eval(theta, &res); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for a := range fd {
+			e := math.Abs(res.Grad[a]-fd[a]) / (1 + math.Abs(fd[a]))
+			worst = math.Max(worst, e)
+			if e > 1e-5 || fd[a] == 0 {
+				t.Errorf("%v: grad[%s] %.9g, finite differences %.9g", meth, o.Params()[a], res.Grad[a], fd[a])
+			}
+		}
+		t.Logf("%v: worst gradient error %.2e", meth, worst)
+		o.Close()
+	}
+}
