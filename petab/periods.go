@@ -160,7 +160,12 @@ func (l *lowering) periodAssignments() {
 			for _, id := range states {
 				g := newVal[id]
 				if comp, ok := l.concAmountState(id); ok {
-					g = b.Mul(g, size(comp))
+					sz := size(comp)
+					if sz == nil {
+						l.e.add(q.pos.File, q.pos.Line, "conditionId", "species %q: the size of compartment %q is not known", id, comp)
+						continue
+					}
+					g = b.Mul(g, sz)
 				}
 				a.States = append(a.States, id)
 				a.Values = append(a.Values, g)
@@ -170,7 +175,7 @@ func (l *lowering) periodAssignments() {
 					continue
 				}
 				if comp, ok := l.concAmountState(st.Name); ok {
-					if _, resized := newVal[comp]; resized {
+					if _, resized := newVal[comp]; resized && l.symbol(st.Name, nil, "", nil) != nil {
 						// Keep the concentration (amount/old size).
 						a.States = append(a.States, st.Name)
 						a.Values = append(a.Values, b.Mul(l.symbol(st.Name, nil, "", nil), size(comp)))

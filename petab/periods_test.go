@@ -2,6 +2,9 @@ package petab
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -181,5 +184,47 @@ func TestPeriodsGradient(t *testing.T) {
 		}
 		t.Logf("%v: worst gradient error %.2e", meth, worst)
 		o.Close()
+	}
+}
+
+// Bad period input is an error naming the file, never a panic; a value
+// that becomes non-finite at run time is an evaluation error naming the
+// period.
+func TestPeriodsErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, file, content, want string
+		eval                      bool
+	}{
+		{"unknown id", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tA + zz\nc2\tB\t1\n", `unknown id "zz"`, false},
+		{"parameter of a changed parameter", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tA + inc\nc2\tcell\t2 * k1\n", "is not supported", false},
+		{"bad formula", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tA + \nc2\tB\t1\n", "conditions.tsv", false},
+		{"same target twice", "experiments.tsv", "experimentId\ttime\tconditionId\ne1\t0\tc0\ne1\t10\tc1\ne1\t10\tc1\ne2\t-inf\tc0\ne2\t0\tc0\n", "both set", false},
+		{"non-finite", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tlog(A - A)\nc2\tB\t1\n", `period 1 (condition "e1_period1", t = 10): state "A" assigned -Inf`, true},
+	} {
+		dir := t.TempDir()
+		for _, f := range []string{"problem.yaml", "model.xml", "parameters.tsv", "conditions.tsv", "experiments.tsv", "observables.tsv", "measurements.tsv"} {
+			data, err := os.ReadFile(filepath.Join("testdata/periods", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == c.file {
+				data = []byte(c.content)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := Load(filepath.Join(dir, "problem.yaml"))
+		if c.eval {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+				continue
+			}
+			th, _ := p.Theta(nil)
+			_, err = p.Evaluate(th, nil)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "internal error") {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
 	}
 }
