@@ -71,6 +71,9 @@
 // amount of a concentration-based species), and a compartment whose size
 // changes keeps its species' concentrations (PEtab v2, unlike an SBML
 // event). A measurement at a period's start is observed after the change.
+// After a v2 pre-equilibration the simulation condition is a change too:
+// the pre-equilibration's parameter targets it does not set keep their
+// values (v1 conditions are complete vectors).
 //
 // Placeholders are the u argument of model.Observables (named "u:<id>");
 // h, sigma and their derivatives in x, p and u are formed symbolically.

@@ -36,9 +36,16 @@ type periodDef struct {
 // is with the parameters' values before any condition: one referring to a
 // parameter that a condition of the experiment sets would need that
 // parameter's value at the period's start, which is not supported.
+//
+// The same holds after pre-equilibration in v2: the simulation condition's
+// vector starts from the pre-equilibration condition's parameter targets
+// (v1 conditions are complete vectors instead).
 func (l *lowering) periodConditions() {
 	for di := range l.exps {
 		d := &l.exps[di]
+		if l.p.Version == 2 && d.preeq != nil {
+			l.carryOver(d)
+		}
 		if len(d.periods) == 0 {
 			continue
 		}
@@ -83,6 +90,47 @@ func (l *lowering) periodConditions() {
 			q.cond = cur
 		}
 	}
+}
+
+// carryOver makes a v2 experiment's simulation condition a change on top
+// of its pre-equilibration condition: the pre-equilibration's parameter
+// targets that the simulation condition does not set are added to it (a
+// new condition; the simulation condition's own state targets stay and
+// are still re-initialised).
+func (l *lowering) carryOver(d *expDef) {
+	sim := d.sim
+	sets := make(map[string]bool)
+	for _, t := range sim.Targets {
+		sets[l.resolve(t)] = true
+	}
+	var add []string
+	for _, t := range d.preeq.Targets {
+		id := l.resolve(t)
+		if _, isState := l.stateIdx[id]; !isState && !sets[id] {
+			add = append(add, t)
+		}
+	}
+	if len(add) == 0 {
+		return
+	}
+	c := &Condition{Pos: sim.Pos, ID: d.id + "_period0", Values: make(map[string]string), Lines: make(map[string]int)}
+	for _, src := range []struct {
+		c  *Condition
+		ts []string
+	}{{d.preeq, add}, {sim, sim.Targets}} {
+		for _, t := range src.ts {
+			c.Targets = append(c.Targets, t)
+			c.Values[t] = src.c.Values[t]
+			c.Lines[t] = src.c.Line
+			if src.c.Lines != nil {
+				c.Lines[t] = src.c.Lines[t]
+			}
+		}
+	}
+	if c.Pos.File == "" {
+		c.Pos = d.preeq.Pos // an empty simulation condition
+	}
+	d.sim = c
 }
 
 // checkPeriodExprs reports parameter targets of a later period whose

@@ -16,8 +16,8 @@ const periodsYAML = "testdata/periods/problem.yaml"
 
 // The lowering of a v2 problem with several periods: e1 applies c0 (k1 :=
 // kA) at 0, c1 (k1 := kB, A := A + inc) at 10 and c2 (B := B k2 + 2 A,
-// cell := 3) at 20; e2 pre-equilibrates in c0, starts in c0 at 0 and
-// applies c1 at 5.
+// cell := 3) at 20; e2 pre-equilibrates in c0, starts at 0 with no
+// condition (k1 keeps kA: v2 conditions are changes) and applies c1 at 5.
 func TestLoadPeriods(t *testing.T) {
 	p, err := Load(periodsYAML)
 	if err != nil {
@@ -70,6 +70,9 @@ func TestLoadPeriods(t *testing.T) {
 	}
 	if e2.Preeq < 0 || len(e2.Periods) != 1 || e2.Periods[0].T0 != 5 || e2.T0 != 0 {
 		t.Errorf("e2: preeq %d, T0 %g, periods %+v", e2.Preeq, e2.T0, e2.Periods)
+	}
+	if got := param(ob.Conditions[e2.Sim], "k1"); got != (objective.Value{Theta: theta["kA"]}) {
+		t.Errorf("e2 after pre-equilibration: k1 = %+v, want theta %d (kA, carried over)", got, theta["kA"])
 	}
 }
 
