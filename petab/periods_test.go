@@ -12,7 +12,10 @@ import (
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
-const periodsYAML = "testdata/periods/problem.yaml"
+const (
+	periodsYAML = "testdata/periods/problem.yaml"
+	volumeYAML  = "testdata/volume/problem.yaml"
+)
 
 // The lowering of a v2 problem with several periods: e1 applies c0 (k1 :=
 // kA) at 0, c1 (k1 := kB, A := A + inc) at 10 and c2 (B := B k2 + 2 A,
@@ -143,7 +146,13 @@ func TestPeriodsSimulation(t *testing.T) {
 // and dg/dp) against fourth-order central differences of the llh, for FS,
 // PBSR and Exp.
 func TestPeriodsGradient(t *testing.T) {
-	p, err := Load(periodsYAML)
+	for _, f := range []string{periodsYAML, volumeYAML} {
+		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) { periodsGradient(t, f) })
+	}
+}
+
+func periodsGradient(t *testing.T, path string) {
+	p, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +238,35 @@ func TestPeriodsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "internal error") {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A compartment whose size is a state (rate rule) and whose species'
+// states are therefore amounts: at t = 1 the size goes from 2 to 4 and A's
+// concentration to 5. PEtab v2 keeps B's concentration (its amount
+// doubles, unlike an SBML event) and A's amount is 5 times the new size.
+func TestPeriodsCompartment(t *testing.T) {
+	p, err := Load(volumeYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows: obsA e1 1, obsB e1 1, obsV e1 1, obsB e2 1 (no change), obsA e1 2, obsB e1 2.
+	k := 0.3
+	b1 := r.Sim[3]
+	for i, want := range []float64{5, b1, 4, b1, 5 * math.Exp(-k), b1 + 5*(1-math.Exp(-k))} {
+		if math.Abs(r.Sim[i]-want) > 1e-7*(1+math.Abs(want)) {
+			t.Errorf("row %d: simulated %.10g, want %.10g", i, r.Sim[i], want)
+		}
+	}
+	if !(b1 > 1.1) {
+		t.Errorf("B at 1 without the change is %g: the reference itself is off", b1)
 	}
 }
