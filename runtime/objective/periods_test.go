@@ -212,12 +212,27 @@ func TestPeriodsGradientFD(t *testing.T) {
 	}
 }
 
-// Periods keep Eval allocation-free and independent of Workers.
+// clonedPatterns returns a fresh copy of its patterns on every call, as
+// interp does.
+type clonedPatterns struct{ *swap }
+
+func (m clonedPatterns) JxPattern() *model.Pattern { return clonePattern(m.swap.JxPattern()) }
+func (m clonedPatterns) JpPattern() *model.Pattern { return clonePattern(m.swap.JpPattern()) }
+
+func clonePattern(p *model.Pattern) *model.Pattern {
+	q := *p
+	q.RowPtr = append([]int(nil), p.RowPtr...)
+	q.ColIdx = append([]int(nil), p.ColIdx...)
+	return &q
+}
+
+// Periods keep Eval allocation-free and independent of Workers, also with
+// a model whose pattern methods allocate (the objective fetches them once).
 func TestPeriodsWorkersAndAllocs(t *testing.T) {
 	prob := swapProblem()
 	var first []float64
 	for _, w := range []int{1, 2} {
-		o, err := objective.New(newSwap(), prob, &objective.Options{Workers: w, Grad: true, FIM: true})
+		o, err := objective.New(clonedPatterns{newSwap()}, prob, &objective.Options{Workers: w, Grad: true, FIM: true})
 		if err != nil {
 			t.Fatal(err)
 		}
