@@ -362,7 +362,7 @@ func (c *core) checkPeriods(ex *Experiment, name string) error {
 		if pd.Cond < 0 || pd.Cond >= len(c.prob.Conditions) {
 			return fmt.Errorf("objective: %s period %d: condition index %d out of range", name, k+1, pd.Cond)
 		}
-		if math.IsNaN(pd.T0) || math.IsInf(pd.T0, 0) || !(pd.T0 > t) {
+		if math.IsNaN(pd.T0) || math.IsInf(pd.T0, 0) || !(pd.T0 > t || k == 0 && pd.T0 == t) {
 			return fmt.Errorf("objective: %s period %d: start time %g not finite or not after the previous start %g", name, k+1, pd.T0, t)
 		}
 		t = pd.T0

@@ -88,7 +88,9 @@ func (*swap) Assign(k int, _ float64, x, p, dst []float64, d *model.AssignDeriv)
 // 10 (k1 changes, A := A + inc) and c2 from 20 (k1 = 0.5, set 1), with
 // data on both period boundaries and at steady state; experiment 1
 // pre-equilibrates in c2, re-initialises A and switches to c1 with set 1
-// at 3; experiment 2 has no periods.
+// at 3; experiment 2 has no periods; experiment 3 pre-equilibrates in c2
+// and applies set 0 to the pre-equilibrated state at its start (a period
+// of length 0).
 func swapProblem() *objective.Problem {
 	th := func(a int) objective.Value { return objective.Value{Theta: a} }
 	num := func(v float64) objective.Value { return objective.Value{Theta: -1, Const: v} }
@@ -118,6 +120,8 @@ func swapProblem() *objective.Problem {
 			{Preeq: 2, Sim: 0, Reinit: []int{0}, Periods: []objective.Period{{T0: 3, Cond: 1, Assign: 1}},
 				Data: []objective.Datum{{Obs: 0, T: 1, Y: 1, U: sig}, {Obs: 1, T: 3, Y: 1.2}, {Obs: 0, T: 8, Y: 0.7, U: sig}}},
 			{Preeq: -1, Sim: 0, Data: []objective.Datum{{Obs: 0, T: 4, Y: 1.1, U: sig}, {Obs: 1, T: 4, Y: 1.9}}},
+			{Preeq: 2, Sim: 0, Periods: []objective.Period{{T0: 0, Cond: 0, Assign: 0}},
+				Data: []objective.Datum{{Obs: 0, T: 0, Y: 1.5, U: sig}, {Obs: 1, T: 2, Y: 0.8}}},
 		},
 	}
 }
@@ -148,6 +152,11 @@ func TestPeriodsClosedForm(t *testing.T) {
 	want[25] = state(func() state { x, y := step(a, b, 0.5, k2, 5); return state{x, y} }())
 	tot := a + b
 	want[math.Inf(1)] = state{k2 * tot / (0.5 + k2), 0.5 * tot / (0.5 + k2)}
+	// Experiment 3: steady state of c2 from (a0, 1), then A += inc at 0.
+	tot = a0 + 1
+	a3, b3 := k2*tot/(0.5+k2)+inc, 0.5*tot/(0.5+k2)
+	want3 := []float64{a3, 0}
+	_, want3[1] = step(a3, b3, k1, k2, 2)
 	for _, meth := range methods {
 		o, err := objective.New(newSwap(), prob, &objective.Options{Method: meth, RTol: 1e-10, ATol: 1e-12, Grad: true})
 		if err != nil {
@@ -162,6 +171,12 @@ func TestPeriodsClosedForm(t *testing.T) {
 			}
 			if !close(r.Sim[i], v, 1e-7) {
 				t.Errorf("%v: datum %d (obs %d, t = %g): %.10g, closed form %.10g", meth, i, d.Obs, d.T, r.Sim[i], v)
+			}
+		}
+		off := r.Sim[len(r.Sim)-2:]
+		for i, v := range want3 {
+			if !close(off[i], v, 1e-7) {
+				t.Errorf("%v: experiment 3 datum %d: %.10g, closed form %.10g", meth, i, off[i], v)
 			}
 		}
 		o.Close()
@@ -268,7 +283,11 @@ func TestPeriodsNewErrors(t *testing.T) {
 	}{
 		{"condition", newSwap(), func(p *objective.Problem) { p.Experiments[0].Periods[0].Cond = 7 }, "period 1: condition index 7 out of range"},
 		{"order", newSwap(), func(p *objective.Problem) { p.Experiments[0].Periods[1].T0 = 10 }, "period 2: start time 10 not finite or not after the previous start 10"},
-		{"start", newSwap(), func(p *objective.Problem) { p.Experiments[0].Periods[0].T0 = 0 }, "period 1: start time 0"},
+		{"start", newSwap(), func(p *objective.Problem) { p.Experiments[0].Periods[0].T0 = -1 }, "period 1: start time -1"},
+		{"second at start", newSwap(), func(p *objective.Problem) {
+			p.Experiments[0].Periods[0].T0 = 0
+			p.Experiments[0].Periods[1].T0 = 0
+		}, "period 2: start time 0 not finite or not after the previous start 0"},
 		{"nan", newSwap(), func(p *objective.Problem) { p.Experiments[0].Periods[0].T0 = math.NaN() }, "period 1: start time NaN"},
 		{"set", newSwap(), func(p *objective.Problem) { p.Experiments[0].Periods[0].Assign = 2 }, "assignment set 2 out of range"},
 		{"no assigner", noAssign{newSwap()}, func(*objective.Problem) {}, "does not implement model.Assigner"},

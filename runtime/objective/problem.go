@@ -124,7 +124,9 @@ type Experiment struct {
 	// experiments with several periods). Nil: Sim holds throughout. A
 	// datum at a period's T0 belongs to that period: it is observed after
 	// the change. Data at T = +Inf are at the steady state of the last
-	// period's condition.
+	// period's condition. The first period may start at T0 itself: its
+	// assignment then applies to the starting state (after
+	// pre-equilibration, the pre-equilibrated one with Reinit applied).
 	Periods []Period
 }
 

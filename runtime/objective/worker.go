@@ -243,6 +243,9 @@ func (w *worker) solve(e int, out *Result) error {
 		}
 		w.use(ph.group, p, dp)
 		n := len(ph.times)
+		if n == 1 && ph.times[0] == ph.t0 && k+1 < pl.nrun {
+			continue // a period of length 0: the next starts at once
+		}
 		if n > 0 {
 			st := sens.Start{T0: ph.t0, X0: x, S0: s}
 			err := w.solvers[ph.group].SolveFrom(&w.res, w.q[:ncs], &st, ph.times)
