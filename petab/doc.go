@@ -73,7 +73,9 @@
 // event). A measurement at a period's start is observed after the change.
 // After a v2 pre-equilibration the simulation condition is a change too:
 // the pre-equilibration's parameter targets it does not set keep their
-// values (v1 conditions are complete vectors).
+// values (v1 conditions are complete vectors), and its state values that
+// depend on the state or time become a period of length 0 at the start,
+// whose assignment sees the pre-equilibrated state.
 //
 // Placeholders are the u argument of model.Observables (named "u:<id>");
 // h, sigma and their derivatives in x, p and u are formed symbolically.
@@ -91,11 +93,12 @@
 //
 // # Not supported
 //
-// SBML events (the SBML reader refuses them), condition values of the
-// first period (or the one after pre-equilibration) depending on states or
-// time, a later period's parameter value that is an expression of a
-// parameter a condition of the experiment sets, several models and
-// required v2 extensions. Each is an
+// SBML events (the SBML reader refuses them), parameter values depending
+// on states or time (state values may at later periods and after
+// pre-equilibration; PEtab forbids them in an experiment's first period),
+// a later period's parameter value that is an expression of a parameter a
+// condition of the experiment sets, several models and required v2
+// extensions. Each is an
 // error that says "not supported" where it is detected.
 //
 // # Errors

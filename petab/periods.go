@@ -44,6 +44,7 @@ func (l *lowering) periodConditions() {
 	for di := range l.exps {
 		d := &l.exps[di]
 		if l.p.Version == 2 && d.preeq != nil {
+			l.stateValuesAfterPreeq(d)
 			l.carryOver(d)
 		}
 		if len(d.periods) == 0 {
@@ -90,6 +91,68 @@ func (l *lowering) periodConditions() {
 			q.cond = cur
 		}
 	}
+}
+
+// stateValuesAfterPreeq moves the state targets of a v2 experiment's
+// simulation condition whose values depend on the state or time (A + 5
+// applied to the pre-equilibrated A) into a period starting at the
+// simulation's start, whose assignment sees the pre-equilibrated state;
+// the simulation condition keeps its other targets (a new condition, as
+// conditions are shared between experiments).
+func (l *lowering) stateValuesAfterPreeq(d *expDef) {
+	sim := d.sim
+	var moved []string
+	for _, t := range sim.Targets {
+		if _, isState := l.stateIdx[l.resolve(t)]; isState && l.dependsOnState(sim.Values[t]) {
+			moved = append(moved, t)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	keep := &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
+	set := &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
+	for _, t := range sim.Targets {
+		c := keep
+		if slices.Contains(moved, t) {
+			c = set
+		}
+		c.Targets = append(c.Targets, t)
+		c.Values[t] = sim.Values[t]
+		c.Lines[t] = sim.Line
+		if sim.Lines != nil {
+			c.Lines[t] = sim.Lines[t]
+		}
+	}
+	d.sim = keep
+	d.periods = append([]periodDef{{t: d.t0, set: set, pos: sim.Pos}}, d.periods...)
+}
+
+// dependsOnState reports whether a condition value is an expression with
+// an id that is neither a model parameter nor in the parameter table, or
+// with time.
+func (l *lowering) dependsOnState(s string) bool {
+	if _, ok := l.value(s); ok {
+		return false
+	}
+	n, err := l.b.ParsePEtab(s, nil)
+	if err != nil {
+		return false // reported where the value is lowered
+	}
+	for _, sym := range symbolic.FreeSymbols(n) {
+		if sym.Kind == symbolic.KindTime {
+			return true
+		}
+		if sym.Kind != symbolic.KindOther {
+			continue
+		}
+		_, isParam := l.paramIdx[l.resolve(sym.Name)]
+		_, inTable := l.petabIdx[sym.Name]
+		if !isParam && !inTable {
+			return true
+		}
+	}
+	return false
 }
 
 // carryOver makes a v2 experiment's simulation condition a change on top

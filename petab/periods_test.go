@@ -20,7 +20,9 @@ const (
 // The lowering of a v2 problem with several periods: e1 applies c0 (k1 :=
 // kA) at 0, c1 (k1 := kB, A := A + inc) at 10 and c2 (B := B k2 + 2 A,
 // cell := 3) at 20; e2 pre-equilibrates in c0, starts at 0 with no
-// condition (k1 keeps kA: v2 conditions are changes) and applies c1 at 5.
+// condition (k1 keeps kA: v2 conditions are changes) and applies c1 at 5;
+// e3 applies c1 right after pre-equilibration (A + inc of the
+// pre-equilibrated A: a period of length 0 at the start).
 func TestLoadPeriods(t *testing.T) {
 	p, err := Load(periodsYAML)
 	if err != nil {
@@ -41,8 +43,11 @@ func TestLoadPeriods(t *testing.T) {
 		t.Fatalf("no model parameter %s in %v", id, names)
 		return objective.Value{}
 	}
-	if len(ob.Experiments) != 2 {
-		t.Fatalf("%d experiments, want 2", len(ob.Experiments))
+	if len(ob.Experiments) != 3 {
+		t.Fatalf("%d experiments, want 3", len(ob.Experiments))
+	}
+	if e3 := ob.Experiments[2]; e3.Preeq < 0 || len(e3.Periods) != 1 || e3.Periods[0].T0 != 0 || e3.Periods[0].Assign < 0 || len(e3.Reinit) != 0 {
+		t.Errorf("e3: preeq %d, reinit %v, periods %+v; want A + inc as an assignment at 0, not a re-initialisation", e3.Preeq, e3.Reinit, e3.Periods)
 	}
 	e1, e2 := ob.Experiments[0], ob.Experiments[1]
 	if len(e1.Periods) != 2 || e1.Periods[0].T0 != 10 || e1.Periods[1].T0 != 20 || e1.Preeq != -1 {
@@ -103,7 +108,7 @@ func TestPeriodsSimulation(t *testing.T) {
 		a = eq + (a-eq)*math.Exp(-k*dt)
 		return a, tot - a
 	}
-	want := map[string]map[float64][2]float64{"e1": {}, "e2": {}}
+	want := map[string]map[float64][2]float64{"e1": {}, "e2": {}, "e3": {}}
 	a, b := 1.0, 0.5
 	w := want["e1"]
 	w[0] = [2]float64{a, b}
@@ -127,6 +132,11 @@ func TestPeriodsSimulation(t *testing.T) {
 	a8, b8 := step(a, b, kB, 3)
 	w[8] = [2]float64{a8, b8}
 	w[math.Inf(1)] = [2]float64{k2 * (a + b) / (kB + k2), kB * (a + b) / (kB + k2)}
+	w = want["e3"] // A + inc applied to the pre-equilibrated A at 0
+	a, b = k2*1.5/(kA+k2)+inc, kA*1.5/(kA+k2)
+	w[0] = [2]float64{a, b}
+	a4, b4 := step(a, b, kB, 4)
+	w[4] = [2]float64{a4, b4}
 	for i, m := range p.Measurements {
 		s, ok := want[m.Experiment][m.Time]
 		if !ok {
@@ -211,7 +221,7 @@ func TestPeriodsErrors(t *testing.T) {
 		{"parameter of a changed parameter", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tA + inc\nc2\tcell\t2 * k1\n", "is not supported", false},
 		{"bad formula", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tA + \nc2\tB\t1\n", "conditions.tsv", false},
 		{"same target twice", "experiments.tsv", "experimentId\ttime\tconditionId\ne1\t0\tc0\ne1\t10\tc1\ne1\t10\tc1\ne2\t-inf\tc0\ne2\t0\tc0\n", "both set", false},
-		{"non-finite", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tlog(A - A)\nc2\tB\t1\n", `period 1 (condition "e1_period1", t = 10): state "A" assigned -Inf`, true},
+		{"non-finite", "conditions.tsv", "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tk1\tkB\nc1\tA\tlog(A - 10)\nc2\tB\t1\n", `period 1 (condition "e1_period1", t = 10): state "A" assigned NaN`, true},
 	} {
 		dir := t.TempDir()
 		for _, f := range []string{"problem.yaml", "model.xml", "parameters.tsv", "conditions.tsv", "experiments.tsv", "observables.tsv", "measurements.tsv"} {
