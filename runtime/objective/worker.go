@@ -229,17 +229,17 @@ func (w *worker) solve(e int, out *Result) error {
 			prev := &pl.phases[k-1]
 			// Alternate between two buffers: the assignment needs the
 			// previous phase's parameters.
-			np, ndp := w.pAlt, w.dAlt
+			pn, dpn := w.pAlt, w.dAlt
 			if k%2 == 0 {
-				np, ndp = w.pSim, w.dSim
+				pn, dpn = w.pSim, w.dSim
 			}
-			c.params(np, ndp, ph.cond)
+			c.params(pn, dpn, ph.cond)
 			if ph.assign >= 0 {
 				if err := w.assign(ph, x, s, ncs, p, dp, c.groups[prev.group].col); err != nil {
 					return fmt.Errorf("objective: %s: period %d (condition %q, t = %g): %w", c.expName(e), k, ph.cond.ID, ph.t0, err)
 				}
 			}
-			p, dp = np, ndp
+			p, dp = pn, dpn
 		}
 		w.use(ph.group, p, dp)
 		n := len(ph.times)
@@ -284,6 +284,9 @@ func (w *worker) solve(e int, out *Result) error {
 			copy(si, s)
 		}
 		if _, err := w.steady(e, 1, ph.group, xi, si, t0); err != nil {
+			if k > 0 {
+				return fmt.Errorf("objective: %s: steady state of period %d (condition %q): %w", c.expName(e), k, ph.cond.ID, err)
+			}
 			return fmt.Errorf("objective: %s: steady state of the simulation condition: %w", c.expName(e), err)
 		}
 		for _, i := range ph.data {
