@@ -280,3 +280,40 @@ func TestPeriodsCompartment(t *testing.T) {
 		t.Errorf("B at 1 without the change is %g: the reference itself is off", b1)
 	}
 }
+
+// FuzzLoadPeriods replaces the conditions, experiments or measurements of
+// the multi-period fixture with arbitrary text: the period lowering must
+// fail with errors, never panic.
+//
+//	go test -run '^$' -fuzz FuzzLoadPeriods -fuzztime 60s ./petab
+func FuzzLoadPeriods(f *testing.F) {
+	files := []string{"conditions.tsv", "experiments.tsv", "measurements.tsv"}
+	all := []string{"problem.yaml", "model.xml", "parameters.tsv", "observables.tsv", "conditions.tsv", "experiments.tsv", "measurements.tsv"}
+	for i, name := range files {
+		data, err := os.ReadFile(filepath.Join("testdata/periods", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), string(data))
+	}
+	f.Add(uint8(0), "conditionId\ttargetId\ttargetValue\nc0\tk1\tkA\nc1\tA\tpiecewise(A, time > 3, B)\nc1\tcell\tcell * 2\nc2\tB\tA / cell\n")
+	f.Add(uint8(1), "experimentId\ttime\tconditionId\ne1\t0\tc0\ne1\t0\tc1\ne1\t20\tc2\ne2\t-inf\tc1\ne2\t0\tc1\ne2\t0\tc2\ne3\t1e300\tc0\n")
+	f.Fuzz(func(t *testing.T, which uint8, content string) {
+		if len(content) > 1<<14 {
+			return
+		}
+		dir := t.TempDir()
+		for _, name := range all {
+			data, _ := os.ReadFile(filepath.Join("testdata/periods", name))
+			os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		}
+		os.WriteFile(filepath.Join(dir, files[int(which)%len(files)]), []byte(content), 0o644)
+		p, err := Load(filepath.Join(dir, "problem.yaml"))
+		if err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatal(err)
+		}
+		if err == nil && (p.Model == nil || p.Objective == nil) {
+			t.Fatal("no error, but no model or objective")
+		}
+	})
+}
