@@ -1,4 +1,5 @@
-# pbgen developer targets. `make test` is what CI runs (see .ci/run).
+# pbgen developer targets. `make test` is the README's test command, which CI
+# runs (see .ci/run).
 GO ?= go
 
 .PHONY: test generate check testsuite bench bench-ode fuzz cvodes demo
@@ -17,9 +18,14 @@ check: generate
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
 	$(GO) vet ./...
 
-# SBML Test Suite through generated packages (the interpreted path runs in `make test`).
+# The external suites live outside the repository: in $(PBGEN_SHARED), or
+# ../shared beside the checkout (see internal/suites).
+SHARED ?= $(or $(PBGEN_SHARED),../shared)
+
+# SBML Test Suite through generated packages (the interpreted path runs in
+# `make test`, on the vendored subset in testdata/ when the suite is absent).
 testsuite:
-	$(GO) run ./cmd/pbgen testsuite -gen ../shared/sbml-test-suite/cases
+	$(GO) run ./cmd/pbgen testsuite -gen $(SHARED)/sbml-test-suite/cases
 
 cvodes:
 	bash scripts/install-sundials.sh

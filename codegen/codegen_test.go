@@ -384,3 +384,81 @@ func TestLargeNetwork(t *testing.T) {
 		t.Errorf("jac.go has no second Jx chunk")
 	}
 }
+
+// sharedSystem has a relation x < y used twice, once as a piecewise
+// condition and once as a number: f = (piecewise(k, x < y, 0), k*(x < y)).
+func sharedSystem() *symbolic.System {
+	b := symbolic.NewBuilder()
+	x := b.Sym("x", symbolic.KindState)
+	y := b.Sym("y", symbolic.KindState)
+	k := b.Sym("k", symbolic.KindParam)
+	lt := b.Rel(symbolic.OpLt, x, y)
+	f := []*symbolic.Node{b.Piecewise(k, lt, b.Const(0)), b.Mul(k, lt)}
+	ode := &symbolic.ODE{B: b, Name: "shared",
+		States: []symbolic.State{{Name: "x", Rate: f[0], Init: b.Const(0)}, {Name: "y", Rate: f[1], Init: b.Const(0)}},
+		Params: []symbolic.Param{{Name: "k"}}}
+	return &symbolic.System{ODE: ode, B: b, F: f, X0: []*symbolic.Node{b.Const(0), b.Const(0)}}
+}
+
+// funcsText returns the text of every function in src whose declaration
+// starts with one of prefixes, in file order.
+func funcsText(src string, prefixes ...string) string {
+	var sb strings.Builder
+	for _, part := range strings.SplitAfter(src, "\n}\n") {
+		i := strings.Index(part, "\nfunc ")
+		if i < 0 {
+			continue
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(part[i+1:], p) {
+				sb.WriteString(part[i+1:])
+				break
+			}
+		}
+	}
+	return sb.String()
+}
+
+// TestSharedLocals checks how a shared subexpression is bound: computed
+// once into a local that both uses read, as a Go condition through != 0;
+// when every statement is its own chunk, in the work array w instead, and
+// a piecewise assigned there is not declared again.
+func TestSharedLocals(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		chunk int
+		want  []string // in this order
+		not   []string
+	}{
+		{"one body", 0, []string{
+			"e0 := b2f(xX < xY)\n", "var e1 float64\n", "if e0 != 0.0 {\n", "e1 = pK\n", "} else {\n", "e1 = 0.0\n",
+			"dst[0] = e1\n", "dst[1] = pK * e0\n"}, []string{"w["}},
+		{"a chunk per statement", 1, []string{
+			"var w [2]float64\n", "fChunk0(dst, t, x, p, &w)\n", "fChunk3(dst, t, x, p, &w)\n",
+			"w[0] = b2f(xX < xY)\n", "if w[0] != 0.0 {\n", "w[1] = pK\n", "w[1] = 0.0\n",
+			"dst[0] = w[1]\n", "dst[1] = pK * w[0]\n"}, []string{"e0", "var w[1]", "fChunk4"}},
+	} {
+		files, err := Generate(sharedSystem(), &Options{ChunkSize: tc.chunk})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		f := funcsText(string(files["model.go"]), "func (Model) F(", "func fChunk")
+		if n := strings.Count(f, "xX < xY"); n != 1 {
+			t.Errorf("%s: x < y computed %d times, want once:\n%s", tc.name, n, f)
+		}
+		rest := f
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s: F lacks %q after the previous statements:\n%s", tc.name, w, f)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+		for _, s := range tc.not {
+			if strings.Contains(f, s) {
+				t.Errorf("%s: F contains %q:\n%s", tc.name, s, f)
+			}
+		}
+	}
+}

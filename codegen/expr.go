@@ -148,12 +148,28 @@ func powOperands(base *symbolic.Node, e float64, out []*symbolic.Node) []*symbol
 	return append(out, base)
 }
 
-// emitter prints expressions of one function body. ref returns the code of
-// a symbol or of a node bound to a local (ok false if n must be printed
-// inline).
+// symbolNamer names the locals that hold states, parameters and time.
+type symbolNamer interface {
+	symRef(n *symbolic.Node) code
+}
+
+// emitter prints the expressions of one body. Symbols are printed as
+// their locals (syms), nodes in locals by their name (e3, w[2]), anything
+// else inline. usedB2F records that some expression needs the b2f helper.
 type emitter struct {
-	ref     func(n *symbolic.Node) (code, bool)
-	usedB2F *bool
+	syms    symbolNamer
+	locals  map[*symbolic.Node]code
+	usedB2F bool
+}
+
+// ref returns the code of a symbol or of a node bound to a local (ok false
+// if n must be printed inline).
+func (em *emitter) ref(n *symbolic.Node) (code, bool) {
+	if n.Op == symbolic.OpSym {
+		return em.syms.symRef(n), true
+	}
+	c, ok := em.locals[n]
+	return c, ok
 }
 
 var unaryFuncs = map[symbolic.Op]string{
@@ -184,7 +200,7 @@ var relOps = map[symbolic.Op]string{
 
 func one() code { return lit(1) }
 
-// expr emits the numeric value of n.
+// expr emits the numeric value of n: its local if it has one.
 func (em *emitter) expr(n *symbolic.Node) code {
 	if n.Op == symbolic.OpConst {
 		return lit(n.Val)
@@ -192,6 +208,12 @@ func (em *emitter) expr(n *symbolic.Node) code {
 	if c, ok := em.ref(n); ok {
 		return c
 	}
+	return em.inline(n)
+}
+
+// inline emits the numeric value of a non-constant n from its operands,
+// even if n has a local: this is how the local itself is defined.
+func (em *emitter) inline(n *symbolic.Node) code {
 	switch op := n.Op; {
 	case op == symbolic.OpAdd:
 		return em.sum(n)
@@ -204,9 +226,9 @@ func (em *emitter) expr(n *symbolic.Node) code {
 		return call("Pow", em.expr(n.Args[0]), em.expr(n.Args[1]))
 	case op == symbolic.OpFactorial:
 		return call("Gamma", binary(precAdd, "+", em.expr(n.Args[0]), one()))
-	case relOps[op] != "" || op == symbolic.OpAnd || op == symbolic.OpOr || op == symbolic.OpXor || op == symbolic.OpNot:
-		*em.usedB2F = true
-		return code{c: jen.Id("b2f").Call(em.cond(n).c), prec: precUnary}
+	case isLogical(op):
+		em.usedB2F = true
+		return code{c: jen.Id("b2f").Call(em.condInline(n).c), prec: precUnary}
 	}
 	a := n.Args[0]
 	if f, ok := unaryFuncs[n.Op]; ok {
@@ -218,7 +240,7 @@ func (em *emitter) expr(n *symbolic.Node) code {
 	if f, ok := ofRecipFuncs[n.Op]; ok {
 		return call(f, binary(precMul, "/", one(), em.expr(a)))
 	}
-	// Piecewise is always bound to a local (see needsLocal), so it never
+	// Piecewise is always bound to a local (see body.isLocal), so it never
 	// gets here.
 	panic("codegen: cannot emit operator " + n.Op.String() + " inline")
 }
@@ -254,9 +276,18 @@ func (em *emitter) sum(n *symbolic.Node) code {
 // exponent. k = -1 becomes a unary minus. abs drops the sign of k (for
 // sum, which prints the sign as a subtraction).
 func (em *emitter) product(n *symbolic.Node, abs bool) code {
+	neg, num, den := em.factors(n, abs)
+	out := quotient(num, den)
+	if neg {
+		return code{c: jen.Op("-").Add(out.operand(precUnary, false)), prec: precUnary, neg: true}
+	}
+	return out
+}
+
+// factors splits the product n into numerator and denominator factors;
+// neg reports a leading constant -1 (after abs), which is left out.
+func (em *emitter) factors(n *symbolic.Node, abs bool) (neg bool, num, den []code) {
 	args := n.Args
-	neg := false
-	var num, den []code
 	if k := args[0]; k.Op == symbolic.OpConst {
 		v := k.Val
 		if abs {
@@ -278,32 +309,27 @@ func (em *emitter) product(n *symbolic.Node, abs bool) code {
 		}
 		num = append(num, em.expr(a))
 	}
-	var out code
-	switch {
-	case len(num) == 0 && len(den) == 0:
-		out = one()
-	case len(den) == 0:
-		out = binary(precMul, "*", num...)
-		if len(num) == 1 {
-			out = num[0]
-		}
+	return neg, num, den
+}
+
+// quotient emits n1 * n2 / (d1 * d2); an empty numerator is 1.
+func quotient(num, den []code) code {
+	var nn code
+	switch len(num) {
+	case 0:
+		nn = one()
+	case 1:
+		nn = num[0]
 	default:
-		d := den[0]
-		if len(den) > 1 {
-			d = binary(precMul, "*", den...)
-		}
-		nn := one()
-		if len(num) == 1 {
-			nn = num[0]
-		} else if len(num) > 1 {
-			nn = binary(precMul, "*", num...)
-		}
-		out = binary(precMul, "/", nn, d)
+		nn = binary(precMul, "*", num...)
 	}
-	if neg {
-		return code{c: jen.Op("-").Add(out.operand(precUnary, false)), prec: precUnary, neg: true}
+	switch len(den) {
+	case 0:
+		return nn
+	case 1:
+		return binary(precMul, "/", nn, den[0])
 	}
-	return out
+	return binary(precMul, "/", nn, binary(precMul, "*", den...))
 }
 
 // pow emits base^e for a constant e: sqrt for 0.5, repeated multiplication
@@ -337,36 +363,50 @@ func (em *emitter) pow(base *symbolic.Node, e float64) code {
 }
 
 // cond emits n as a Go bool: relations and logical operators directly,
-// any other value v as v != 0 (so NaN is true, as in symbolic.Eval).
+// any other value v, or a local, as v != 0 (so NaN is true, as in
+// symbolic.Eval).
 func (em *emitter) cond(n *symbolic.Node) code {
 	if n.Op == symbolic.OpConst {
 		return code{c: jen.Lit(n.Val != 0), prec: precUnary}
 	}
-	if _, bound := em.ref(n); !bound {
-		if op, ok := relOps[n.Op]; ok {
-			return binary(precRel, op, em.expr(n.Args[0]), em.expr(n.Args[1]))
-		}
-		switch n.Op {
-		case symbolic.OpAnd, symbolic.OpOr:
-			op, prec := "&&", precAnd
-			if n.Op == symbolic.OpOr {
-				op, prec = "||", precOr
-			}
-			cs := make([]code, len(n.Args))
-			for i, a := range n.Args {
-				cs[i] = em.cond(a)
-			}
-			return binary(prec, op, cs...)
-		case symbolic.OpXor:
-			// (a != b) != c: parity of the true operands.
-			acc := em.cond(n.Args[0])
-			for _, a := range n.Args[1:] {
-				acc = code{c: jen.Add(acc.operand(precRel+1, false)).Op("!=").Add(em.cond(a).operand(precRel+1, true)), prec: precRel}
-			}
-			return acc
-		case symbolic.OpNot:
-			return code{c: jen.Op("!").Add(em.cond(n.Args[0]).operand(precUnary, false)), prec: precUnary}
-		}
+	if _, bound := em.ref(n); !bound && isLogical(n.Op) {
+		return em.condInline(n)
 	}
 	return binary(precRel, "!=", em.expr(n), lit(0))
+}
+
+// isLogical reports whether op is a relation or a logical operator, whose
+// natural form is a Go bool.
+func isLogical(op symbolic.Op) bool {
+	return relOps[op] != "" || op == symbolic.OpAnd || op == symbolic.OpOr || op == symbolic.OpXor || op == symbolic.OpNot
+}
+
+// condInline emits a relation or logical operator n as a Go bool from its
+// operands, even if n has a local.
+func (em *emitter) condInline(n *symbolic.Node) code {
+	if op, ok := relOps[n.Op]; ok {
+		return binary(precRel, op, em.expr(n.Args[0]), em.expr(n.Args[1]))
+	}
+	switch n.Op {
+	case symbolic.OpAnd, symbolic.OpOr:
+		op, prec := "&&", precAnd
+		if n.Op == symbolic.OpOr {
+			op, prec = "||", precOr
+		}
+		cs := make([]code, len(n.Args))
+		for i, a := range n.Args {
+			cs[i] = em.cond(a)
+		}
+		return binary(prec, op, cs...)
+	case symbolic.OpXor:
+		// (a != b) != c: parity of the true operands.
+		acc := em.cond(n.Args[0])
+		for _, a := range n.Args[1:] {
+			acc = code{c: jen.Add(acc.operand(precRel+1, false)).Op("!=").Add(em.cond(a).operand(precRel+1, true)), prec: precRel}
+		}
+		return acc
+	case symbolic.OpNot:
+		return code{c: jen.Op("!").Add(em.cond(n.Args[0]).operand(precUnary, false)), prec: precUnary}
+	}
+	return binary(precRel, "!=", em.inline(n), lit(0))
 }

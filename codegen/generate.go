@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"go/format"
 	"go/token"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
@@ -34,12 +35,15 @@ type Options struct {
 	SplitFiles int
 }
 
+// generator holds what every part of the output needs: the system, the
+// options with their defaults applied, and the names of states and
+// parameters. It is filled in by newGenerator and only read afterwards.
 type generator struct {
-	sys       *symbolic.System
-	pkg       string
-	source    string
-	chunkSize int
-	usedB2F   bool
+	sys        *symbolic.System
+	pkg        string
+	source     string
+	chunkSize  int
+	splitFiles int
 
 	nx, np, nout int
 	stateIx      map[string]int
@@ -58,27 +62,20 @@ type generator struct {
 // identifier, or if the generated source does not parse (with the
 // line-numbered source in the message).
 func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
+	g, err := newGenerator(sys, opt)
+	if err != nil {
+		return nil, err
+	}
+	return g.renderFiles(g.files(g.emitSections()))
+}
+
+// newGenerator applies the defaults of opt, checks sys and names the
+// states and parameters.
+func newGenerator(sys *symbolic.System, opt *Options) (*generator, error) {
 	if sys == nil || sys.ODE == nil {
 		return nil, fmt.Errorf("codegen: nil system")
 	}
-	var o Options
-	if opt != nil {
-		o = *opt
-	}
-	g := &generator{sys: sys, source: o.Source, chunkSize: o.ChunkSize, pkg: o.Package}
-	if g.source == "" {
-		g.source = sys.ODE.Source
-	}
-	if g.chunkSize <= 0 {
-		g.chunkSize = 500
-	}
-	split := o.SplitFiles
-	if split <= 0 {
-		split = 2000
-	}
-	if g.pkg == "" {
-		g.pkg = Ident(strings.ToLower(sys.ODE.Name))
-	}
+	g := withDefaults(sys, opt)
 	if !token.IsIdentifier(g.pkg) || g.pkg == "_" {
 		return nil, fmt.Errorf("codegen: model %q: invalid package name %q", sys.ODE.Name, g.pkg)
 	}
@@ -86,44 +83,81 @@ func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
 		return nil, err
 	}
 	g.names()
+	return g, nil
+}
 
-	var fns []*fnSpec
-	for _, fs := range []*fnSpec{g.fSpec(), g.jSpec("Jx", sys.Jx, true), g.jSpec("Jp", sys.Jp, false),
-		g.x0Spec(), g.x0pSpec(), g.outSpec()} {
-		fns = append(fns, fs)
+// withDefaults is a generator for sys with the options of opt, defaults
+// applied (see Options).
+func withDefaults(sys *symbolic.System, opt *Options) *generator {
+	var o Options
+	if opt != nil {
+		o = *opt
 	}
-	decls := make([][]jen.Code, len(fns))
-	total := 0
-	for i, fs := range fns {
-		var n int
-		decls[i], n = g.body(fs)
-		total += n
+	g := &generator{sys: sys, pkg: o.Package, source: o.Source, chunkSize: o.ChunkSize, splitFiles: o.SplitFiles}
+	if g.source == "" {
+		g.source = sys.ODE.Source
+	}
+	if g.chunkSize <= 0 {
+		g.chunkSize = 500
+	}
+	if g.splitFiles <= 0 {
+		g.splitFiles = 2000
+	}
+	if g.pkg == "" {
+		g.pkg = Ident(strings.ToLower(sys.ODE.Name))
+	}
+	return g
+}
+
+// emitted is the code of one section.
+type emitted struct {
+	file    string // as section.file
+	decls   []jen.Code
+	stmts   int  // number of statements
+	usedB2F bool // the code calls b2f
+}
+
+// emitSections emits every section, in order.
+func (g *generator) emitSections() []emitted {
+	var out []emitted
+	for _, sec := range g.sections() {
+		b := newBody(g, sec)
+		decls := b.decls()
+		out = append(out, emitted{file: sec.file, decls: decls, stmts: len(b.stmts), usedB2F: b.em.usedB2F})
+	}
+	return out
+}
+
+// files assigns the declarations to files: everything to model.go, unless
+// the sections have more than splitFiles statements in all; then each
+// section with a file of its own goes there (F to f.go, Jx and Jp to
+// jac.go), so that no file is too large to read or compile comfortably.
+func (g *generator) files(secs []emitted) map[string][]jen.Code {
+	total, usedB2F := 0, false
+	for _, e := range secs {
+		total += e.stmts
+		usedB2F = usedB2F || e.usedB2F
 	}
 	files := map[string][]jen.Code{"model.go": g.modelDecls()}
-	// model.go: F, Jx, Jp, initial values and outputs, unless the
-	// network is large: then f.go holds F and jac.go Jx and Jp.
-	for i, fs := range fns {
+	for _, e := range secs {
 		name := "model.go"
-		if total > split {
-			switch fs.method {
-			case "F":
-				name = "f.go"
-			case "Jx", "Jp":
-				name = "jac.go"
-			}
+		if total > g.splitFiles && e.file != "" {
+			name = e.file
 		}
-		files[name] = append(files[name], decls[i]...)
+		files[name] = append(files[name], e.decls...)
 	}
-	if g.usedB2F {
+	if usedB2F {
 		files["model.go"] = append(files["model.go"], g.b2f())
 	}
+	return files
+}
+
+// renderFiles renders each file that has declarations, in name order so
+// that the first error is always the same.
+func (g *generator) renderFiles(files map[string][]jen.Code) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(files))
-	for _, name := range []string{"model.go", "f.go", "jac.go"} {
-		ds, ok := files[name]
-		if !ok {
-			continue
-		}
-		src, err := g.render(name, ds)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		src, err := g.render(name, files[name])
 		if err != nil {
 			return nil, err
 		}
@@ -132,11 +166,24 @@ func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
 	return out, nil
 }
 
-// check validates sys before anything is emitted.
+// check validates sys before anything is emitted: the sections index
+// states and parameters by the entries' rows and columns and by the
+// symbols' names, so these must be in range.
 func (g *generator) check() error {
-	sys := g.sys
-	g.nx, g.np, g.nout = len(sys.ODE.States), len(sys.ODE.Params), len(sys.ODE.Outputs)
-	name := sys.ODE.Name
+	g.nx, g.np, g.nout = len(g.sys.ODE.States), len(g.sys.ODE.Params), len(g.sys.ODE.Outputs)
+	if err := g.checkDims(); err != nil {
+		return err
+	}
+	if err := g.checkSymbols(); err != nil {
+		return err
+	}
+	return g.checkEntries()
+}
+
+// checkDims checks the number of rates and initial values and that state
+// and parameter names are unique, and indexes them.
+func (g *generator) checkDims() error {
+	sys, name := g.sys, g.sys.ODE.Name
 	if len(sys.F) != g.nx || len(sys.X0) != g.nx {
 		return fmt.Errorf("codegen: model %q has %d states but %d rates and %d initial values", name, g.nx, len(sys.F), len(sys.X0))
 	}
@@ -154,29 +201,14 @@ func (g *generator) check() error {
 		}
 		g.paramIx[p.Name] = j
 	}
-	syms := func(what string, roots []*symbolic.Node, initial bool) error {
-		for _, r := range roots {
-			if r == nil {
-				return fmt.Errorf("codegen: model %q: nil expression in %s", name, what)
-			}
-			for _, s := range symbolic.FreeSymbols(r) {
-				ok := false
-				switch s.Kind {
-				case symbolic.KindState:
-					_, ok = g.stateIx[s.Name]
-					ok = ok && !initial
-				case symbolic.KindParam:
-					_, ok = g.paramIx[s.Name]
-				case symbolic.KindTime:
-					ok = !initial
-				}
-				if !ok {
-					return fmt.Errorf("codegen: model %q: %s uses %s %q, which is not allowed there", name, what, s.Kind, s.Name)
-				}
-			}
-		}
-		return nil
-	}
+	return nil
+}
+
+// checkSymbols checks that every expression is non-nil and uses only
+// known states and parameters, and time; initial values may use neither
+// states nor time.
+func (g *generator) checkSymbols() error {
+	sys := g.sys
 	outs := make([]*symbolic.Node, g.nout)
 	for i, o := range sys.ODE.Outputs {
 		outs[i] = o.Expr
@@ -189,10 +221,42 @@ func (g *generator) check() error {
 		{"rates", sys.F, false}, {"Jx", symbolic.Exprs(sys.Jx), false}, {"Jp", symbolic.Exprs(sys.Jp), false},
 		{"outputs", outs, false}, {"initial values", sys.X0, true}, {"dx0/dp", symbolic.Exprs(sys.X0p), true},
 	} {
-		if err := syms(c.what, c.roots, c.initial); err != nil {
-			return err
+		for _, r := range c.roots {
+			if err := g.checkRoot(c.what, r, c.initial); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// checkRoot checks one expression of what (see checkSymbols).
+func (g *generator) checkRoot(what string, r *symbolic.Node, initial bool) error {
+	if r == nil {
+		return fmt.Errorf("codegen: model %q: nil expression in %s", g.sys.ODE.Name, what)
+	}
+	for _, s := range symbolic.FreeSymbols(r) {
+		ok := false
+		switch s.Kind {
+		case symbolic.KindState:
+			_, ok = g.stateIx[s.Name]
+			ok = ok && !initial
+		case symbolic.KindParam:
+			_, ok = g.paramIx[s.Name]
+		case symbolic.KindTime:
+			ok = !initial
+		}
+		if !ok {
+			return fmt.Errorf("codegen: model %q: %s uses %s %q, which is not allowed there", g.sys.ODE.Name, what, s.Kind, s.Name)
+		}
+	}
+	return nil
+}
+
+// checkEntries checks that the entries of the sparse matrices are in
+// range and sorted by (row, column), the order of their CSR patterns.
+func (g *generator) checkEntries() error {
+	sys := g.sys
 	for _, c := range []struct {
 		what       string
 		es         []symbolic.Entry
@@ -200,10 +264,10 @@ func (g *generator) check() error {
 	}{{"Jx", sys.Jx, g.nx, g.nx}, {"Jp", sys.Jp, g.nx, g.np}, {"dx0/dp", sys.X0p, g.nx, g.np}} {
 		for k, e := range c.es {
 			if e.Row < 0 || e.Row >= c.rows || e.Col < 0 || e.Col >= c.cols {
-				return fmt.Errorf("codegen: model %q: %s entry %d at (%d,%d) out of range %dx%d", name, c.what, k, e.Row, e.Col, c.rows, c.cols)
+				return fmt.Errorf("codegen: model %q: %s entry %d at (%d,%d) out of range %dx%d", sys.ODE.Name, c.what, k, e.Row, e.Col, c.rows, c.cols)
 			}
 			if k > 0 && (e.Row < c.es[k-1].Row || e.Row == c.es[k-1].Row && e.Col <= c.es[k-1].Col) {
-				return fmt.Errorf("codegen: model %q: %s entries not sorted by (row, column) at entry %d", name, c.what, k)
+				return fmt.Errorf("codegen: model %q: %s entries not sorted by (row, column) at entry %d", sys.ODE.Name, c.what, k)
 			}
 		}
 	}
@@ -258,248 +322,6 @@ func (g *generator) sortSyms(ss []*symbolic.Node) {
 			ss[k], ss[k-1] = ss[k-1], ss[k]
 		}
 	}
-}
-
-var (
-	txpParams = []jen.Code{jen.Id("dst").Index().Float64(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p")).Index().Float64()}
-	txpArgs   = []jen.Code{jen.Id("dst"), jen.Id("t"), jen.Id("x"), jen.Id("p")}
-	pParams   = []jen.Code{jen.List(jen.Id("dst"), jen.Id("p")).Index().Float64()}
-	pArgs     = []jen.Code{jen.Id("dst"), jen.Id("p")}
-)
-
-// lengthCheck panics with a package-prefixed message on a length mismatch.
-func (g *generator) lengthCheck(method string, dstLen jen.Code, withX bool) jen.Code {
-	cond := jen.Len(jen.Id("dst")).Op("!=").Add(dstLen)
-	if withX {
-		cond = cond.Op("||").Len(jen.Id("x")).Op("!=").Id("NumStates")
-	}
-	cond = cond.Op("||").Len(jen.Id("p")).Op("!=").Id("NumParams")
-	return jen.If(cond).Block(jen.Panic(jen.Lit(g.pkg + ": " + method + ": argument length mismatch")))
-}
-
-func (g *generator) infix(n *symbolic.Node) string {
-	if s := oneLine(n.String(), 100); s != "" {
-		return " = " + s
-	}
-	return ""
-}
-
-func (g *generator) fSpec() *fnSpec {
-	fs := &fnSpec{method: "F", helper: "f", params: txpParams, args: txpArgs, roots: g.sys.F,
-		doc:      "F writes f(t, x, p) = dx/dt into dst.",
-		prologue: []jen.Code{g.lengthCheck("F", jen.Id("NumStates"), true)}}
-	for i, s := range g.sys.ODE.States {
-		fs.dst = append(fs.dst, i)
-		fs.comments = append(fs.comments, fmt.Sprintf("f[%d] = d(%s)/dt%s", i, s.Name, g.infix(g.sys.F[i])))
-	}
-	return fs
-}
-
-func (g *generator) jSpec(method string, es []symbolic.Entry, wrtX bool) *fnSpec {
-	nnz := "NNZ" + method
-	what := "df/dp"
-	if wrtX {
-		what = "df/dx"
-	}
-	fs := &fnSpec{method: method, helper: strings.ToLower(method), params: txpParams, args: txpArgs, roots: symbolic.Exprs(es),
-		doc:      fmt.Sprintf("%s writes the values of %s at (t, x, p) into dst, in %sPattern order.", method, what, method),
-		prologue: []jen.Code{g.lengthCheck(method, jen.Id(nnz), true)}}
-	for k, e := range es {
-		var col string
-		if wrtX {
-			col = g.sys.ODE.States[e.Col].Name
-		} else {
-			col = g.sys.ODE.Params[e.Col].Name
-		}
-		fs.dst = append(fs.dst, k)
-		fs.comments = append(fs.comments, fmt.Sprintf("%s[%d] = d(d%s/dt)/d(%s)%s", method, k, g.sys.ODE.States[e.Row].Name, col, g.infix(e.Expr)))
-	}
-	return fs
-}
-
-func (g *generator) x0Spec() *fnSpec {
-	fs := &fnSpec{method: "InitialState", helper: "x0", params: pParams, args: pArgs, roots: g.sys.X0,
-		doc:      "InitialState writes x(t0) for parameters p into dst.",
-		prologue: []jen.Code{g.lengthCheck("InitialState", jen.Id("NumStates"), false)}}
-	for i, s := range g.sys.ODE.States {
-		fs.dst = append(fs.dst, i)
-		fs.comments = append(fs.comments, fmt.Sprintf("%s(t0)%s", s.Name, g.infix(g.sys.X0[i])))
-	}
-	return fs
-}
-
-func (g *generator) x0pSpec() *fnSpec {
-	fs := &fnSpec{method: "InitialSens", helper: "x0p", params: pParams, args: pArgs, roots: symbolic.Exprs(g.sys.X0p),
-		doc: "InitialSens writes dx(t0)/dp, row-major NumStates x NumParams, into dst.",
-		prologue: []jen.Code{g.lengthCheck("InitialSens", jen.Id("NumStates").Op("*").Id("NumParams"), false),
-			jen.Id("clear").Call(jen.Id("dst"))}}
-	for _, e := range g.sys.X0p {
-		fs.dst = append(fs.dst, e.Row*g.np+e.Col)
-		fs.comments = append(fs.comments, fmt.Sprintf("d(%s(t0))/d(%s)%s", g.sys.ODE.States[e.Row].Name, g.sys.ODE.Params[e.Col].Name, g.infix(e.Expr)))
-	}
-	return fs
-}
-
-func (g *generator) outSpec() *fnSpec {
-	fs := &fnSpec{method: "OutputsTo", helper: "out", params: txpParams, args: txpArgs,
-		doc:      "OutputsTo writes the outputs at (t, x, p) into dst, in the order of Outputs.",
-		prologue: []jen.Code{g.lengthCheck("OutputsTo", jen.Id("NumOutputs"), true)}}
-	for i, o := range g.sys.ODE.Outputs {
-		fs.roots = append(fs.roots, o.Expr)
-		fs.dst = append(fs.dst, i)
-		fs.comments = append(fs.comments, fmt.Sprintf("%s%s", o.Name, g.infix(o.Expr)))
-	}
-	return fs
-}
-
-// modelDecls emits everything in model.go except the evaluation functions.
-func (g *generator) modelDecls() []jen.Code {
-	sys := g.sys
-	var ds []jen.Code
-	intc := func(name string, v int, doc string) jen.Code {
-		return jen.Comment(doc).Line().Const().Id(name).Int().Op("=").Lit(v)
-	}
-	ds = append(ds,
-		jen.Comment("genVersion is the model.GenVersion this package was generated for.").Line().
-			Const().Id("genVersion").Op("=").Lit(model.GenVersion),
-		jen.Comment("The build fails here if the runtime no longer supports this generated code.").Line().
-			Const().Id("_").Op("=").Qual(modelPkg, "EnforceVersion").Call(jen.Id("genVersion").Op("-").Qual(modelPkg, "MinVersion")),
-		jen.Const().Id("_").Op("=").Qual(modelPkg, "EnforceVersion").Call(jen.Qual(modelPkg, "MaxVersion").Op("-").Id("genVersion")),
-		intc("NumStates", g.nx, "NumStates is the number of states."),
-		intc("NumParams", g.np, "NumParams is the number of parameters."),
-		intc("NumOutputs", g.nout, "NumOutputs is the number of outputs."),
-		intc("NNZJx", len(sys.Jx), "NNZJx is the number of structural non-zeros of Jx = df/dx."),
-		intc("NNZJp", len(sys.Jp), "NNZJp is the number of structural non-zeros of Jp = df/dp."),
-	)
-	idx := func(d string, names []string, ids []string) jen.Code {
-		return jen.Add(doc(d)).Const().DefsFunc(func(grp *jen.Group) {
-			for i, c := range names {
-				d := jen.Id(c).Int().Op("=").Lit(i)
-				if exported := c[5:]; exported != ids[i] {
-					d.Comment(fmt.Sprintf("%q", ids[i]))
-				}
-				grp.Add(d)
-			}
-		})
-	}
-	stateIDs, paramIDs := sys.ODE.StateNames(), sys.ODE.ParamNames()
-	if g.nx > 0 {
-		ds = append(ds, idx("State indices: x[StateA] is the state with id \"A\" (the original id is noted where the name differs).", g.stateConst, stateIDs))
-	}
-	if g.np > 0 {
-		ds = append(ds, idx("Parameter indices: p[ParamK] is the parameter with id \"K\" (or \"k\").", g.paramConst, paramIDs))
-	}
-	strs := func(name, d, size string, vals []string) jen.Code {
-		return jen.Add(doc(d)).Var().Id(name).Op("=").Index(jen.Id(size)).String().ValuesFunc(func(grp *jen.Group) {
-			for _, v := range vals {
-				grp.Lit(v)
-			}
-		})
-	}
-	var outNames []string
-	for _, o := range sys.ODE.Outputs {
-		outNames = append(outNames, o.Name)
-	}
-	ds = append(ds,
-		strs("stateNames", "stateNames are the original state ids, in state order.", "NumStates", stateIDs),
-		strs("paramNames", "paramNames are the original parameter ids, in parameter order.", "NumParams", paramIDs),
-		strs("outputNames", "outputNames are the output names, in output order.", "NumOutputs", outNames),
-		jen.Comment("defaultParams are the default parameter values.").Line().
-			Var().Id("defaultParams").Op("=").Index(jen.Id("NumParams")).Float64().ValuesFunc(func(grp *jen.Group) {
-			for _, p := range sys.ODE.Params {
-				grp.Add(lit(p.Value).c)
-			}
-		}),
-	)
-	for _, pat := range []struct {
-		name string
-		es   []symbolic.Entry
-	}{{"jx", sys.Jx}, {"jp", sys.Jp}} {
-		rowPtr := make([]int, g.nx+1)
-		rows := make([][]int, g.nx)
-		for _, e := range pat.es {
-			rowPtr[e.Row+1]++
-			rows[e.Row] = append(rows[e.Row], e.Col)
-		}
-		for i := 0; i < g.nx; i++ {
-			rowPtr[i+1] += rowPtr[i]
-		}
-		up := strings.ToUpper(pat.name[:1]) + pat.name[1:]
-		ds = append(ds,
-			doc(fmt.Sprintf("%sRowPtr and %sColIdx are the CSR pattern of %s; the columns of row i are %sColIdx[%sRowPtr[i]:%sRowPtr[i+1]].",
-				pat.name, pat.name, up, pat.name, pat.name, pat.name)).
-				Var().Id(pat.name+"RowPtr").Op("=").Index(jen.Id("NumStates").Op("+").Lit(1)).Int().Add(intTable([][]int{rowPtr})),
-			jen.Var().Id(pat.name+"ColIdx").Op("=").Index(jen.Id("NNZ"+up)).Int().Add(intTable(rows)),
-		)
-	}
-	ds = append(ds,
-		doc(fmt.Sprintf("Model is the generated %s model. It has no state: a Model value is safe for concurrent use, and no method allocates except those returning slices or patterns, which return fresh copies.", sys.ODE.Name)).
-			Type().Id("Model").Struct(),
-		jen.Var().Id("_").Qual(modelPkg, "Model").Op("=").Id("Model").Values(),
-		jen.Comment("New returns the model.").Line().Func().Id("New").Params().Id("Model").Block(jen.Return(jen.Id("Model").Values())),
-		jen.Comment("Name returns the model id.").Line().Func().Params(jen.Id("Model")).Id("Name").Params().String().
-			Block(jen.Return(jen.Lit(sys.ODE.Name))),
-		copier("StateNames", "StateNames returns a copy of the state ids, in state order.", "stateNames", jen.String()),
-		copier("ParamNames", "ParamNames returns a copy of the parameter ids, in parameter order.", "paramNames", jen.String()),
-		copier("Outputs", "Outputs returns a copy of the output names, in the order of OutputsTo.", "outputNames", jen.String()),
-		jen.Comment("DefaultParams writes the default parameter values into dst.").Line().
-			Func().Params(jen.Id("Model")).Id("DefaultParams").Params(jen.Id("dst").Index().Float64()).Block(
-			jen.If(jen.Len(jen.Id("dst")).Op("!=").Id("NumParams")).Block(jen.Panic(jen.Lit(g.pkg+": DefaultParams: argument length mismatch"))),
-			jen.Copy(jen.Id("dst"), jen.Id("defaultParams").Index(jen.Op(":"))),
-		),
-		g.patternFunc("JxPattern", "jx", "NumStates", "Jx = df/dx (NumStates x NumStates)"),
-		g.patternFunc("JpPattern", "jp", "NumParams", "Jp = df/dp (NumStates x NumParams)"),
-	)
-	return ds
-}
-
-func copier(method, doc, arr string, elem jen.Code) jen.Code {
-	return jen.Comment(doc).Line().Func().Params(jen.Id("Model")).Id(method).Params().Index().Add(elem).Block(
-		jen.Return(jen.Append(jen.Index().Add(elem).Parens(jen.Nil()), jen.Id(arr).Index(jen.Op(":")).Op("..."))))
-}
-
-func (g *generator) patternFunc(method, name, cols, what string) jen.Code {
-	cp := func(arr string) jen.Code {
-		return jen.Append(jen.Index().Int().Parens(jen.Nil()), jen.Id(arr).Index(jen.Op(":")).Op("..."))
-	}
-	return doc(fmt.Sprintf("%s returns a copy of the sparsity pattern of %s.", method, what)).
-		Func().Params(jen.Id("Model")).Id(method).Params().Op("*").Qual(modelPkg, "Pattern").Block(
-		jen.Return(jen.Op("&").Qual(modelPkg, "Pattern").Values(jen.Dict{
-			jen.Id("Rows"):   jen.Id("NumStates"),
-			jen.Id("Cols"):   jen.Id(cols),
-			jen.Id("RowPtr"): cp(name + "RowPtr"),
-			jen.Id("ColIdx"): cp(name + "ColIdx"),
-		})))
-}
-
-// intTable emits {a, b, c,\n d, e,\n} with one line per non-empty row,
-// wrapped at 16 values.
-func intTable(rows [][]int) jen.Code {
-	var lines []jen.Code
-	for _, r := range rows {
-		for len(r) > 0 {
-			n := min(len(r), 16)
-			vals := make([]jen.Code, n)
-			for i, v := range r[:n] {
-				vals[i] = jen.Lit(v)
-			}
-			lines = append(lines, jen.List(vals...))
-			r = r[n:]
-		}
-	}
-	if len(lines) == 0 {
-		return jen.Values()
-	}
-	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, lines...)
-}
-
-// b2f is the helper converting a condition to 1 or 0.
-func (g *generator) b2f() jen.Code {
-	return doc("b2f converts a truth value to 1 or 0, as relational and logical operators evaluate in numeric context.").
-		Func().Id("b2f").Params(jen.Id("b").Bool()).Float64().Block(
-		jen.If(jen.Id("b")).Block(jen.Return(jen.Lit(1))),
-		jen.Return(jen.Lit(0)),
-	)
 }
 
 // render assembles one file and formats it. On a formatting failure the

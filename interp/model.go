@@ -14,6 +14,16 @@
 // piecewise takes the value of its first true condition, factorial(x) is
 // math.Gamma(x+1), sec(x) is 1/cos(x), asec(x) is acos(1/x).
 //
+// # Observables
+//
+// NewObserved compiles a System together with observables h(t, x, p, u)
+// and noise scales sigma(t, x, p, u) (a PEtab measurement model, u the
+// placeholders) into an *Observed, which is a *Model that also implements
+// model.Observables, with the derivatives in x, p and u formed
+// symbolically. NewObservedAssign adds state assignment sets
+// (model.Assigner: a PEtab experiment's condition changes after its first
+// period), their derivatives in x and p formed symbolically too.
+//
 // # Concurrency and allocation
 //
 // A *Model is immutable after New and safe for concurrent use. Each call

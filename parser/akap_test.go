@@ -2,19 +2,16 @@ package parser
 
 import (
 	"math"
-	"os"
 	"testing"
-)
 
-const akapFile = "../../shared/models/AKAP79.xml"
+	"github.com/pbgen/pbgen/internal/suites"
+)
 
 // TestAKAP79 reads the real L2v4 AKAP79 network: 16 reactions, assignment
 // rules for rate constants. Every state must have a finite initial value
 // and a finite rate at t = 0 at the default parameters.
 func TestAKAP79(t *testing.T) {
-	if _, err := os.Stat(akapFile); err != nil {
-		t.Skip("AKAP79.xml not available")
-	}
+	akapFile := suites.Testdata(t, "models/AKAP79.xml")
 	m, err := ReadFile(akapFile)
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/internal/suites"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
 // FuzzRead feeds arbitrary documents to Read and ODE: they must return an
 // ErrorList or succeed, never panic.
 func FuzzRead(f *testing.F) {
+	suiteDir, _ := suites.SBMLCases(f)
 	for _, id := range []string{"00001", "00026", "00068", "00102", "00950", "01273", "01468"} {
 		files, _ := filepath.Glob(filepath.Join(suiteDir, id, id+"-sbml-l*.xml"))
 		for _, file := range files {

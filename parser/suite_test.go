@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-const suiteDir = "../../shared/sbml-test-suite/cases"
+	"github.com/pbgen/pbgen/internal/suites"
+)
 
 // excludedTags are the SBML Test Suite tags of constructs this package
 // refuses; a case carrying none of them (and of no package) is core.
@@ -24,12 +24,13 @@ type suiteCase struct {
 	reason string   // why not core
 }
 
-// readSuite lists the test suite cases, skipping the test when the suite
-// is absent.
+// readSuite lists the SBML Test Suite cases: the full suite when
+// internal/suites finds it, the vendored subset otherwise.
 func readSuite(t testing.TB) []suiteCase {
+	suiteDir, _ := suites.SBMLCases(t)
 	ents, err := os.ReadDir(suiteDir)
 	if err != nil {
-		t.Skipf("SBML test suite not available: %v", err)
+		t.Fatal(err)
 	}
 	var out []suiteCase
 	for _, e := range ents {

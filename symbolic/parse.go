@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // ParseInfix parses an expression in the infix syntax that Node.String
@@ -22,7 +23,34 @@ import (
 // log(base, x), piecewise(v1, c1, ..., [otherwise]) and xor(a, ...),
 // and(a, ...), or(a, ...), not(a). Nesting deeper than MaxDepth is an error.
 func (b *Builder) ParseInfix(s string, kind func(name string) SymKind) (*Node, error) {
-	p := &parser{b: b, src: s, kind: kind}
+	return b.parse(s, kind, false)
+}
+
+// ParsePEtab parses a PEtab math expression (observable and noise
+// formulas, v2 condition values), following the PEtab v2 math syntax that
+// v1 formulas also satisfy. It differs from ParseInfix where PEtab says so,
+// so that a formula means what the PEtab tools it was written for compute:
+//
+//   - time is the symbol time; t is an ordinary name;
+//   - log(x) is the natural logarithm and log(x, b) the logarithm of x to
+//     the base b (argument first); ln, log2 and log10 are accepted;
+//   - && and || share one precedence level and associate to the left, and
+//     relations associate to the left (a < b < c is (a < b) < c);
+//   - true and false are 1 and 0; inf (any case) is +Inf, nan (any case)
+//     is NaN;
+//   - sign(x), min(a, b) and max(a, b) are piecewise expressions.
+//
+// The functions are those of the PEtab list (pow, exp, sqrt, the
+// logarithms, the trigonometric and hyperbolic functions and their arc
+// versions, piecewise, abs, sign, min, max), plus the unary functions that
+// ParseInfix knows. kind gives each other name's symbol kind, as in
+// ParseInfix.
+func (b *Builder) ParsePEtab(s string, kind func(name string) SymKind) (*Node, error) {
+	return b.parse(s, kind, true)
+}
+
+func (b *Builder) parse(s string, kind func(name string) SymKind, petab bool) (*Node, error) {
+	p := &parser{b: b, src: s, kind: kind, petab: petab}
 	p.next()
 	n := p.expr()
 	if p.err == nil && p.tok != tEOF {
@@ -53,6 +81,7 @@ type parser struct {
 	lit   string
 	num   float64
 	depth int
+	petab bool // PEtab dialect (ParsePEtab)
 	err   error
 }
 
@@ -160,6 +189,18 @@ func (p *parser) expect(op string) {
 func (p *parser) bad() *Node { return p.b.Const(math.NaN()) }
 
 func (p *parser) expr() *Node {
+	if p.petab {
+		n := p.rel()
+		for p.is("&&") || p.is("||") {
+			op := OpAnd
+			if p.is("||") {
+				op = OpOr
+			}
+			p.next()
+			n = p.b.Logic(op, n, p.rel())
+		}
+		return n
+	}
 	n := p.and()
 	if !p.is("||") {
 		return n
@@ -197,7 +238,16 @@ func (p *parser) rel() *Node {
 		return n
 	}
 	p.next()
-	return p.b.Rel(op, n, p.sum())
+	n = p.b.Rel(op, n, p.sum())
+	for p.petab && p.tok == tOp {
+		op, ok := relOps[p.lit]
+		if !ok {
+			break
+		}
+		p.next()
+		n = p.b.Rel(op, n, p.sum())
+	}
+	return n
 }
 
 func (p *parser) sum() *Node {
@@ -284,6 +334,27 @@ func (p *parser) atom() *Node {
 			}
 			return p.call(name, args)
 		}
+		if p.petab {
+			switch strings.ToLower(name) {
+			case "inf":
+				return p.b.Const(math.Inf(1))
+			case "nan":
+				return p.b.Const(math.NaN())
+			}
+			switch name {
+			case "time":
+				return p.b.Time()
+			case "true":
+				return p.b.Const(1)
+			case "false":
+				return p.b.Const(0)
+			}
+			k := KindOther
+			if p.kind != nil {
+				k = p.kind(name)
+			}
+			return p.b.Sym(name, k)
+		}
 		switch name {
 		case "t":
 			return p.b.Time()
@@ -335,6 +406,14 @@ func (p *parser) call(name string, args []*Node) *Node {
 		}
 		return b.Func(op, args[0])
 	}
+	if p.petab {
+		if n, ok := p.petabCall(name, args); ok {
+			return n
+		}
+		if p.err != nil {
+			return p.bad()
+		}
+	}
 	switch name {
 	case "sqrt":
 		if arity(1) {
@@ -376,4 +455,55 @@ func (p *parser) call(name string, args []*Node) *Node {
 		p.fail("unknown function %s", name)
 	}
 	return p.bad()
+}
+
+// petabCall builds the functions whose PEtab meaning differs from
+// ParseInfix's or that only PEtab has. ok is false for the other names
+// (and after an arity error, with p.err set).
+func (p *parser) petabCall(name string, args []*Node) (n *Node, ok bool) {
+	b := p.b
+	arity := func(k int) bool {
+		if len(args) != k {
+			p.fail("%s takes %d argument(s), got %d", name, k, len(args))
+			return false
+		}
+		return true
+	}
+	switch name {
+	case "log":
+		switch len(args) {
+		case 1:
+			return b.Func(OpLn, args[0]), true
+		case 2:
+			return b.Log(args[1], args[0]), true
+		}
+		p.fail("log takes 1 or 2 arguments, got %d", len(args))
+		return nil, false
+	case "log2", "log10":
+		if !arity(1) {
+			return nil, false
+		}
+		base := 2.0
+		if name == "log10" {
+			base = 10
+		}
+		return b.Log(b.Const(base), args[0]), true
+	case "sign":
+		if !arity(1) {
+			return nil, false
+		}
+		x := args[0]
+		zero := b.Const(0)
+		return b.Piecewise(b.Const(1), b.Rel(OpGt, x, zero), b.Const(-1), b.Rel(OpLt, x, zero), zero), true
+	case "min", "max":
+		if !arity(2) {
+			return nil, false
+		}
+		op := OpLeq
+		if name == "max" {
+			op = OpGeq
+		}
+		return b.Piecewise(args[0], b.Rel(op, args[0], args[1]), args[1]), true
+	}
+	return nil, false
 }

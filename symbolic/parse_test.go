@@ -1,6 +1,7 @@
 package symbolic
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -93,6 +94,54 @@ func TestStringRoundTrip(t *testing.T) {
 		}
 		if back != n {
 			t.Errorf("%s reads back as %s", n, back)
+		}
+	}
+}
+
+// TestParsePEtab checks the PEtab dialect by value, so that a wrong
+// operator or argument order shows as a number.
+func TestParsePEtab(t *testing.T) {
+	env := map[string]float64{"a": 2, "b": 3, "t": 5}
+	cases := []struct {
+		in   string
+		want float64
+	}{
+		{"log(8, 2)", 3},
+		{"log(exp(2))", 2},
+		{"ln(exp(1.5))", 1.5},
+		{"log2(8) + log10(100)", 5},
+		{"2^3^2", 512},
+		{"-2^2", -4},
+		{"sign(-a) + sign(0) + sign(a)", 0},
+		{"min(a, b) + 10*max(a, b)", 32},
+		{"t*time", 35}, // t is a name; time is the time symbol
+		{"true + false", 1},
+		{"1 || 0 && 0", 0}, // same precedence, left to right: (1 || 0) && 0
+		{"3 > 2 > 0", 1},   // (3 > 2) > 0
+		{"piecewise(a, a > b, b)", 3},
+		{"inf > 1e308", 1},
+		{"arcsinh(sinh(0.5))", 0.5},
+	}
+	for _, c := range cases {
+		b := NewBuilder()
+		n, err := b.ParsePEtab(c.in, paramKind)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		got := Eval(n, func(s *Node) float64 {
+			if s.Kind == KindTime {
+				return 7
+			}
+			return env[s.Name]
+		})
+		if math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%q = %s: got %g, want %g", c.in, n, got, c.want)
+		}
+	}
+	for _, bad := range []string{"log(a, b, c)", "sign(a, b)", "min(a)", "a +", "foo(a)", "log2()"} {
+		if _, err := NewBuilder().ParsePEtab(bad, paramKind); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }

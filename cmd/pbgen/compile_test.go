@@ -5,16 +5,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/pbgen/pbgen/internal/suites"
 )
 
-// TestAKAP79Compiles generates a package from ../shared/models/AKAP79.xml
+// TestAKAP79Compiles generates a package from testdata/models/AKAP79.xml
 // (SBML written by another tool) in a temporary module and builds, vets and
 // runs a program that uses it.
 func TestAKAP79Compiles(t *testing.T) {
-	const src = "../../../shared/models/AKAP79.xml"
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("no ../shared/models/AKAP79.xml")
-	}
+	src := suites.Testdata(t, "models/AKAP79.xml")
 	if testing.Short() {
 		t.Skip("builds a module")
 	}

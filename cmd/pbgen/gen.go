@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,6 +24,12 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
+	// A bad -pkg is refused before the network is read.
+	if *pkg != "" {
+		if err := checkPackageName(*pkg); err != nil {
+			return &usageError{cmd: fs.Name(), msg: "-pkg " + err.Error()}
+		}
+	}
 	path := fs.Arg(0)
 	_, sys, err := load(path, &lf)
 	if err != nil {
@@ -31,9 +38,6 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	name := *pkg
 	if name == "" {
 		name = packageName(sys.ODE.Name)
-	}
-	if !isGoIdent(name) {
-		return fmt.Errorf("%s: package name %q is not a Go identifier (use -pkg)", path, name)
 	}
 	dir := *out
 	if dir == "" {
@@ -93,7 +97,8 @@ func sourceName(path string) string {
 }
 
 // packageName derives a Go package name from a model id: lower case,
-// letters and digits only, not starting with a digit.
+// letters and digits only, not starting with a digit, and neither a Go
+// keyword nor main (model ids such as "func" or "main" are legal SBML).
 func packageName(id string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(id) {
@@ -105,17 +110,27 @@ func packageName(id string) string {
 	if s == "" || unicode.IsDigit(rune(s[0])) {
 		s = "model" + s
 	}
+	if checkPackageName(s) != nil {
+		s += "model"
+	}
 	return s
 }
 
-func isGoIdent(s string) bool {
-	if s == "" {
-		return false
+// checkPackageName refuses names that cannot be the package of a generated
+// model: non-identifiers and keywords do not compile, "_" is not a legal
+// package name, and a package main cannot be imported, so the generated
+// New and its types would be unusable (the model is a library that a main
+// package imports).
+func checkPackageName(s string) error {
+	switch {
+	case token.IsKeyword(s):
+		return fmt.Errorf("%q is a Go keyword", s)
+	case !token.IsIdentifier(s):
+		return fmt.Errorf("%q is not a Go identifier", s)
+	case s == "_":
+		return fmt.Errorf("%q is not a valid package name", s)
+	case s == "main":
+		return fmt.Errorf("%q: a main package cannot be imported; generate a library package and import it from your main package", s)
 	}
-	for i, r := range s {
-		if !(unicode.IsLetter(r) || r == '_' || (i > 0 && unicode.IsDigit(r))) {
-			return false
-		}
-	}
-	return true
+	return nil
 }

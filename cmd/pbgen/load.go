@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 
 	"github.com/pbgen/pbgen/parser"
@@ -19,7 +20,7 @@ type lowerFlags struct {
 func (l *lowerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.params, "params", "", "comma-separated `ids` of the sensitivity parameters (default: every constant global parameter, in document order)")
 	fs.BoolVar(&l.compartments, "sens-compartments", false, "add constant compartment sizes to the sensitivity parameters")
-	fs.BoolVar(&l.initials, "sens-initials", false, "add the initial values of the states to the sensitivity parameters")
+	fs.BoolVar(&l.initials, "sens-initials", false, "add the initial values of the states to the sensitivity parameters (named init_<id>)")
 }
 
 func (l *lowerFlags) options() *parser.Options {
@@ -38,8 +39,14 @@ func load(path string, l *lowerFlags) (*parser.Model, *symbolic.System, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ode, err := m.ODE(l.options())
+	opt := l.options()
+	ode, err := m.ODE(opt)
 	if err != nil {
+		if opt.Params != nil {
+			if perr := l.checkParams(m, path); perr != nil {
+				return m, nil, perr
+			}
+		}
 		return m, nil, err
 	}
 	sys, err := symbolic.Build(ode)
@@ -47,4 +54,34 @@ func load(path string, l *lowerFlags) (*parser.Model, *symbolic.System, error) {
 		return m, nil, err
 	}
 	return m, sys, nil
+}
+
+// checkParams explains a -params list the model refused: it names the
+// first id that is not a candidate, lists the candidates (at most 20), and
+// points to -p when the list looks like values (name=value), the usual
+// mix-up of the two flags. It returns nil when it finds nothing to add to
+// the parser's own error.
+func (l *lowerFlags) checkParams(m *parser.Model, path string) error {
+	all := &parser.Options{SensCompartments: l.compartments, SensInitials: l.initials}
+	ode, err := m.ODE(all)
+	if err != nil {
+		return nil
+	}
+	cands := make([]string, len(ode.Params))
+	for i, p := range ode.Params {
+		cands[i] = p.Name
+	}
+	for _, id := range l.options().Params {
+		if id == "" {
+			return fmt.Errorf("-params %q: empty id in the list", l.params)
+		}
+		if indexOf(cands, id) >= 0 {
+			continue
+		}
+		if strings.Contains(id, "=") {
+			return fmt.Errorf("-params %s: -params takes ids only; to set a value use -p %s", id, id)
+		}
+		return fmt.Errorf("%s: -params %s: not a sensitivity parameter candidate of the model (have %s)", path, id, listNames(cands, 20))
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pbgen/pbgen/internal/suites"
 )
 
 // pbgen runs the command in-process and returns its exit status and output.
@@ -91,7 +93,7 @@ func TestCheck(t *testing.T) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
 	}
-	code, _, stderr = pbgen(t, "check", "../../../shared/models/AKAP79.xml")
+	code, _, stderr = pbgen(t, "check", suites.Testdata(t, "models/AKAP79.xml"))
 	if code != 0 {
 		t.Errorf("AKAP79: exit %d: %s", code, stderr)
 	}
@@ -129,4 +131,46 @@ func sbml(body string) string {
 ` + body + `
 </model>
 </sbml>`
+}
+
+// TestPEtab runs pbgen petab on the petab package's fixture: check, the
+// evaluation with gradient, FIM, -p, the simulation table and JSON.
+func TestPEtab(t *testing.T) {
+	const prob = "../../petab/testdata/conv/problem.yaml"
+	code, out, stderr := pbgen(t, "petab", "check", prob)
+	if code != 0 || !strings.Contains(out, "observables: 2, measurements: 5") {
+		t.Fatalf("petab check: exit %d\n%s%s", code, out, stderr)
+	}
+	dir := t.TempDir()
+	sim, js := filepath.Join(dir, "sim.tsv"), filepath.Join(dir, "out.json")
+	code, out, stderr = pbgen(t, "petab", "-grad", "-fim", "-o", sim, "-json", js, prob)
+	if code != 0 {
+		t.Fatalf("petab: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, w := range []string{"llh: ", "chi2: ", "gradient:", "  k1 ", "fim:"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	data, err := os.ReadFile(sim)
+	if err != nil || strings.Count(string(data), "\n") != 6 || !strings.Contains(string(data), "\tinf\t") {
+		t.Errorf("simulation table (%v):\n%s", err, data)
+	}
+	data, err = os.ReadFile(js)
+	if err != nil || !strings.Contains(string(data), `"parameters": [`) || !strings.Contains(string(data), `"fim"`) {
+		t.Errorf("json (%v):\n%s", err, data)
+	}
+	// -p changes the value: a different llh.
+	_, out2, _ := pbgen(t, "petab", "-p", "scale=3", prob)
+	if out2 == "" || strings.SplitN(out2, "\n", 2)[0] == strings.SplitN(out, "\n", 2)[0] {
+		t.Errorf("-p scale=3 did not change llh: %q vs %q", out2, out)
+	}
+	if code, _, stderr := pbgen(t, "petab", "-p", "nosuch=1", prob); code != 1 || !strings.Contains(stderr, "not an estimated parameter") {
+		t.Errorf("-p nosuch=1: exit %d, %s", code, stderr)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("format_version: 7\n"), 0o644)
+	if code, out, _ := pbgen(t, "petab", "check", bad); code != 1 || !strings.Contains(out, "format_version 7 is not supported") {
+		t.Errorf("check of a bad problem: exit %d, %s", code, out)
+	}
 }

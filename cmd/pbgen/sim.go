@@ -2,104 +2,312 @@ package main
 
 import (
 	"bufio"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// assignList collects repeated name=value flags.
-type assignList []assignment
+// decimal is the lexical form parseNumber accepts: decimal digits with an
+// optional fraction and exponent, as in XML Schema's double (minus the
+// special values INF and NaN, which no simulation input may be).
+var decimal = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// parseNumber reads a finite number given on the command line (-p, -x0,
+// -t0, -t1, -rtol, -atol, -times files). strconv.ParseFloat alone also
+// takes Go syntax ("0x1p-1", "1_000" in some forms, "Inf", "infinity"),
+// which an SBML user does not mean and which other tools reading the same
+// values would reject. When parser.ParseDouble (the XML Schema double
+// lexical space) is available, this is the one place to switch to it.
+func parseNumber(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if !decimal.MatchString(s) {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is out of range", s)
+	}
+	return v, nil
+}
+
+// numFlag is a float flag that only takes finite decimal numbers.
+type numFlag float64
+
+func (f *numFlag) String() string { return strconv.FormatFloat(float64(*f), 'g', -1, 64) }
+func (f *numFlag) Set(s string) error {
+	v, err := parseNumber(s)
+	if err != nil {
+		return err
+	}
+	*f = numFlag(v)
+	return nil
+}
+
+// tolFlag is -rtol or -atol, checked when given: the integrators take a
+// negative, non-finite or (relative) >= 1 tolerance as misuse, and a
+// relative tolerance below what double precision resolves cannot be met
+// (the solve would end in a step size underflow or run out of steps).
+type tolFlag struct {
+	v   float64
+	rel bool
+}
+
+// minRTol is the smallest relative tolerance -rtol takes: about 50 units
+// of double precision roundoff.
+const minRTol = 1e-14
+
+func (f *tolFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(f.v, 'g', -1, 64)
+}
+
+func (f *tolFlag) Set(s string) error {
+	v, err := parseNumber(s)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.rel && !(v >= minRTol && v < 1):
+		return fmt.Errorf("relative tolerance must be in [%g, 1), got %g", minRTol, v)
+	case !f.rel && !(v > 0):
+		// Zero would mean the integrators' default, not a pure relative
+		// test, and a state at zero has no relative scale.
+		return fmt.Errorf("absolute tolerance must be > 0, got %g", v)
+	}
+	f.v = v
+	return nil
+}
+
+// methodFlag is -method: a sensitivity method, or none for the states
+// (and observables) alone.
+type methodFlag struct {
+	none bool
+	m    sens.Method
+}
+
+const methodNames = "none, fs, pbs, pbsr or exp"
+
+func (f *methodFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	if f.none {
+		return "none"
+	}
+	return strings.ToLower(f.m.String())
+}
+
+func (f *methodFlag) Set(s string) error {
+	if strings.EqualFold(s, "none") {
+		f.none = true
+		return nil
+	}
+	m, err := sens.ParseMethod(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a method (want %s)", s, methodNames)
+	}
+	f.none, f.m = false, m
+	return nil
+}
+
+// triFlag is a boolean flag that can also be left unset (auto).
+type triFlag struct{ set, v bool }
+
+func (f *triFlag) IsBoolFlag() bool { return true }
+func (f *triFlag) String() string {
+	if f == nil || !f.set {
+		return "auto"
+	}
+	return strconv.FormatBool(f.v)
+}
+func (f *triFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a boolean", s)
+	}
+	f.set, f.v = true, v
+	return nil
+}
+
+// assignList collects repeated name=value flags (-p, -x0).
+type assignList struct {
+	hint string // appended to a missing "=" error: the flag meant instead
+	list []assignment
+}
 
 type assignment struct {
 	name  string
 	value float64
 }
 
-func (a *assignList) String() string { return fmt.Sprint(*a) }
+func (a *assignList) String() string {
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprint(a.list)
+}
 
 func (a *assignList) Set(s string) error {
 	name, val, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
 	if !ok {
-		return fmt.Errorf("want name=value, got %q", s)
+		return fmt.Errorf("want name=value, got %q%s", s, a.hint)
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("value of %s: %q is not a finite number", name, val)
+	if name == "" {
+		return fmt.Errorf("want name=value, got no name in %q", s)
 	}
-	*a = append(*a, assignment{strings.TrimSpace(name), v})
+	v, err := parseNumber(val)
+	if err != nil {
+		return fmt.Errorf("value of %s: %v", name, err)
+	}
+	a.list = append(a.list, assignment{name, v})
 	return nil
 }
 
 type simFlags struct {
-	method        string
+	method        methodFlag
 	paper         bool
-	t0, t1        float64
+	errcon        bool
+	t0, t1        numFlag
 	n             int
 	times         string
-	rtol, atol    float64
+	rtol, atol    tolFlag
 	params, inits assignList
 	out, plot     string
 	scaled        bool
+	logt          triFlag
+	sensParams    string // -params, for messages
 }
 
 // simColumnsDoc describes the columns of the sim output; it is part of
 // the usage text.
 const simColumnsDoc = `Output is TSV with a header line. Columns: t (the time), then one
 column per state, then S:<state>:<param> (states outer, parameters
-inner) with the same state names. A state column is the state's SBML id,
-except:
+inner) with the same state names; with -method none, the model's
+time-varying observables (assignment-rule values, amount:<id> and
+conc:<id> of species, reaction rates) instead of S. A state column is
+the state's SBML id, except:
   amount:<id>  a species held as an amount (hasOnlySubstanceUnits, a
                0-D compartment or a compartment changed by a rule);
                a bare species id is always a concentration
   state:t      a state whose id is t (t is always the time)
 SBML ids cannot contain ':', so every column name is unique. -x0 takes a
 state by its id or by its column name, in the units of its column.
+
+Times: the integration starts at -t0 (default 0, the start of an SBML
+model) from the model's initial state (with -x0 applied). The output
+times are -t0, ..., -t1 in -n equal steps, or those of -times, which are
+output times only (the first is not taken as the start; a time before
+-t0 is an error, one equal to -t0 is the initial state). Rows are
+written as they are computed (in chunks of output times, each solve
+starting where the last ended), so -n is not limited by memory; plots of
+many rows are thinned to a few thousand. If the integration fails, the
+rows before the failure have been written to stdout; -o leaves no file
+(and an existing one unchanged).
+
+Initial sensitivities: S(t0) = dx0/dp from the model. A state set with
+-x0 no longer depends on p, so its row of S(t0) is zero, except with
+-sens-initials, where it keeps its derivative by its own init_<id>
+parameter (1, or the compartment size if the state is an amount and
+init_<id> a concentration): dx(t0)/dx0 is the identity whatever x0 is.
 `
 
 // cmdSim simulates a network through the interpreted model and writes
-// x(t) and S(t) as TSV.
+// x(t) and S(t) as TSV (see simColumnsDoc).
 //
-// Columns: t (the time), then one per state, then S:<state>:<param>
-// (states outer, parameters inner) with the same state names. A state
-// column is its SBML id, except amount:<id> for a species held as an
-// amount (an SBML reader takes a bare species id for a concentration) and
-// state:t for a state whose id is t, so that t is only the time. SBML ids
-// are unique and contain no ':', so the names are unique (simColumns).
+// A state column is its SBML id, except amount:<id> for a species held as
+// an amount (an SBML reader takes a bare species id for a concentration)
+// and state:t for a state whose id is t, so that t is only the time. SBML
+// ids are unique and contain no ':', so the names are unique (simColumns).
+//
+// Everything that can be checked before the solve is: flag values when
+// they are parsed, names and values against the model, and that -o and
+// -plot can be written, so that a long solve does not end in an error
+// that was known at the start.
 func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen sim", stderr, "pbgen sim [flags] network.xml")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: pbgen sim [flags] network.xml\n")
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: pbgen sim [flags] network.xml\n")
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, "\n"+simColumnsDoc)
+		fmt.Fprint(w, "\n"+simColumnsDoc)
 	}
-	var f simFlags
-	fs.StringVar(&f.method, "method", "pbsr", "sensitivity `method`: fs, pbs, pbsr or exp")
-	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison)")
-	fs.Float64Var(&f.t0, "t0", 0, "start `time`")
-	fs.Float64Var(&f.t1, "t1", 10, "end `time`")
-	fs.IntVar(&f.n, "n", 100, "number of uniform output intervals")
-	fs.StringVar(&f.times, "times", "", "`file` of output times, one per line (overrides -t0, -t1, -n)")
-	fs.Float64Var(&f.rtol, "rtol", 1e-6, "relative tolerance")
-	fs.Float64Var(&f.atol, "atol", 1e-8, "absolute tolerance")
+	f := simFlags{t1: 10, n: 100, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}, errcon: true}
+	f.params.hint = " (to choose the sensitivity parameters use -params id,id,...)"
+	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default pbsr); none computes the states and observables only")
+	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
+	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
+		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
+		"happen to make it: on CaMKII (rtol 1e-6, atol 1e-8, t = 0..600) the largest relative error of S\n"+
+		"against an rtol 1e-10 solve is 5.7e-5 with it and 1.6e-2 without, for 1133 instead of 848 steps;\n"+
+		"-errcon=false is for speed when S is not needed to the tolerance")
+	fs.Var(&f.t0, "t0", "start `time` of the integration: x(t0) is the initial state (default 0)")
+	fs.Var(&f.t1, "t1", "end `time` of the uniform output grid")
+	fs.IntVar(&f.n, "n", f.n, "number of uniform output intervals from -t0 to -t1")
+	fs.StringVar(&f.times, "times", "", "`file` of output times, ascending, one per line (# starts a comment), instead of -t1 and -n;\n"+
+		"they are output times only: the start is still -t0, and a time before it is an error")
+	fs.Var(&f.rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
+	fs.Var(&f.atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
 	fs.Var(&f.params, "p", "set a parameter: `name=value` (repeatable)")
 	fs.Var(&f.inits, "x0", "set an initial state by id or column name: `name=value`, in the column's units (repeatable)")
-	fs.StringVar(&f.out, "o", "", "output `file` (default stdout)")
-	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`")
+	fs.StringVar(&f.out, "o", "", "output `file` (default stdout); written to a temporary file beside it and renamed when complete")
+	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`: states.png and, with sensitivities, sensitivity-heatmap.png\n"+
+		"(S at the last time) and sensitivity-top.png (the 8 entries of S with the largest magnitude)")
 	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
+	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
+		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
+		"Plots show the output rows: to resolve a fast start, give -times with more early times")
 	var lf lowerFlags
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
+	if err := f.checkCombinations(fs); err != nil {
+		return err
+	}
+	f.sensParams = lf.params
 	path := fs.Arg(0)
+
+	// Output targets first: creating them is cheap and reading a large
+	// network is not.
+	var out *outFile
+	if f.out != "" {
+		for _, in := range []string{path, f.times} {
+			if sameFile(f.out, in) {
+				return fmt.Errorf("-o %s is the input %s: refusing to replace it with the output", f.out, in)
+			}
+		}
+		var err error
+		if out, err = createOutput(f.out); err != nil {
+			return err
+		}
+		defer out.abort()
+	}
+	if f.plot != "" {
+		if err := checkPlotDir(f.plot); err != nil {
+			return err
+		}
+	}
+
+	grid, err := f.outputTimes()
+	if err != nil {
+		return err
+	}
 	_, sys, err := load(path, &lf)
 	if err != nil {
 		return err
@@ -109,96 +317,167 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	cols := simColumns(sys.ODE.States)
-	method, err := sens.ParseMethod(f.method)
-	if err != nil {
-		fs.Usage()
-		return errUsage
-	}
-	ts, err := f.outputTimes()
-	if err != nil {
-		return err
-	}
-	p, x0, err := f.values(m, cols)
+	pnames := m.ParamNames()
+	start, err := f.start(sys, m, cols)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	opt := &sens.Options{Method: method, Paper: f.paper, RTol: f.rtol, ATol: f.atol}
+	start.T0 = float64(f.t0)
+	var obs []int
+	if f.method.none {
+		obs = observerColumns(sys, cols)
+	}
+
+	w := stdout
+	if out != nil {
+		w = out.f
+	}
+	tw := newTSVWriter(w, cols, pnames, m.Outputs(), obs, !f.method.none)
+	var pd *plotData
+	if f.plot != "" {
+		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
+	}
+	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none}
+	if f.method.none {
+		sim.ode = ode.NewSolver(m, &ode.Settings{RTol: f.rtol.v, ATol: f.atol.v})
+	} else {
+		sim.sens = sens.NewSolver(m, &sens.Options{Method: f.method.m, Paper: f.paper,
+			RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon})
+	}
 	stop := progress(stderr, "simulating "+path)
-	res, err := solve(m, opt, p, x0, ts)
+	chunk := chunkRows(len(cols), len(pnames))
+	if simChunkRows > 0 {
+		chunk = simChunkRows
+	}
+	err = sim.stream(grid, chunk, func(res *sens.Result) error {
+		if pd != nil {
+			pd.add(res)
+		}
+		return tw.rows(res, m, start.p)
+	})
 	stop()
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return fmt.Errorf("%s: %v", path, describeSolveError(err, cols))
 	}
-	w := stdout
-	if f.out != "" {
-		file, err := os.Create(f.out)
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		w = file
-	}
-	if err := writeTSV(w, cols, m.ParamNames(), res); err != nil {
+	if err := tw.flush(); err != nil {
 		return err
 	}
-	if f.plot != "" {
-		return writePlots(f.plot, m, cols, p, res, f.scaled)
+	if out != nil {
+		if err := out.commit(); err != nil {
+			return err
+		}
+	}
+	if pd != nil {
+		return writePlots(f.plot, m, cols, start.p, pd, f.scaled, f.logt)
 	}
 	return nil
 }
 
-// solve runs one solve; x0 nil means the model's initial state.
-func solve(m model.Model, opt *sens.Options, p, x0, ts []float64) (*sens.Result, error) {
-	s := sens.NewSolver(m, opt)
-	var res sens.Result
-	if err := s.Solve(&res, p, x0, ts[0], ts); err != nil {
-		return nil, err
+// checkCombinations refuses flags that would be silently ignored.
+func (f *simFlags) checkCombinations(fs *flag.FlagSet) error {
+	set := make(map[string]bool)
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	bad := func(msg string) error { return &usageError{fs.Name(), msg, synopsis(fs)} }
+	switch {
+	case set["errcon"] && (f.method.none || f.method.m != sens.FS):
+		return bad("-errcon applies to -method fs only")
+	case set["paper"] && (f.method.none || f.method.m == sens.FS):
+		return bad("-paper applies to -method pbs, pbsr and exp only")
+	case f.times != "" && (set["t1"] || set["n"]):
+		return bad("-times replaces -t1 and -n: give one or the other")
+	case f.method.none && set["scaled"]:
+		return bad("-scaled plots sensitivities, which -method none does not compute")
 	}
-	return &res, nil
+	return nil
 }
 
-func (f *simFlags) outputTimes() ([]float64, error) {
+// timeGrid is the sequence of output times, generated on demand so that
+// a uniform grid of any -n takes no memory.
+type timeGrid interface {
+	Len() int
+	At(k int) float64
+}
+
+// maxN bounds -n so that the row count n+1 cannot overflow and k/n is
+// exact (below 2^53); writing 2^50 rows would take years anyway.
+const maxN = 1 << 50
+
+type uniformGrid struct {
+	t0, t1 float64
+	n      int
+}
+
+func (g uniformGrid) Len() int { return g.n + 1 }
+func (g uniformGrid) At(k int) float64 {
+	if k == g.n {
+		return g.t1
+	}
+	return g.t0 + (g.t1-g.t0)*(float64(k)/float64(g.n))
+}
+
+type listGrid []float64
+
+func (g listGrid) Len() int         { return len(g) }
+func (g listGrid) At(k int) float64 { return g[k] }
+
+func (f *simFlags) outputTimes() (timeGrid, error) {
+	t0 := float64(f.t0)
 	if f.times != "" {
-		return readTimes(f.times)
+		ts, err := readTimes(f.times, t0)
+		if err != nil {
+			return nil, err
+		}
+		return listGrid(ts), nil
 	}
-	span := f.t1 - f.t0
-	if f.n < 1 || !(f.t1 > f.t0) || math.IsInf(span, 0) {
-		return nil, fmt.Errorf("need -n >= 1 and finite -t0 < -t1 (got n=%d, t0=%g, t1=%g)", f.n, f.t0, f.t1)
+	t1 := float64(f.t1)
+	span := t1 - t0
+	switch {
+	case f.n < 1 || f.n > maxN:
+		return nil, fmt.Errorf("-n must be in [1, 2^50], got %d", f.n)
+	case !(t1 > t0):
+		return nil, fmt.Errorf("-t1 (%g) must be after -t0 (%g)", t1, t0)
+	case math.IsInf(span, 0):
+		return nil, fmt.Errorf("-t1 - -t0 overflows (t0=%g, t1=%g)", t0, t1)
 	}
-	ts := make([]float64, f.n+1)
-	for i := range ts {
-		ts[i] = f.t0 + span*(float64(i)/float64(f.n))
+	// Consecutive output times must differ: an interval of a few units
+	// of roundoff of the times themselves is not an interval.
+	if h := span / float64(f.n); !(h > 16*0x1p-52*math.Max(math.Abs(t0), math.Abs(t1))) {
+		return nil, fmt.Errorf("-n %d is too large for the span [%g, %g]: the output times would not differ", f.n, t0, t1)
 	}
-	ts[f.n] = f.t1
-	return ts, nil
+	return uniformGrid{t0, t1, f.n}, nil
 }
 
-// readTimes reads ascending output times, one per line (# starts a comment).
-func readTimes(path string) ([]float64, error) {
+// readTimes reads ascending output times, one per line (# starts a
+// comment); every error names the file and the line.
+func readTimes(path string, t0 float64) ([]float64, error) {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-times: %v", err)
 	}
 	defer file.Close()
 	var ts []float64
 	sc := bufio.NewScanner(file)
-	for line := 1; sc.Scan(); line++ {
+	line := 0
+	for sc.Scan() {
+		line++
 		s, _, _ := strings.Cut(sc.Text(), "#")
 		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
 		}
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s:%d: %q is not a finite time", path, line, s)
-		}
-		if len(ts) > 0 && v <= ts[len(ts)-1] {
+		v, err := parseNumber(s)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s:%d: not a time: %v", path, line, err)
+		case v < t0:
+			return nil, fmt.Errorf("%s:%d: time %g is before the start -t0 %g (output times do not move the start)", path, line, v, t0)
+		case len(ts) > 0 && v <= ts[len(ts)-1]:
 			return nil, fmt.Errorf("%s:%d: times must increase (%g after %g)", path, line, v, ts[len(ts)-1])
 		}
 		ts = append(ts, v)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
 	}
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("%s: no output times", path)
@@ -224,42 +503,120 @@ func simColumns(states []symbolic.State) []string {
 	return cols
 }
 
-// values applies -p and -x0 to the model's defaults; cols are the state
-// column names, which -x0 accepts beside the state ids.
-func (f *simFlags) values(m model.Model, cols []string) (p, x0 []float64, err error) {
-	p = make([]float64, model.NumParams(m))
-	m.DefaultParams(p)
-	if err := assign(p, m.ParamNames(), f.params, "parameter"); err != nil {
-		return nil, nil, err
+// observerColumns are the indices of the model's outputs written with
+// -method none: those that vary in time (a constant is a parameter, not
+// a result) and are not a state column again. A state column X of a
+// species is its concentration, so conc:X is one too; and a bare species
+// id among the outputs (the species' value in its math units, an amount
+// for hasOnlySubstanceUnits) is left out when amount:X and conc:X are
+// there, since a bare species id in the output is always a concentration.
+func observerColumns(sys *symbolic.System, cols []string) []int {
+	have := make(map[string]bool, 2*len(cols))
+	for i, c := range cols {
+		have[c] = true
+		if s := sys.ODE.States[i]; s.Meta["sbml"] == "species" && c == s.Name {
+			have["conc:"+c] = true
+		}
 	}
-	if len(f.inits) == 0 {
-		return p, nil, nil
+	outs := make(map[string]bool, len(sys.ODE.Outputs))
+	for _, o := range sys.ODE.Outputs {
+		outs[o.Name] = true
 	}
-	x0 = make([]float64, model.NumStates(m))
-	m.InitialState(x0, p)
+	var idx []int
+	for k, o := range sys.ODE.Outputs {
+		if have[o.Name] || o.Name == "t" || (outs["amount:"+o.Name] && outs["conc:"+o.Name]) {
+			continue
+		}
+		for _, s := range symbolic.FreeSymbols(o.Expr) {
+			if s.Kind == symbolic.KindState || s.Kind == symbolic.KindTime {
+				idx = append(idx, k)
+				break
+			}
+		}
+	}
+	return idx
+}
+
+// simStart is p and the initial condition of a simulation.
+type simStart struct {
+	sens.Start
+	p []float64
+}
+
+// start applies -p and -x0 to the model's defaults and returns p, x(t0)
+// and S(t0) (nx x np). S(t0) is the model's dx0/dp, except that a state
+// set with -x0 no longer depends on p: its row is zero, but for the
+// column of its own initial-value parameter (init_<id>, -sens-initials),
+// which keeps the model's derivative, so that dx(t0)/dx0 stays the
+// identity whatever value -x0 gives.
+func (f *simFlags) start(sys *symbolic.System, m model.Model, cols []string) (*simStart, error) {
+	pnames := m.ParamNames()
 	ids := m.StateNames()
-	for _, a := range f.inits {
+	nx, np := len(ids), len(pnames)
+	p := make([]float64, np)
+	m.DefaultParams(p)
+	for _, a := range f.params.list {
+		j := indexOf(pnames, a.name)
+		if j < 0 {
+			hint := ""
+			switch {
+			case indexOf(ids, a.name) >= 0 || indexOf(cols, a.name) >= 0:
+				hint = "; it is a state: use -x0"
+			case f.sensParams != "":
+				hint = "; -params chose the sensitivity parameters, and only they can be set"
+			}
+			return nil, fmt.Errorf("-p %s: no sensitivity parameter named %q%s (have %s)", a.name, a.name, hint, listNames(pnames, 20))
+		}
+		p[j] = a.value
+	}
+	x0 := make([]float64, nx)
+	m.InitialState(x0, p)
+	s0 := make([]float64, nx*np)
+	m.InitialSens(s0, p)
+	set := make([]bool, nx)
+	for _, a := range f.inits.list {
 		i := indexOf(ids, a.name)
 		if i < 0 {
 			i = indexOf(cols, a.name)
 		}
 		if i < 0 {
-			return nil, nil, fmt.Errorf("no state named %q (have %s)", a.name, strings.Join(cols, ", "))
+			hint := ""
+			if indexOf(pnames, a.name) >= 0 {
+				hint = "; it is a parameter: use -p"
+			}
+			return nil, fmt.Errorf("-x0 %s: no state named %q%s (have %s)", a.name, a.name, hint, listNames(cols, 20))
 		}
 		x0[i] = a.value
+		set[i] = true
 	}
-	return p, x0, nil
+	for i, isSet := range set {
+		if !isSet {
+			continue
+		}
+		for j, par := range sys.ODE.Params {
+			if par.Meta["sbml"] == "initialValue" && par.Meta["id"] == ids[i] {
+				continue
+			}
+			s0[i*np+j] = 0
+		}
+	}
+	for i, v := range x0 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("initial value of state %s is %g at these parameters", cols[i], v)
+		}
+	}
+	return &simStart{Start: sens.Start{T0: 0, X0: x0, S0: s0}, p: p}, nil
 }
 
-func assign(dst []float64, names []string, as assignList, kind string) error {
-	for _, a := range as {
-		i := indexOf(names, a.name)
-		if i < 0 {
-			return fmt.Errorf("no %s named %q (have %s)", kind, a.name, strings.Join(names, ", "))
-		}
-		dst[i] = a.value
+// listNames joins names for a message, at most max of them.
+func listNames(names []string, max int) string {
+	if len(names) == 0 {
+		return "none"
 	}
-	return nil
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d more)", len(names)-max)
 }
 
 func indexOf(names []string, name string) int {
@@ -271,33 +628,278 @@ func indexOf(names []string, name string) int {
 	return -1
 }
 
-// writeTSV writes t, the states named xs, then S:<state>:<param>
-// row-major.
-func writeTSV(w io.Writer, xs, ps []string, res *sens.Result) error {
-	bw := bufio.NewWriter(w)
-	nx, np := len(xs), len(ps)
+// simulation solves in chunks of output times, each chunk starting from
+// x and S at the end of the last, so that memory does not grow with the
+// number of output times: the solvers hold every output (and the state
+// integrator every step) of a call.
+type simulation struct {
+	m     model.Model
+	p     []float64
+	start sens.Start
+	withS bool
+	sens  *sens.Solver // with sensitivities
+	ode   *ode.Solver  // -method none
+	tr    ode.Trajectory
+}
+
+// chunkFloats bounds the floats of x and S held per chunk (32 MB).
+const chunkFloats = 1 << 22
+
+// maxChunkRows bounds the output times per solver call, far below the
+// integrator's MaxSteps (100000 steps per call; without interpolation
+// every output time is a step).
+const maxChunkRows = 4096
+
+// simChunkRows, when positive, replaces chunkRows: tests set it to
+// compare chunked and unchunked solves and to measure memory.
+var simChunkRows int
+
+// chunkRows is the number of output times solved per call for nx states
+// and np parameters.
+func chunkRows(nx, np int) int {
+	r := chunkFloats / (nx*(1+np) + 1)
+	return max(16, min(r, maxChunkRows))
+}
+
+// stream solves the grid chunk rows at a time and hands each chunk's
+// result to emit (valid until the next chunk). Restarting at a chunk's
+// first time is exact in x and S up to the tolerances: the integrator
+// begins a new step sequence there, so the numbers differ from one long
+// solve only at the level of the local error control.
+func (s *simulation) stream(grid timeGrid, chunk int, emit func(*sens.Result) error) error {
+	st := s.start
+	x := append([]float64(nil), st.X0...)
+	S := append([]float64(nil), st.S0...)
+	st.X0, st.S0 = x, S
+	ts := make([]float64, 0, min(chunk, grid.Len()))
+	var res sens.Result
+	for a := 0; a < grid.Len(); a += chunk {
+		ts = ts[:0]
+		for k := a; k < min(a+chunk, grid.Len()); k++ {
+			ts = append(ts, grid.At(k))
+		}
+		if err := s.solve(&res, &st, ts); err != nil {
+			return err
+		}
+		if err := emit(&res); err != nil {
+			return err
+		}
+		last := len(ts) - 1
+		st.T0 = ts[last]
+		copy(x, res.XAt(last))
+		if s.withS {
+			copy(S, res.SAt(last))
+		}
+	}
+	return nil
+}
+
+func (s *simulation) solve(res *sens.Result, st *sens.Start, ts []float64) error {
+	if s.withS {
+		return s.sens.SolveFrom(res, s.p, st, ts)
+	}
+	nx := len(st.X0)
+	if err := s.ode.Integrate(&s.tr, s.p, st.X0, st.T0, ts); err != nil {
+		return err
+	}
+	res.NX, res.NS = nx, 0
+	res.T = append(res.T[:0], ts...)
+	if cap(res.X) < len(ts)*nx {
+		res.X = make([]float64, len(ts)*nx)
+	}
+	res.X = res.X[:len(ts)*nx]
+	res.S = res.S[:0]
+	for k, t := range ts {
+		if len(s.tr.Out) == len(ts) {
+			copy(res.XAt(k), s.tr.XAt(s.tr.Out[k]))
+		} else {
+			s.tr.InterpTo(res.XAt(k), t)
+		}
+	}
+	return nil
+}
+
+// describeSolveError rewrites an integrator failure so that it names the
+// state by its column name instead of its index.
+func describeSolveError(err error, cols []string) error {
+	var se *ode.StepError
+	if !errors.As(err, &se) {
+		return err
+	}
+	msg := fmt.Sprintf("integration failed: %s at t=%g (h=%g)", se.Kind, se.T, se.H)
+	if se.Index >= 0 && se.Index < len(cols) {
+		msg += " in state " + cols[se.Index]
+	}
+	if se.Reason != "" {
+		msg += ": " + se.Reason
+	}
+	return errors.New(msg)
+}
+
+// tsvWriter writes the sim output: the header, then rows chunk by chunk.
+type tsvWriter struct {
+	bw     *bufio.Writer
+	nx, np int
+	withS  bool
+	obs    []int     // model outputs written after the states (-method none)
+	obsBuf []float64 // all model outputs at one time
+	buf    []byte
+	err    error
+}
+
+func newTSVWriter(w io.Writer, xs, ps, outs []string, obs []int, withS bool) *tsvWriter {
+	t := &tsvWriter{bw: bufio.NewWriterSize(w, 1<<16), nx: len(xs), np: len(ps), withS: withS, obs: obs,
+		obsBuf: make([]float64, len(outs)), buf: make([]byte, 0, 32)}
+	bw := t.bw
 	bw.WriteString("t")
 	for _, x := range xs {
 		bw.WriteString("\t" + x)
 	}
-	for _, x := range xs {
-		for _, p := range ps {
-			bw.WriteString("\tS:" + x + ":" + p)
+	for _, k := range obs {
+		bw.WriteString("\t" + outs[k])
+	}
+	if withS {
+		for _, x := range xs {
+			for _, p := range ps {
+				bw.WriteString("\tS:" + x + ":" + p)
+			}
 		}
 	}
 	bw.WriteByte('\n')
-	buf := make([]byte, 0, 32)
-	for k, t := range res.T {
-		bw.Write(strconv.AppendFloat(buf[:0], t, 'g', -1, 64))
-		for _, v := range res.X[k*nx : (k+1)*nx] {
-			bw.WriteByte('\t')
-			bw.Write(strconv.AppendFloat(buf[:0], v, 'g', 10, 64))
+	return t
+}
+
+func (t *tsvWriter) num(v float64, prec int) {
+	t.bw.WriteByte('\t')
+	t.bw.Write(strconv.AppendFloat(t.buf[:0], v, 'g', prec, 64))
+}
+
+// rows writes the rows of one chunk; m and p evaluate the observables.
+func (t *tsvWriter) rows(res *sens.Result, m model.Model, p []float64) error {
+	bw := t.bw
+	for k, tk := range res.T {
+		bw.Write(strconv.AppendFloat(t.buf[:0], tk, 'g', -1, 64))
+		x := res.XAt(k)
+		for _, v := range x {
+			t.num(v, 10)
 		}
-		for _, v := range res.S[k*nx*np : (k+1)*nx*np] {
-			bw.WriteByte('\t')
-			bw.Write(strconv.AppendFloat(buf[:0], v, 'g', 10, 64))
+		if len(t.obs) > 0 {
+			m.(model.Observer).OutputsTo(t.obsBuf, tk, x, p)
+			for _, o := range t.obs {
+				t.num(t.obsBuf[o], 10)
+			}
 		}
-		bw.WriteByte('\n')
+		if t.withS {
+			for _, v := range res.SAt(k) {
+				t.num(v, 10)
+			}
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
+		}
 	}
-	return bw.Flush()
+	return nil
+}
+
+func (t *tsvWriter) flush() error { return t.bw.Flush() }
+
+// outFile is -o: the rows go to a temporary file beside the target,
+// renamed over it when complete, so that a failed or interrupted run
+// leaves no truncated output (and an old file intact). A target that is
+// not a regular file (/dev/null, a pipe) is written directly.
+type outFile struct {
+	f          *os.File
+	tmp, final string
+	done       bool
+}
+
+func createOutput(path string) (*outFile, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, fmt.Errorf("-o %s: is a directory", path)
+	case err == nil && !st.Mode().IsRegular():
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("-o %s: %v", path, unwrapPath(err))
+		}
+		return &outFile{f: f}, nil
+	}
+	mode := os.FileMode(0o644)
+	if err == nil {
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("-o %s: cannot write: %v", path, unwrapPath(err))
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("-o %s: %v", path, unwrapPath(err))
+	}
+	return &outFile{f: f, tmp: f.Name(), final: path}, nil
+}
+
+// unwrapPath drops the path of a *os.PathError (a temporary name the
+// user never gave).
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (o *outFile) commit() error {
+	o.done = true
+	err := o.f.Close()
+	if o.tmp == "" {
+		return err
+	}
+	if err == nil {
+		err = os.Rename(o.tmp, o.final)
+	}
+	if err != nil {
+		os.Remove(o.tmp)
+		return fmt.Errorf("-o %s: %v", o.final, unwrapPath(err))
+	}
+	return nil
+}
+
+// abort discards the output unless it was committed.
+func (o *outFile) abort() {
+	if o.done {
+		return
+	}
+	o.f.Close()
+	if o.tmp != "" {
+		os.Remove(o.tmp)
+	}
+}
+
+// sameFile reports whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// checkPlotDir makes dir and checks that a file can be created in it.
+func checkPlotDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-plot %s: %v", dir, unwrapPath(err))
+	}
+	f, err := os.CreateTemp(dir, ".pbgen-probe*")
+	if err != nil {
+		return fmt.Errorf("-plot %s: cannot write: %v", dir, unwrapPath(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -156,7 +156,9 @@ func TestSimIntegratorFailure(t *testing.T) {
 //	B = c (1 - exp(-k s))        (amount)
 //	C = 2 exp(-k s)              (amount; its concentration is half that)
 //	t = 1 + (1 - exp(-k s)) + s^2/2
-var labelsNet = sbml(`<listOfCompartments>
+var labelsNet = sbml(labelsNetBody)
+
+const labelsNetBody = `<listOfCompartments>
 <compartment id="c" spatialDimensions="3" size="2" constant="true"/>
 <compartment id="V" spatialDimensions="3" size="4" constant="false"/></listOfCompartments>
 <listOfSpecies>
@@ -177,7 +179,7 @@ var labelsNet = sbml(`<listOfCompartments>
 <reaction id="R2" reversible="false">
 <listOfReactants><speciesReference species="C" stoichiometry="1" constant="true"/></listOfReactants>
 <kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><times/><ci>k</ci><ci>C</ci><ci>V</ci></apply></math></kineticLaw></reaction>
-</listOfReactions>`)
+</listOfReactions>`
 
 // TestSimColumnNames: the time column is the only t, amount states are
 // labelled amount:<id> in the state and S columns, and the values are the

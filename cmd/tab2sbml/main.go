@@ -14,8 +14,8 @@
 // tables, so repeated runs are byte-identical. The shipped networks were
 // produced with
 //
-//	go run ./cmd/tab2sbml -o networks/PKA.xml /work/shared/models/PKA
-//	go run ./cmd/tab2sbml -o networks/CaMKII.xml /work/shared/models/CaMKII
+//	go run ./cmd/tab2sbml -o networks/PKA.xml internal/tables/testdata/PKA
+//	go run ./cmd/tab2sbml -o networks/CaMKII.xml internal/tables/testdata/CaMKII
 //	go run ./cmd/tab2sbml -raterules -o networks/Chua.xml internal/tables/testdata/Chua
 package main
 

@@ -40,6 +40,38 @@ func WriteSBML(w io.Writer, n *Network, opt *SBMLOptions) error {
 	if opt == nil {
 		opt = &SBMLOptions{}
 	}
+	id, err := n.modelID(opt)
+	if err != nil {
+		return err
+	}
+	if err := n.checkIDs(opt); err != nil {
+		return err
+	}
+	x := &xmlWriter{}
+	x.line(`<?xml version="1.0" encoding="UTF-8"?>`)
+	x.linef(`<!-- Written by tab2sbml from the tables of %s; see networks/README.md. -->`, id)
+	x.startf(`<sbml xmlns="%s" level="3" version="2">`, SBMLNamespace)
+	x.startf(`<model id="%s">`, id)
+	if !opt.RateRules && len(n.States) > 0 {
+		n.writeCompartments(x)
+		n.writeSpecies(x)
+	}
+	n.writeParameters(x, opt.RateRules)
+	if len(n.Constants)+len(n.Expressions) > 0 || opt.RateRules {
+		n.writeRules(x, opt.RateRules)
+	}
+	if !opt.RateRules && len(n.Reactions) > 0 {
+		n.writeReactions(x)
+	}
+	x.end(`</model>`)
+	x.end(`</sbml>`)
+	_, err = w.Write(x.buf.Bytes())
+	return err
+}
+
+// modelID is opt.ID or the default model id (see SBMLOptions.ID), checked
+// to be an SId used by no element of the network.
+func (n *Network) modelID(opt *SBMLOptions) (string, error) {
 	id := opt.ID
 	if id == "" {
 		// SBML ids share one namespace with the model's own id, and a
@@ -50,11 +82,17 @@ func WriteSBML(w io.Writer, n *Network, opt *SBMLOptions) error {
 		}
 	}
 	if !validID(id) {
-		return fmt.Errorf("tables: model id %q is not a valid SBML SId", id)
+		return "", fmt.Errorf("tables: model id %q is not a valid SBML SId", id)
 	}
 	if n.usesID(id) {
-		return fmt.Errorf("tables: model id %q is also the id of a network element", id)
+		return "", fmt.Errorf("tables: model id %q is also the id of a network element", id)
 	}
+	return id, nil
+}
+
+// checkIDs checks that the ids the document adds, the compartment's and
+// the reactions', clash with no other id: Load has checked the others.
+func (n *Network) checkIDs(opt *SBMLOptions) error {
 	if !opt.RateRules {
 		if _, clash := n.byName[CompartmentID]; clash {
 			return fmt.Errorf("tables: the network uses the compartment id %q for one of its own elements", CompartmentID)
@@ -70,43 +108,42 @@ func WriteSBML(w io.Writer, n *Network, opt *SBMLOptions) error {
 			return fmt.Errorf("tables: reaction id %q is also a state, parameter, constant or expression", r.ID)
 		}
 	}
+	return nil
+}
 
-	x := &xmlWriter{}
-	x.line(`<?xml version="1.0" encoding="UTF-8"?>`)
-	x.linef(`<!-- Written by tab2sbml from the tables of %s; see networks/README.md. -->`, id)
-	x.linef(`<sbml xmlns="%s" level="3" version="2">`, SBMLNamespace)
-	x.in()
-	x.linef(`<model id="%s">`, id)
-	x.in()
+// writeCompartments writes the one compartment, of size 1.
+func (n *Network) writeCompartments(x *xmlWriter) {
+	x.start(`<listOfCompartments>`)
+	x.linef(`<compartment id="%s" spatialDimensions="3" size="1" constant="true"/>`, CompartmentID)
+	x.end(`</listOfCompartments>`)
+}
 
-	if !opt.RateRules && len(n.States) > 0 {
-		x.line(`<listOfCompartments>`)
-		x.in()
-		x.linef(`<compartment id="%s" spatialDimensions="3" size="1" constant="true"/>`, CompartmentID)
-		x.out()
-		x.line(`</listOfCompartments>`)
-		x.line(`<listOfSpecies>`)
-		x.in()
-		for _, s := range n.States {
-			x.linef(`<species id="%s" compartment="%s" initialConcentration="%s" hasOnlySubstanceUnits="false" boundaryCondition="false" constant="false"/>`,
-				s.ID, CompartmentID, fmtAttr(s.Init))
-		}
-		for _, e := range n.Expressions {
-			if e.Species {
-				x.linef(`<species id="%s" compartment="%s" hasOnlySubstanceUnits="false" boundaryCondition="true" constant="false"/>`,
-					e.ID, CompartmentID)
-			}
-		}
-		x.out()
-		x.line(`</listOfSpecies>`)
+// writeSpecies writes the states, then the eliminated species as boundary
+// species (their values come from assignment rules).
+func (n *Network) writeSpecies(x *xmlWriter) {
+	x.start(`<listOfSpecies>`)
+	for _, s := range n.States {
+		x.linef(`<species id="%s" compartment="%s" initialConcentration="%s" hasOnlySubstanceUnits="false" boundaryCondition="false" constant="false"/>`,
+			s.ID, CompartmentID, fmtAttr(s.Init))
 	}
+	for _, e := range n.Expressions {
+		if e.Species {
+			x.linef(`<species id="%s" compartment="%s" hasOnlySubstanceUnits="false" boundaryCondition="true" constant="false"/>`,
+				e.ID, CompartmentID)
+		}
+	}
+	x.end(`</listOfSpecies>`)
+}
 
-	x.line(`<listOfParameters>`)
-	x.in()
+// writeParameters writes the sensitivity parameters (constant), then the
+// states if rateRules, the constants and the expressions that are not
+// species (non-constant, set by rules).
+func (n *Network) writeParameters(x *xmlWriter, rateRules bool) {
+	x.start(`<listOfParameters>`)
 	for _, p := range n.Params {
 		x.linef(`<parameter id="%s" value="%s" constant="true"/>`, p.ID, fmtAttr(p.Default))
 	}
-	if opt.RateRules {
+	if rateRules {
 		for _, s := range n.States {
 			x.linef(`<parameter id="%s" value="%s" constant="false"/>`, s.ID, fmtAttr(s.Init))
 		}
@@ -115,59 +152,38 @@ func WriteSBML(w io.Writer, n *Network, opt *SBMLOptions) error {
 		x.linef(`<parameter id="%s" constant="false"/>`, c.ID)
 	}
 	for _, e := range n.Expressions {
-		if !e.Species || opt.RateRules {
+		if !e.Species || rateRules {
 			x.linef(`<parameter id="%s" constant="false"/>`, e.ID)
 		}
 	}
-	x.out()
-	x.line(`</listOfParameters>`)
+	x.end(`</listOfParameters>`)
+}
 
-	if len(n.Constants)+len(n.Expressions) > 0 || opt.RateRules {
-		x.line(`<listOfRules>`)
-		x.in()
-		for _, c := range n.Constants {
-			x.linef(`<assignmentRule variable="%s">`, c.ID)
-			x.in()
-			x.math(&Expr{Op: OpNum, Num: c.Value})
-			x.out()
-			x.line(`</assignmentRule>`)
-		}
-		for _, e := range n.Expressions {
-			x.linef(`<assignmentRule variable="%s">`, e.ID)
-			x.in()
-			x.math(e.Expr)
-			x.out()
-			x.line(`</assignmentRule>`)
-		}
-		if opt.RateRules {
-			for i, s := range n.States {
-				x.linef(`<rateRule variable="%s">`, s.ID)
-				x.in()
-				x.math(n.rateOf(i))
-				x.out()
-				x.line(`</rateRule>`)
-			}
-		}
-		x.out()
-		x.line(`</listOfRules>`)
+// writeRules writes an assignment rule for each constant and expression,
+// in that order, and with rateRules a rate rule for each state.
+func (n *Network) writeRules(x *xmlWriter, rateRules bool) {
+	x.start(`<listOfRules>`)
+	for _, c := range n.Constants {
+		x.rule("assignmentRule", c.ID, &Expr{Op: OpNum, Num: c.Value})
 	}
-
-	if !opt.RateRules && len(n.Reactions) > 0 {
-		x.line(`<listOfReactions>`)
-		x.in()
-		for _, r := range n.Reactions {
-			n.writeReaction(x, r)
-		}
-		x.out()
-		x.line(`</listOfReactions>`)
+	for _, e := range n.Expressions {
+		x.rule("assignmentRule", e.ID, e.Expr)
 	}
+	if rateRules {
+		for i, s := range n.States {
+			x.rule("rateRule", s.ID, n.rateOf(i))
+		}
+	}
+	x.end(`</listOfRules>`)
+}
 
-	x.out()
-	x.line(`</model>`)
-	x.out()
-	x.line(`</sbml>`)
-	_, err := w.Write(x.buf.Bytes())
-	return err
+// writeReactions writes every reaction, in table order.
+func (n *Network) writeReactions(x *xmlWriter) {
+	x.start(`<listOfReactions>`)
+	for _, r := range n.Reactions {
+		n.writeReaction(x, r)
+	}
+	x.end(`</listOfReactions>`)
 }
 
 // usesID reports whether id names a state, parameter, constant,
@@ -184,35 +200,56 @@ func (n *Network) usesID(id string) bool {
 	return false
 }
 
+// writeReaction writes r: its reactants and products, its modifiers, and
+// its kinetic law.
 func (n *Network) writeReaction(x *xmlWriter, r Reaction) {
-	x.linef(`<reaction id="%s" reversible="false">`, r.ID)
-	x.in()
-	inStoch := make(map[int]bool)
-	for _, side := range []struct {
-		list string
-		sign float64
-	}{{"listOfReactants", -1}, {"listOfProducts", 1}} {
-		open := false
-		for _, t := range r.Stoch {
-			if t.Coef*side.sign <= 0 {
-				continue
-			}
-			if !open {
-				x.linef(`<%s>`, side.list)
-				x.in()
-				open = true
-			}
-			inStoch[t.State] = true
-			x.linef(`<speciesReference species="%s" stoichiometry="%s" constant="true"/>`,
-				n.States[t.State].ID, fmtAttr(math.Abs(t.Coef)))
+	x.startf(`<reaction id="%s" reversible="false">`, r.ID)
+	n.writeSide(x, r, "listOfReactants", -1)
+	n.writeSide(x, r, "listOfProducts", 1)
+	if mods := n.modifiers(r); len(mods) > 0 {
+		x.start(`<listOfModifiers>`)
+		for _, m := range mods {
+			x.linef(`<modifierSpeciesReference species="%s"/>`, m)
 		}
-		if open {
-			x.out()
-			x.linef(`</%s>`, side.list)
-		}
+		x.end(`</listOfModifiers>`)
 	}
-	// Modifiers: species named in the flux that are neither reactants nor
-	// products, states first, then eliminated species, each in table order.
+	x.start(`<kineticLaw>`)
+	// cell * flux: the reaction rate is in substance per time, and SBML
+	// divides by the compartment size to get d[S]/dt = N * flux.
+	x.math(&Expr{Op: OpMul, Args: []*Expr{{Op: OpName, Name: CompartmentID}, r.Expr}})
+	x.end(`</kineticLaw>`)
+	x.end(`</reaction>`)
+}
+
+// writeSide writes the list of the states whose coefficient in r has the
+// sign of sign, with its absolute value as stoichiometry; nothing if there
+// are none.
+func (n *Network) writeSide(x *xmlWriter, r Reaction, list string, sign float64) {
+	open := false
+	for _, t := range r.Stoch {
+		if t.Coef*sign <= 0 {
+			continue
+		}
+		if !open {
+			x.startf(`<%s>`, list)
+			open = true
+		}
+		x.linef(`<speciesReference species="%s" stoichiometry="%s" constant="true"/>`,
+			n.States[t.State].ID, fmtAttr(math.Abs(t.Coef)))
+	}
+	if open {
+		x.endf(`</%s>`, list)
+	}
+}
+
+// modifiers lists the species named in the flux of r that are neither
+// reactants nor products: states first, then eliminated species, each in
+// table order.
+func (n *Network) modifiers(r Reaction) []string {
+	inStoch := make(map[int]bool)
+	for _, t := range r.Stoch {
+		inStoch[t.State] = true
+	}
 	named := make(map[string]bool)
 	r.Expr.names(func(e *Expr) { named[e.Name] = true })
 	var mods []string
@@ -226,24 +263,7 @@ func (n *Network) writeReaction(x *xmlWriter, r Reaction) {
 			mods = append(mods, e.ID)
 		}
 	}
-	if len(mods) > 0 {
-		x.line(`<listOfModifiers>`)
-		x.in()
-		for _, m := range mods {
-			x.linef(`<modifierSpeciesReference species="%s"/>`, m)
-		}
-		x.out()
-		x.line(`</listOfModifiers>`)
-	}
-	x.line(`<kineticLaw>`)
-	x.in()
-	// cell * flux: the reaction rate is in substance per time, and SBML
-	// divides by the compartment size to get d[S]/dt = N * flux.
-	x.math(&Expr{Op: OpMul, Args: []*Expr{{Op: OpName, Name: CompartmentID}, r.Expr}})
-	x.out()
-	x.line(`</kineticLaw>`)
-	x.out()
-	x.line(`</reaction>`)
+	return mods
 }
 
 // rateOf builds sum_r N[i][r] * flux_r as a tree (for rate rules).
@@ -287,9 +307,6 @@ type xmlWriter struct {
 	indent int
 }
 
-func (x *xmlWriter) in()  { x.indent++ }
-func (x *xmlWriter) out() { x.indent-- }
-
 func (x *xmlWriter) line(s string) {
 	x.buf.WriteString(strings.Repeat("  ", x.indent))
 	x.buf.WriteString(s)
@@ -298,13 +315,33 @@ func (x *xmlWriter) line(s string) {
 
 func (x *xmlWriter) linef(format string, args ...any) { x.line(fmt.Sprintf(format, args...)) }
 
+// start writes an opening tag and indents what follows; end writes the
+// closing tag at the indentation of the opening one.
+func (x *xmlWriter) start(s string) {
+	x.line(s)
+	x.indent++
+}
+
+func (x *xmlWriter) end(s string) {
+	x.indent--
+	x.line(s)
+}
+
+func (x *xmlWriter) startf(format string, args ...any) { x.start(fmt.Sprintf(format, args...)) }
+func (x *xmlWriter) endf(format string, args ...any)   { x.end(fmt.Sprintf(format, args...)) }
+
+// rule writes a rule element (assignmentRule, rateRule) for variable.
+func (x *xmlWriter) rule(elem, variable string, e *Expr) {
+	x.startf(`<%s variable="%s">`, elem, variable)
+	x.math(e)
+	x.endf(`</%s>`, elem)
+}
+
 // math writes a <math> element holding e.
 func (x *xmlWriter) math(e *Expr) {
-	x.linef(`<math xmlns="%s">`, MathMLNamespace)
-	x.in()
+	x.startf(`<math xmlns="%s">`, MathMLNamespace)
 	x.mathml(e)
-	x.out()
-	x.line(`</math>`)
+	x.end(`</math>`)
 }
 
 var mathmlOp = map[Op]string{
@@ -330,14 +367,12 @@ func (x *xmlWriter) mathml(e *Expr) {
 	if e.Op == OpAdd || e.Op == OpMul {
 		args = flatten(e, e.Op, nil)
 	}
-	x.line(`<apply>`)
-	x.in()
+	x.start(`<apply>`)
 	x.linef(`<%s/>`, mathmlOp[e.Op])
 	for _, a := range args {
 		x.mathml(a)
 	}
-	x.out()
-	x.line(`</apply>`)
+	x.end(`</apply>`)
 }
 
 // flatten collects the operands of a chain of op.

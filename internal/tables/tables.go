@@ -128,13 +128,8 @@ func readTable(path string, want []string, optional bool) ([]row, error) {
 		r := row{file: path, line: line, cols: cols}
 		if !header {
 			header = true
-			if len(cols) != len(want) {
-				return nil, r.errorf("header has %d columns, want %d (%s)", len(cols), len(want), strings.Join(want, ", "))
-			}
-			for i, w := range want {
-				if !strings.EqualFold(cols[i], w) {
-					return nil, r.errorf("header column %d is %q, want %q", i+1, cols[i], w)
-				}
+			if err := r.checkHeader(want); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -150,6 +145,20 @@ func readTable(path string, want []string, optional bool) ([]row, error) {
 		return nil, fmt.Errorf("%s:1: empty table, want a header (%s)", path, strings.Join(want, "\t"))
 	}
 	return rows, nil
+}
+
+// checkHeader checks that r, a header, has the columns want, ignoring
+// case.
+func (r row) checkHeader(want []string) error {
+	if len(r.cols) != len(want) {
+		return r.errorf("header has %d columns, want %d (%s)", len(r.cols), len(want), strings.Join(want, ", "))
+	}
+	for i, w := range want {
+		if !strings.EqualFold(r.cols[i], w) {
+			return r.errorf("header column %d is %q, want %q", i+1, r.cols[i], w)
+		}
+	}
+	return nil
 }
 
 func parseNumber(r row, col int) (float64, error) {
@@ -189,131 +198,204 @@ func indexed(rows []row) ([]row, error) {
 // Load reads the tables of a network folder (see the package documentation
 // for the format) and resolves every name. Errors name the file and line.
 func Load(dir string) (*Network, error) {
-	n := &Network{Name: filepath.Base(filepath.Clean(dir)), byName: make(map[string]int)}
-	declared := make(map[string]row) // id -> where it was declared
-	declare := func(r row, id, kind string) error {
-		if !validID(id) {
-			return r.errorf("%s id %q is not a valid name", kind, id)
-		}
-		if id == "t" || id == "exp" {
-			return r.errorf("%s id %q is reserved", kind, id)
-		}
-		if prev, ok := declared[id]; ok {
-			return r.errorf("%s id %q already declared at %s:%d", kind, id, prev.file, prev.line)
-		}
-		declared[id] = r
-		return nil
+	l := &loader{
+		dir:      dir,
+		n:        &Network{Name: filepath.Base(filepath.Clean(dir)), byName: make(map[string]int)},
+		declared: make(map[string]row),
 	}
-
-	rows, err := readTable(filepath.Join(dir, StateFile), []string{"index", "id", "initial value"}, false)
-	if err != nil {
-		return nil, err
-	}
-	if rows, err = indexed(rows); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if err := declare(r, r.cols[1], "state"); err != nil {
+	// In this order: each table may use only the names declared before it
+	// (and expressions only earlier expressions).
+	for _, step := range []func() error{l.states, l.params, l.constants, l.expressions, l.reactions} {
+		if err := step(); err != nil {
 			return nil, err
 		}
-		v, err := parseNumber(r, 2)
-		if err != nil {
-			return nil, err
-		}
-		n.States = append(n.States, State{ID: r.cols[1], Init: v})
 	}
-
-	if rows, err = readTable(filepath.Join(dir, ParameterFile), []string{"index", "id", "default value"}, false); err != nil {
-		return nil, err
-	}
-	if rows, err = indexed(rows); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if err := declare(r, r.cols[1], "parameter"); err != nil {
-			return nil, err
-		}
-		v, err := parseNumber(r, 2)
-		if err != nil {
-			return nil, err
-		}
-		n.Params = append(n.Params, Param{ID: r.cols[1], Default: v})
-	}
-
-	if rows, err = readTable(filepath.Join(dir, ConstantFile), []string{"id", "value"}, true); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if err := declare(r, r.cols[0], "constant"); err != nil {
-			return nil, err
-		}
-		v, err := parseNumber(r, 1)
-		if err != nil {
-			return nil, err
-		}
-		n.Constants = append(n.Constants, Constant{ID: r.cols[0], Value: v})
-	}
-
-	for i, s := range n.States {
-		n.byName[s.ID] = i
-	}
-	for i, p := range n.Params {
-		n.byName[p.ID] = len(n.States) + i
-	}
-	for i, c := range n.Constants {
-		n.byName[c.ID] = n.constBase() + i
-	}
-
-	// Expressions may use only names declared above them.
-	if rows, err = readTable(filepath.Join(dir, ExpressionFile), []string{"id", "formula"}, true); err != nil {
-		return nil, err
-	}
-	exprIDs := make(map[string]bool, len(rows))
-	for _, r := range rows {
-		exprIDs[r.cols[0]] = true
-	}
-	for _, r := range rows {
-		if err := declare(r, r.cols[0], "expression"); err != nil {
-			return nil, err
-		}
-		e, err := Parse(r.cols[1])
-		if err != nil {
-			return nil, r.errorf("expression %q: %v", r.cols[0], err)
-		}
-		if err := n.resolve(e, n.exprBase()+len(n.Expressions)); err != nil {
-			if exprIDs[err.Error()] {
-				return nil, r.errorf("expression %q uses %q before it is defined", r.cols[0], err.Error())
-			}
-			return nil, r.errorf("expression %q: unknown name %q", r.cols[0], err.Error())
-		}
-		n.Expressions = append(n.Expressions, Expression{ID: r.cols[0], Formula: r.cols[1], Expr: e})
-		n.byName[r.cols[0]] = n.exprBase() + len(n.Expressions) - 1
-	}
-	n.nslots = n.exprBase() + len(n.Expressions)
-
-	if rows, err = readTable(filepath.Join(dir, ReactionFile), []string{"id", "flux", "stoichiometry (state:coefficient)"}, false); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if err := declare(r, r.cols[0], "reaction"); err != nil {
-			return nil, err
-		}
-		e, err := Parse(r.cols[1])
-		if err != nil {
-			return nil, r.errorf("reaction %q: flux: %v", r.cols[0], err)
-		}
-		if err := n.resolve(e, n.nslots); err != nil {
-			return nil, r.errorf("reaction %q: flux: unknown name %q", r.cols[0], err.Error())
-		}
-		st, err := n.parseStoich(r)
-		if err != nil {
-			return nil, err
-		}
-		n.Reactions = append(n.Reactions, Reaction{ID: r.cols[0], Flux: r.cols[1], Expr: e, Stoch: st})
-	}
+	n := l.n
 	n.markSpecies()
 	n.scratch.New = func() any { s := make([]float64, n.nslots); return &s }
 	return n, nil
+}
+
+// loader reads the tables of one folder into n, one method per table.
+// declared holds where each id was declared, so that a duplicate can name
+// the first declaration.
+type loader struct {
+	dir      string
+	n        *Network
+	declared map[string]row
+}
+
+// declare records the declaration of id on row r, which must be a valid,
+// unreserved and new name.
+func (l *loader) declare(r row, id, kind string) error {
+	if !validID(id) {
+		return r.errorf("%s id %q is not a valid name", kind, id)
+	}
+	if id == "t" || id == "exp" {
+		return r.errorf("%s id %q is reserved", kind, id)
+	}
+	if prev, ok := l.declared[id]; ok {
+		return r.errorf("%s id %q already declared at %s:%d", kind, id, prev.file, prev.line)
+	}
+	l.declared[id] = r
+	return nil
+}
+
+// declareNumber declares the id in the second-to-last column of r and
+// parses the number in the last, the layout of the state, parameter and
+// constant tables.
+func (l *loader) declareNumber(r row, kind string) (string, float64, error) {
+	idCol := len(r.cols) - 2
+	id := r.cols[idCol]
+	if err := l.declare(r, id, kind); err != nil {
+		return "", 0, err
+	}
+	v, err := parseNumber(r, idCol+1)
+	if err != nil {
+		return "", 0, err
+	}
+	return id, v, nil
+}
+
+// readIndexed reads a table with columns index, id and valueCol, in index
+// order.
+func (l *loader) readIndexed(file, valueCol string) ([]row, error) {
+	rows, err := readTable(filepath.Join(l.dir, file), []string{"index", "id", valueCol}, false)
+	if err != nil {
+		return nil, err
+	}
+	return indexed(rows)
+}
+
+// states reads State.tsv. States take slots 0..nx-1.
+func (l *loader) states() error {
+	rows, err := l.readIndexed(StateFile, "initial value")
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		id, v, err := l.declareNumber(r, "state")
+		if err != nil {
+			return err
+		}
+		l.n.byName[id] = len(l.n.States)
+		l.n.States = append(l.n.States, State{ID: id, Init: v})
+	}
+	return nil
+}
+
+// params reads Parameter.tsv. Parameters take the slots after the states.
+func (l *loader) params() error {
+	rows, err := l.readIndexed(ParameterFile, "default value")
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		id, v, err := l.declareNumber(r, "parameter")
+		if err != nil {
+			return err
+		}
+		l.n.byName[id] = len(l.n.States) + len(l.n.Params)
+		l.n.Params = append(l.n.Params, Param{ID: id, Default: v})
+	}
+	return nil
+}
+
+// constants reads Constant.tsv, if present. Constants take the slots after
+// the parameters.
+func (l *loader) constants() error {
+	rows, err := readTable(filepath.Join(l.dir, ConstantFile), []string{"id", "value"}, true)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		id, v, err := l.declareNumber(r, "constant")
+		if err != nil {
+			return err
+		}
+		l.n.byName[id] = l.n.constBase() + len(l.n.Constants)
+		l.n.Constants = append(l.n.Constants, Constant{ID: id, Value: v})
+	}
+	return nil
+}
+
+// expressions reads Expression.tsv, if present. Expressions take the slots
+// after time, in listed order.
+func (l *loader) expressions() error {
+	rows, err := readTable(filepath.Join(l.dir, ExpressionFile), []string{"id", "formula"}, true)
+	if err != nil {
+		return err
+	}
+	// All ids, to tell a use before the definition from an unknown name.
+	ids := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		ids[r.cols[0]] = true
+	}
+	for _, r := range rows {
+		if err := l.expression(r, ids); err != nil {
+			return err
+		}
+	}
+	l.n.nslots = l.n.exprBase() + len(l.n.Expressions)
+	return nil
+}
+
+// expression reads one row of Expression.tsv; it may use only the names
+// declared before it.
+func (l *loader) expression(r row, ids map[string]bool) error {
+	n, id := l.n, r.cols[0]
+	if err := l.declare(r, id, "expression"); err != nil {
+		return err
+	}
+	e, err := Parse(r.cols[1])
+	if err != nil {
+		return r.errorf("expression %q: %v", id, err)
+	}
+	slot := n.exprBase() + len(n.Expressions)
+	if err := n.resolve(e, slot); err != nil {
+		if ids[err.Error()] {
+			return r.errorf("expression %q uses %q before it is defined", id, err.Error())
+		}
+		return r.errorf("expression %q: unknown name %q", id, err.Error())
+	}
+	n.Expressions = append(n.Expressions, Expression{ID: id, Formula: r.cols[1], Expr: e})
+	n.byName[id] = slot
+	return nil
+}
+
+// reactions reads Reaction.tsv.
+func (l *loader) reactions() error {
+	rows, err := readTable(filepath.Join(l.dir, ReactionFile), []string{"id", "flux", "stoichiometry (state:coefficient)"}, false)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := l.reaction(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reaction reads one row of Reaction.tsv; its flux may use every name.
+func (l *loader) reaction(r row) error {
+	n, id := l.n, r.cols[0]
+	if err := l.declare(r, id, "reaction"); err != nil {
+		return err
+	}
+	e, err := Parse(r.cols[1])
+	if err != nil {
+		return r.errorf("reaction %q: flux: %v", id, err)
+	}
+	if err := n.resolve(e, n.nslots); err != nil {
+		return r.errorf("reaction %q: flux: unknown name %q", id, err.Error())
+	}
+	st, err := n.parseStoich(r)
+	if err != nil {
+		return err
+	}
+	n.Reactions = append(n.Reactions, Reaction{ID: id, Flux: r.cols[1], Expr: e, Stoch: st})
+	return nil
 }
 
 // validID reports whether s is an SBML SId: a letter or underscore, then

@@ -13,9 +13,6 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
-// sharedModels is where the paper's tables live, relative to this package.
-const sharedModels = "../../../shared/models"
-
 // network describes one shipped network: where its tables are and how it
 // is converted.
 type network struct {
@@ -27,18 +24,14 @@ type network struct {
 }
 
 var networks = []network{
-	{name: "PKA", dir: filepath.Join(sharedModels, "PKA"), nx: 11, np: 35, nr: 16},
-	{name: "CaMKII", dir: filepath.Join(sharedModels, "CaMKII"), nx: 21, np: 59, nr: 34},
+	{name: "PKA", dir: filepath.Join("testdata", "PKA"), nx: 11, np: 35, nr: 16},
+	{name: "CaMKII", dir: filepath.Join("testdata", "CaMKII"), nx: 21, np: 59, nr: 34},
 	{name: "Chua", dir: filepath.Join("testdata", "Chua"), rateRules: true, nx: 3, np: 2, nr: 3},
 }
 
-// load loads a network or skips the test when its tables are absent (the
-// paper's tables live outside the repository).
+// load loads a network from its vendored tables.
 func load(t *testing.T, nw network) *Network {
 	t.Helper()
-	if _, err := os.Stat(nw.dir); err != nil {
-		t.Skipf("tables of %s not found at %s", nw.name, nw.dir)
-	}
 	n, err := Load(nw.dir)
 	if err != nil {
 		t.Fatal(err)

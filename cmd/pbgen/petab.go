@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pbgen/pbgen/petab"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// paramSet collects repeated -p id=value flags.
+type paramSet map[string]float64
+
+func (s paramSet) String() string { return fmt.Sprint(map[string]float64(s)) }
+
+func (s paramSet) Set(v string) error {
+	id, val, ok := strings.Cut(v, "=")
+	if !ok || id == "" {
+		return fmt.Errorf("want id=value, found %q", v)
+	}
+	x, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a number", id, val)
+	}
+	s[id] = x
+	return nil
+}
+
+// cmdPEtab evaluates a PEtab problem, or checks it (pbgen petab check).
+func cmdPEtab(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "check" {
+		fs := newFlagSet("pbgen petab check", stderr, "pbgen petab check problem.yaml")
+		if err := parseFlags(fs, args[1:], 1); err != nil {
+			return err
+		}
+		p, err := petab.Load(fs.Arg(0))
+		if err != nil {
+			return listErrors(stdout, err)
+		}
+		p.Summary(stdout)
+		return nil
+	}
+	fs := newFlagSet("pbgen petab", stderr, "pbgen petab [flags] problem.yaml | pbgen petab check problem.yaml")
+	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp")
+	rtol := fs.Float64("rtol", 0, "relative tolerance (0: the objective's default)")
+	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
+	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
+	fim := fs.Bool("fim", false, "print the Fisher information matrix")
+	set := paramSet{}
+	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
+	jobs := fs.Int("j", 1, "experiments solved in parallel")
+	simOut := fs.String("o", "", "write the PEtab simulation table to `file`")
+	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
+	if err := parseFlags(fs, args, 1); err != nil {
+		return err
+	}
+	m, err := sens.ParseMethod(*method)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return errUsage
+	}
+	p, err := petab.Load(fs.Arg(0))
+	if err != nil {
+		return listErrors(stderr, err)
+	}
+	theta, err := p.Theta(set)
+	if err != nil {
+		return err
+	}
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "llh: %.17g\nchi2: %.17g\n", r.LLH, r.Chi2)
+	ids := p.EstimatedIDs()
+	if *grad {
+		fmt.Fprintln(stdout, "gradient:")
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		for k, id := range ids {
+			fmt.Fprintf(tw, "  %s\t%.10g\n", id, r.Grad[k])
+		}
+		tw.Flush()
+	}
+	if *fim {
+		fmt.Fprintln(stdout, "fim:")
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "\t%s\n", strings.Join(ids, "\t"))
+		for i, id := range ids {
+			row := make([]string, len(ids))
+			for j := range ids {
+				row[j] = strconv.FormatFloat(r.FIM[i][j], 'g', 6, 64)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", id, strings.Join(row, "\t"))
+		}
+		tw.Flush()
+	}
+	if *simOut != "" {
+		if err := writeFile(*simOut, func(w io.Writer) error { return p.WriteSimulations(w, r.Sim) }); err != nil {
+			return err
+		}
+	}
+	if *jsonOut != "" {
+		doc := struct {
+			LLH    float64     `json:"llh"`
+			Chi2   float64     `json:"chi2"`
+			Params []string    `json:"parameters"`
+			Grad   []float64   `json:"grad,omitempty"`
+			FIM    [][]float64 `json:"fim,omitempty"`
+		}{r.LLH, r.Chi2, ids, r.Grad, r.FIM}
+		if err := writeFile(*jsonOut, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(doc)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listErrors prints every error of a PEtab ErrorList, one a line, and
+// returns a one-line summary for the exit message.
+func listErrors(w io.Writer, err error) error {
+	l, ok := err.(petab.ErrorList)
+	if !ok {
+		return err
+	}
+	for _, e := range l {
+		fmt.Fprintln(w, e)
+	}
+	if len(l) >= petab.MaxErrors {
+		return fmt.Errorf("%d or more errors (reading stopped at %d)", len(l), petab.MaxErrors)
+	}
+	return fmt.Errorf("%d error(s)", len(l))
+}
+
+// writeFile writes a file through fill, reporting close errors.
+func writeFile(path string, fill func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

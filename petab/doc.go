@@ -1,0 +1,110 @@
+// Package petab reads PEtab parameter-estimation problems (format versions
+// 1 and, as far as the PEtab v2 test suite needs, 2) and lowers them to
+// what the runtime evaluates: a model with observables
+// (interp.Observed, a model.Model and model.Observables) and an
+// objective.Problem. Load does both; Problem.Evaluate runs the
+// log-likelihood, gradient and Fisher information through
+// runtime/objective (eval.go is the one file that calls it). Evaluate
+// builds an objective per call, which suits the command line; for
+// thousands of evaluations (optimisers, MCMC) build one with
+// objective.New(p.Model, p.Objective, opt) and call its Eval, with theta
+// on the parameter scales.
+//
+// # Reading
+//
+// The YAML file (go.yaml.in/yaml/v3, unknown keys refused) lists the
+// tables; several files of one table are read in order. TSV files are read
+// with encoding/csv (tab-separated, quotes taken literally where they are
+// not CSV quoting, a UTF-8 byte-order mark dropped); every row must have
+// the header's number of fields. v1: parameters (parameterScale lin, log,
+// log10; bounds; nominalValue; estimate 0/1; objective and initialization
+// priors uniform, normal, laplace, logNormal, logLaplace,
+// parameterScaleUniform/Normal/Laplace), wide conditions (columns naming
+// model parameters, species or compartments; a cell is a number, a
+// parameter id, or NaN/empty for "keep the model's or the pre-equilibrated
+// value"), observables (observableParameterN_<id> and noiseParameterN_<id>
+// placeholders, observableTransformation lin/log/log10, noiseDistribution
+// normal/laplace), measurements (preequilibrationConditionId,
+// simulationConditionId, time including inf, observableParameters and
+// noiseParameters as ';'-separated numbers or parameter ids, datasetId,
+// replicateId). v2: long conditions (targetValue a number, a parameter id
+// or an expression of parameters; at later periods also of states and
+// time), experiments (periods, optionally after a -inf pre-equilibration
+// period; conditions at the same time are merged), declared placeholders, noiseDistribution normal, laplace,
+// log-normal, log-laplace, estimate true/false, priorDistribution
+// including cauchy, chisquare, exponential, gamma, log-uniform, rayleigh,
+// mapping tables (aliases).
+//
+// Formulas are parsed by symbolic.ParsePEtab (time, log(x, base), sign,
+// min, max, piecewise, the PEtab operators).
+//
+// # Lowering
+//
+// The SBML model is lowered by parser (Model.ODE, compartments as
+// parameters when a condition sets one). Then, on the symbolic.ODE:
+//
+//   - every state that a condition in use sets gets an initial-value
+//     parameter petab_init_<id>, and, when some condition leaves it alone,
+//     a 0/1 flag petab_set_<id>: x0 = flag*init + (1-flag)*(model's own
+//     x0). A condition is therefore a parameter vector and
+//     x0 = InitialState(p);
+//   - a parameter-table parameter that observables use and the model lacks
+//     becomes a model parameter;
+//   - a v2 condition value that is an expression E_c enters through an
+//     indicator parameter petab_cond_<c> (1 in condition c): a state starts
+//     at init + sum I_c*E_c, a parameter k becomes k + sum I_c*(E_c - k);
+//   - SBML parameters declared constant="false" that nothing changes are
+//     taken as constant when PEtab names them;
+//   - a condition's species value is a concentration unless the species
+//     has only substance units; where the state is the amount (the
+//     compartment's size changes) it is multiplied by the initial size.
+//
+// A v2 experiment's periods after the first become objective.Periods.
+// Conditions are changes, so a later period's parameter vector collects
+// the parameter targets of the first period and of every period up to it
+// (the latest wins; a period that changes no parameter shares the
+// previous vector). States it sets become an assignment set of the model
+// (interp.Assignment, model.Assigner): the values are expressions of the
+// state, parameters and time just before the change, assigned
+// simultaneously, their derivatives formed symbolically; a species value
+// is in its units (times the compartment's new size where the state is the
+// amount of a concentration-based species), and a compartment whose size
+// changes keeps its species' concentrations (PEtab v2, unlike an SBML
+// event). A measurement at a period's start is observed after the change.
+// After a v2 pre-equilibration the simulation condition is a change too:
+// the pre-equilibration's parameter targets it does not set keep their
+// values (v1 conditions are complete vectors), and its state values that
+// depend on the state or time become a period of length 0 at the start,
+// whose assignment sees the pre-equilibrated state.
+//
+// Placeholders are the u argument of model.Observables (named "u:<id>");
+// h, sigma and their derivatives in x, p and u are formed symbolically.
+// Observable formulas see SBML ids with their value in math (species in
+// their units, assignment-rule targets, compartments, reactions).
+//
+// The objective.Problem holds the parameter table (linear bounds and
+// nominal values), the estimated parameters (theta's order), every
+// condition in use as Values (a constant or an estimated parameter), the
+// experiments (v1: one per distinct pre-equilibration/simulation pair; v2:
+// one per experiment id) with Reinit (the states the simulation condition
+// sets to a value, re-initialised after pre-equilibration), T0 and
+// Periods, and the data sorted by time. Problem.Rows maps each datum back to its
+// measurement row.
+//
+// # Not supported
+//
+// SBML events (the SBML reader refuses them), parameter values depending
+// on states or time (state values may at later periods and after
+// pre-equilibration; PEtab forbids them in an experiment's first period),
+// a later period's parameter value that is an expression of a parameter a
+// condition of the experiment sets, several models and required v2
+// extensions. Each is an
+// error that says "not supported" where it is detected.
+//
+// # Errors
+//
+// Every data-dependent failure is an ErrorList of *Error (file, line,
+// column, message), sorted, at most MaxErrors; Load does not stop at the
+// first. Accepted oddities (an estimated parameter's nominal value outside
+// its bounds) are Problem.Warnings.
+package petab

@@ -1,0 +1,64 @@
+package petab
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+// WriteSimulations writes the PEtab simulation table: the measurement
+// table's identifying columns with sim (one value per measurement, in
+// Measurements order) in the simulation column.
+func (p *Problem) WriteSimulations(w io.Writer, sim []float64) error {
+	if len(sim) != len(p.Measurements) {
+		return fmt.Errorf("petab: %d simulated values for %d measurements", len(sim), len(p.Measurements))
+	}
+	bw := bufio.NewWriter(w)
+	cols := []string{"observableId", "preequilibrationConditionId", "simulationConditionId", "time", "simulation", "observableParameters", "noiseParameters", "datasetId", "replicateId"}
+	if p.Version == 2 {
+		cols = []string{"observableId", "experimentId", "time", "simulation", "observableParameters", "noiseParameters"}
+	}
+	bw.WriteString(strings.Join(cols, "\t") + "\n")
+	f := func(v float64) string {
+		if math.IsInf(v, 1) {
+			return "inf" // PEtab's spelling of a steady-state time
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	for i, m := range p.Measurements {
+		var row []string
+		if p.Version == 2 {
+			row = []string{m.ObservableID, m.Experiment, f(m.Time), f(sim[i]), strings.Join(m.ObsParams, ";"), strings.Join(m.NoiseParams, ";")}
+		} else {
+			row = []string{m.ObservableID, m.Preeq, m.Sim, f(m.Time), f(sim[i]), strings.Join(m.ObsParams, ";"), strings.Join(m.NoiseParams, ";"), m.DatasetID, m.ReplicateID}
+		}
+		bw.WriteString(strings.Join(row, "\t") + "\n")
+	}
+	return bw.Flush()
+}
+
+// Summary describes a loaded problem (for pbgen petab check).
+func (p *Problem) Summary(w io.Writer) {
+	fmt.Fprintf(w, "%s: PEtab v%d, model %q (%s)\n", p.Path, p.Version, p.SBML.ID, p.SBML.File)
+	fmt.Fprintf(w, "  states: %d, model parameters: %d (after lowering)\n", model.NumStates(p.Model), model.NumParams(p.Model))
+	fmt.Fprintf(w, "  conditions: %d (%d in use), experiments: %d\n", len(p.Conditions), len(p.Objective.Conditions), len(p.Objective.Experiments))
+	fmt.Fprintf(w, "  observables: %d, measurements: %d\n", len(p.Observables), len(p.Measurements))
+	fmt.Fprintf(w, "  parameters: %d, estimated: %d\n", len(p.Parameters), len(p.Objective.Estimated))
+	preeq := 0
+	for _, x := range p.Objective.Experiments {
+		if x.Preeq >= 0 {
+			preeq++
+		}
+	}
+	if preeq > 0 {
+		fmt.Fprintf(w, "  experiments with pre-equilibration: %d\n", preeq)
+	}
+	for _, x := range p.Warnings {
+		fmt.Fprintf(w, "warning: %v\n", x)
+	}
+}

@@ -1,0 +1,126 @@
+// Package objective evaluates the log-likelihood of an estimation problem
+// (PEtab semantics), its gradient and the Fisher information from a model
+// with observables (model.Observables) and the problem's data, with S from
+// runtime/sens. It imports only runtime/... (and gonum), so a compiled
+// problem runs without the generator.
+//
+// # Parameters
+//
+// theta holds the estimated parameters (Problem.Estimated, Params()) on
+// their parameter scales (lin, log, log10); a Value{Theta: a} anywhere in
+// the problem (condition parameters, placeholders) takes theta[a]'s linear
+// value. Nominal() is the parameter table's nominal point on those scales.
+//
+// # Likelihood
+//
+// For a datum m of an observable with transformation z (identity, log,
+// log10), simulated value h and noise scale sigma, r = (z(h) - z(m)) /
+// sigma and, as the PEtab noise distributions define them,
+//
+//	normal:  llh = -log(sqrt(2 pi) sigma) - r^2/2 + J
+//	Laplace: llh = -log(2 sigma) - |r| + J
+//
+// with J = 0, -log(m), -log(m ln 10) the Jacobian of the transformation at
+// the measurement (log-normal and log-Laplace are densities of m). LLH sums
+// over data (larger is better), Res holds r and Chi2 the sum of r^2 for
+// both distributions (as PEtab's residuals are normalised by sigma
+// whatever the distribution).
+//
+// # Priors
+//
+// LogPrior sums the objective priors' log densities: of the linear value
+// for the v1 kinds uniform, normal, laplace, logNormal, logLaplace and the
+// v2 kinds (cauchy, chisquare, exponential, gamma, log-uniform, rayleigh),
+// of theta for the parameterScale kinds, without a change-of-variables
+// Jacobian (PEtab states priors this way; LogPost is then the MAP
+// objective, but not a log density in theta when a linear-value prior sits
+// on a log-scaled parameter, which a sampler in theta would need). A prior
+// with Truncate (PEtab v2) is restricted to the parameter's bounds and
+// divided by its mass there.
+// Outside a prior's support LogPrior is -Inf. LogPost = LLH + LogPrior.
+// Grad is dLLH/dtheta and GradPrior dLogPrior/dtheta, kept apart so that
+// maximum-likelihood users take Grad and MAP or sampling users add them;
+// with FIM, HessPrior is the diagonal of LogPrior's Hessian (for a
+// posterior metric FIM - diag(HessPrior)).
+//
+// # Gradient and Fisher information
+//
+// Every path from theta is chained: the state (dh/dx S, dsigma/dx S), the
+// simulation condition's model parameters (dh/dp dp/dtheta), the
+// placeholders (dh/du du/dtheta) and the noise scale, with
+// d(linear)/d(theta) for the scale. FIM is the expected Fisher information
+// of the likelihood in theta on the transformed scale: per datum
+// (dz/dtheta)(dz/dtheta)^T/sigma^2 + w (dsigma/dtheta)(dsigma/dtheta)^T/
+// sigma^2 with w = 2 for normal noise and w = 1 for Laplace noise (the
+// information of a Laplace location and of its scale are both 1/sigma^2,
+// and the two are orthogonal).
+//
+// # Sensitivities: one column per theta
+//
+// runtime/sens computes S with respect to the model's parameters. Here the
+// columns are the thetas that reach an experiment's dynamics instead: the
+// model is wrapped so that its parameter derivative is Jp dp/dtheta (see
+// thetaModel). A theta that sets a parameter only in the
+// pre-equilibration condition still moves the simulation's start x0, and
+// S(t) = Phi(t) S0 + ... can carry that direction only in a column of its
+// own; with theta columns, pre-equilibration, re-initialisation, several
+// model parameters mapped to one theta and the simulation condition all
+// add up in the same column, and the number of columns is the number of
+// thetas reaching the dynamics. Without Grad and FIM no columns are
+// computed.
+//
+// # Periods
+//
+// An experiment with Periods (PEtab v2 experiments with several periods)
+// switches condition at each period's start T0: the parameters become
+// those of the period's condition, and the model's assignment set
+// (model.Assigner) sets states x_i := g_i(T0, x, p) from the state and the
+// parameters just before T0, with S_i := dg_i/dx S + dg_i/dp dp/dtheta;
+// other states keep x and S. Each period restarts the solver at T0
+// (sens.Solver.SolveFrom with the state and S reached). All periods share
+// the experiment's sensitivity columns (the thetas of every period's
+// condition), so S passes from one to the next without re-indexing. A
+// datum at a period's T0 is observed after the change; data at +Inf at the
+// steady state of the last period. Periods after the last datum are not
+// simulated.
+//
+// # Pre-equilibration and steady state
+//
+// An experiment with a pre-equilibration condition starts from
+// x0 = InitialState(p_preeq), S0 = InitialSens(p_preeq) dp/dtheta and
+// goes to steady state (below). Then the simulation condition
+// applies: states in Reinit take InitialState(p_sim) and their S rows from
+// InitialSens(p_sim) dp_sim/dtheta, the others keep their values and
+// sensitivities. Data at T = +Inf are evaluated (with t = +Inf passed to
+// Observe) at the steady state of the simulation condition, reached from
+// the last finite output time (or T0).
+//
+// Steady state is reached by integrating the state alone in chunks of
+// length 1, 10, 100, ... (each restarting the integrator from the state
+// reached) until max_i |f_i|/(SteadyATol + SteadyRTol |x_i|) < 1, or fails
+// after SteadyTMax. Newton steps then polish x and the sensitivities are
+// solved for: with the conservation laws L of the model (L f = 0, found at
+// New as the left null space of [Jx Jp] at sampled states), Jx S = -Jp and
+// L S = L S0 combine into one regular system (Jx + L^T L) S =
+// -Jp + L^T L S0, so singular Jx from conserved moieties is handled
+// without integrating S. When that matrix is singular or ill-conditioned,
+// or x is not within the tolerances of an exact root (a degenerate steady
+// state approached algebraically), x and S are integrated together to
+// steady state instead, the test extended to dS/dt = Jx S + Jp
+// (Stats.SensFallbacks counts these), and that experiment's steady state
+// integrates S directly on later evaluations: the cause is structural (in
+// Raimundez_PCB2020 a complex that no rate depends on makes Jx singular
+// beyond the conservation laws). See steady.go.
+//
+// # Workers, allocation, errors
+//
+// With Options.Workers > 1 the experiments are assigned round robin to
+// that many goroutines, each with its own solvers; each experiment's
+// contribution is kept apart and they are summed in experiment order, so
+// the result does not depend on Workers. After the first Eval, Eval
+// allocates nothing (for any Workers) as long as the solvers' step counts
+// do not grow. A failed solve, a non-finite or non-positive (log
+// transformation) simulated value or a sigma <= 0 is an error naming the
+// experiment, its conditions, the datum, observable and time; LLH is then
+// not meaningful. Misuse (a theta of the wrong length) panics.
+package objective

@@ -1,0 +1,367 @@
+package objective
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/pbgen/pbgen/runtime/internal/dense"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// Steady state.
+//
+// The state is integrated alone to steady state (chunks of length 1, 10,
+// 100, ... restarted from the state reached, until
+// max_i |f_i| / (SteadyATol + SteadyRTol |x_i|) < 1), then polished by
+// Newton's method and the sensitivities are solved for, not integrated:
+// x_ss is fixed by f(x_ss, p) = 0 together with the conserved totals
+// L x_ss = L x0 (L: the conservation laws, L f = 0 for all x and p), so
+//
+//	Jx S + Jp = 0,  L S = L S0,
+//
+// which the bordered matrix A = Jx + s L^T L (L with orthonormal rows,
+// s > 0 a scale) turns into one square solve A S = -Jp + s L^T (L S0):
+// multiplying by L gives s L L^T L S = s L L^T L S0 (as L Jx = 0,
+// L Jp = 0), so L S = L S0, and then Jx S = -Jp. A is non-singular when the steady state is hyperbolic within
+// its conservation class. The same A gives the Newton steps (which keep
+// L x). When A is singular or ill-conditioned, or the solved S does not
+// satisfy Jx S + Jp = 0 within the steady-state tolerances (a direction
+// mistaken for a conservation law), the phase is redone integrating S
+// with x (the robust path: integration carries L S0 along by itself).
+
+// conservation returns the conservation laws of m (k x nx row-major,
+// orthonormal rows): the left null space of [Jx Jp] sampled at three
+// random states near x0(p). Columns are scaled to unit norm first, which
+// keeps the left null space and makes the rank decision independent of
+// the parameters' units. Nil when the model has none or a sample is not
+// finite.
+func conservation(m model.Model, p []float64) []float64 {
+	nx, np := model.NumStates(m), model.NumParams(m)
+	if nx == 0 {
+		return nil
+	}
+	const samples = 3
+	cols := samples * (nx + np)
+	mm := mat.NewDense(nx, cols, nil)
+	x0, x := make([]float64, nx), make([]float64, nx)
+	jx, jp := make([]float64, m.JxPattern().NNZ()), make([]float64, m.JpPattern().NNZ())
+	dx, dp := make([]float64, nx*nx), make([]float64, nx*np)
+	m.InitialState(x0, p)
+	scale := 1.0
+	for _, v := range x0 {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for s := 0; s < samples; s++ {
+		for i, v := range x0 {
+			x[i] = math.Abs(v)*(0.5+rng.Float64()) + 0.1*scale*rng.Float64()
+		}
+		m.Jx(jx, 0, x, p)
+		m.Jp(jp, 0, x, p)
+		m.JxPattern().ScatterTo(dx, jx)
+		m.JpPattern().ScatterTo(dp, jp)
+		for i := 0; i < nx; i++ {
+			for j := 0; j < nx; j++ {
+				mm.Set(i, s*(nx+np)+j, dx[i*nx+j])
+			}
+			for j := 0; j < np; j++ {
+				mm.Set(i, s*(nx+np)+nx+j, dp[i*np+j])
+			}
+		}
+	}
+	for j := 0; j < cols; j++ {
+		n := mat.Norm(mm.ColView(j), 2)
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return nil
+		}
+		if n > 0 {
+			for i := 0; i < nx; i++ {
+				mm.Set(i, j, mm.At(i, j)/n)
+			}
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(mm, mat.SVDThinU) {
+		return nil
+	}
+	sv := svd.Values(nil)
+	var u mat.Dense
+	svd.UTo(&u)
+	tol := 1e-10 * math.Max(sv[0], 1e-300) * float64(nx)
+	var l []float64
+	for c := 0; c < nx; c++ {
+		if c < len(sv) && sv[c] > tol {
+			continue
+		}
+		for i := 0; i < nx; i++ {
+			l = append(l, u.At(i, c))
+		}
+	}
+	return l
+}
+
+// steady brings (x, S) of group g from t0 to steady state and returns the
+// time reached; x and S (S0 on entry) are overwritten.
+//
+// phase is 0 for pre-equilibration, 1 for the simulation condition's
+// steady state. Once a phase of an experiment has had to integrate S, it
+// does so directly on later evaluations (the reason, a steady state that
+// is singular beyond its conservation laws, is structural: a state that
+// accumulates without acting on the others, a reaction switched off in
+// that condition), instead of integrating the state twice every time.
+func (w *worker) steady(e, phase, g int, x, S []float64, t0 float64) (float64, error) {
+	tm := w.models[g]
+	nx, nc := tm.nx, tm.nc
+	pt := &w.c.part[e]
+	if nc > 0 && pt.integrateS[phase] {
+		pt.stats.SensFallbacks++
+		return w.steadySens(e, g, x, S, t0)
+	}
+	copy(w.x0c, x)
+	copy(w.s0c[:nx*nc], S)
+	t, err := w.steadyState(e, g, x, t0)
+	if err != nil {
+		return t, err
+	}
+	ok := w.polish(tm, t, x)
+	if nc == 0 {
+		return t, nil
+	}
+	if ok && w.solveSens(tm, t, x, S) {
+		return t, nil
+	}
+	// The robust path: integrate x and S together.
+	pt.stats.SensFallbacks++
+	pt.integrateS[phase] = true
+	copy(x, w.x0c)
+	copy(S, w.s0c[:nx*nc])
+	return w.steadySens(e, g, x, S, t0)
+}
+
+// steadyState integrates x alone from t0 until f is negligible.
+func (w *worker) steadyState(e, g int, x []float64, t0 float64) (float64, error) {
+	tm, sv := w.models[g], w.odes[g]
+	t, h := t0, 1.0
+	tmax := t0 + w.c.opt.SteadyTMax
+	for {
+		if fs := w.fScale(tm, t, x); fs < 1 {
+			return t, nil
+		} else if t >= tmax || math.IsNaN(fs) {
+			return t, fmt.Errorf("no steady state by t = %g (max |f_i|/(atol+rtol|x_i|) = %.3g)", t, fs)
+		}
+		w.ts[0] = min(t+h, tmax)
+		err := sv.Integrate(&w.tr, w.q[:tm.nc], x, t, w.ts[:])
+		st := &w.c.part[e].stats
+		st.Solves++
+		st.SteadyChunks++
+		st.Steps += sv.Stats().Steps
+		st.Rejected += sv.Stats().Rejected
+		if err != nil {
+			return t, err
+		}
+		copy(x, w.tr.XAt(w.tr.Len()-1))
+		t = w.ts[0]
+		h *= 10
+	}
+}
+
+// steadySens integrates (x, S) of group g from t0 until f and dS/dt are
+// negligible, in chunks of growing length restarted from the state
+// reached.
+func (w *worker) steadySens(e, g int, x, S []float64, t0 float64) (float64, error) {
+	tm, sv := w.models[g], w.solvers[g]
+	nc := tm.nc
+	t, h := t0, 1.0
+	tmax := t0 + w.c.opt.SteadyTMax
+	for {
+		if w.isSteady(tm, t, x, S) {
+			return t, nil
+		}
+		if t >= tmax {
+			return t, fmt.Errorf("no steady state by t = %g (max |f_i|/(atol+rtol|x_i|) = %.3g)", t, w.fScale(tm, t, x))
+		}
+		w.ts[0] = min(t+h, tmax)
+		st := sens.Start{T0: t, X0: x, S0: S}
+		err := sv.SolveFrom(&w.ssRes, w.q[:nc], &st, w.ts[:])
+		w.count(e, &w.ssRes, true)
+		if err != nil {
+			return t, err
+		}
+		copy(x, w.ssRes.XAt(0))
+		copy(S, w.ssRes.SAt(0))
+		t = w.ts[0]
+		h *= 10
+	}
+}
+
+// bordered writes A = Jx + s L^T L at (t, x) into w.a and factors it;
+// false when a pivot is zero or below 1e-13 of the largest (too
+// ill-conditioned to trust the solve). s = max |Jx_ij| (kept in w.lscale
+// for the right-hand side of the S solve) puts the bordering on the scale
+// of Jx; any s > 0 gives the same solutions.
+func (w *worker) bordered(tm *thetaModel, t float64, x []float64) bool {
+	nx := tm.nx
+	tm.Jx(w.jx, t, x, nil)
+	a := w.a
+	tm.JxPattern().ScatterTo(a, w.jx)
+	sc := 0.0
+	for _, v := range w.jx {
+		sc = math.Max(sc, math.Abs(v))
+	}
+	if !(sc > 0) || math.IsInf(sc, 0) {
+		sc = 1
+	}
+	w.lscale = sc
+	l := w.c.consL
+	for r := 0; r+nx <= len(l); r += nx {
+		lr := l[r : r+nx]
+		for i, li := range lr {
+			if li == 0 {
+				continue
+			}
+			row := a[i*nx : (i+1)*nx]
+			for j, lj := range lr {
+				row[j] += sc * li * lj
+			}
+		}
+	}
+	if !dense.Factor(a, nx, w.piv) {
+		return false
+	}
+	lo, hi := math.Inf(1), 0.0
+	for i := 0; i < nx; i++ {
+		d := math.Abs(a[i*nx+i])
+		lo, hi = math.Min(lo, d), math.Max(hi, d)
+	}
+	return lo > 1e-13*hi
+}
+
+// polish takes Newton steps A dx = -f (which keep the conserved totals)
+// while they reduce f, at most four. It reports whether x is then within
+// the steady-state tolerances of an exact root with a usable A (the last
+// Newton correction below them): only then does the solved S describe the
+// steady state. Near a degenerate steady state (x' = -x^3 at 0) f is small
+// but the root is far in units of the tolerances, the remaining approach
+// is not exponential and S must be integrated.
+func (w *worker) polish(tm *thetaModel, t float64, x []float64) bool {
+	rt, at := w.c.opt.SteadyRTol, w.c.opt.SteadyATol
+	fs := w.fScale(tm, t, x)
+	for it := 0; ; it++ {
+		if !w.bordered(tm, t, x) {
+			return false
+		}
+		dx := w.dx
+		tm.F(dx, t, x, nil)
+		dense.Solve(w.a, tm.nx, w.piv, dx)
+		step := 0.0
+		for i, v := range dx {
+			w.xn[i] = x[i] - v
+			step = math.Max(step, math.Abs(v)/(at+rt*math.Abs(x[i])))
+		}
+		if !(step < 1e-3) && it < 4 {
+			if fn := w.fScale(tm, t, w.xn); fn < fs {
+				copy(x, w.xn)
+				fs = fn
+				continue
+			}
+		}
+		return step < 1
+	}
+}
+
+// solveSens writes the steady-state S into S (S0 on entry) with A
+// factored at x; false (S unchanged) when the solution is not finite or
+// does not satisfy Jx S + Jp = 0 within the steady-state tolerances.
+func (w *worker) solveSens(tm *thetaModel, t float64, x, S []float64) bool {
+	nx, nc := tm.nx, tm.nc
+	rhs := w.rhs[:nx*nc]
+	jp := w.jp[:tm.jpPat.NNZ()]
+	tm.Jp(jp, t, x, nil)
+	tm.jpPat.ScatterTo(rhs, jp)
+	for i := range rhs {
+		rhs[i] = -rhs[i]
+	}
+	// + s L^T (L S0).
+	l := w.c.consL
+	ls := w.ls[:nc]
+	sc := w.lscale
+	for r := 0; r+nx <= len(l); r += nx {
+		lr := l[r : r+nx]
+		clear(ls)
+		for i, li := range lr {
+			if li != 0 {
+				for c, v := range S[i*nc : (i+1)*nc] {
+					ls[c] += li * v
+				}
+			}
+		}
+		for i, li := range lr {
+			if li != 0 {
+				for c, v := range ls {
+					rhs[i*nc+c] += sc * li * v
+				}
+			}
+		}
+	}
+	dense.SolveMulti(w.a, nx, w.piv, rhs, nc)
+	if !w.isSteady(tm, t, x, rhs) {
+		return false
+	}
+	copy(S, rhs)
+	return true
+}
+
+// fScale is max_i |f_i| / (atol + rtol |x_i|) (NaN if f is not finite).
+func (w *worker) fScale(tm *thetaModel, t float64, x []float64) float64 {
+	rt, at := w.c.opt.SteadyRTol, w.c.opt.SteadyATol
+	tm.F(w.f, t, x, nil)
+	m := 0.0
+	for i, v := range w.f {
+		r := math.Abs(v) / (at + rt*math.Abs(x[i]))
+		if !(r <= m) {
+			m = r
+		}
+	}
+	return m
+}
+
+// isSteady reports whether f and dS/dt = Jx S + Jp are negligible.
+func (w *worker) isSteady(tm *thetaModel, t float64, x, S []float64) bool {
+	if !(w.fScale(tm, t, x) < 1) {
+		return false
+	}
+	nc := tm.nc
+	if nc == 0 {
+		return true
+	}
+	rt, at := w.c.opt.SteadyRTol, w.c.opt.SteadyATol
+	tm.Jx(w.jx, t, x, nil)
+	jp := w.jp[:tm.jpPat.NNZ()]
+	tm.Jp(jp, t, x, nil)
+	jxp, jpp := tm.JxPattern(), tm.jpPat
+	ds := w.ds[:nc] // a row of dS/dt
+	for i := 0; i < tm.nx; i++ {
+		clear(ds)
+		for k := jxp.RowPtr[i]; k < jxp.RowPtr[i+1]; k++ {
+			v := w.jx[k]
+			row := S[jxp.ColIdx[k]*nc : (jxp.ColIdx[k]+1)*nc]
+			for col, sv := range row {
+				ds[col] += v * sv
+			}
+		}
+		for k := jpp.RowPtr[i]; k < jpp.RowPtr[i+1]; k++ {
+			ds[jpp.ColIdx[k]] += jp[k]
+		}
+		si := S[i*nc : (i+1)*nc]
+		for col, v := range ds {
+			if !(math.Abs(v) < at+rt*math.Abs(si[col])) {
+				return false
+			}
+		}
+	}
+	return true
+}
