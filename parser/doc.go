@@ -67,7 +67,10 @@
 //
 // A document may have at most MaxBytes bytes and MaxDepth levels of
 // element nesting (MathML included); a function call may have at most
-// 1024 arguments; recursive function definitions are refused. The
+// 1024 arguments; recursive function definitions are refused, and math
+// may nest at most symbolic.MaxDepth levels counting the bodies of the
+// functions it calls (a chain of definitions each calling the previous
+// one recurses that deep when expanded). The
 // document is read as a stream: the outer levels (<sbml>, <model>, the
 // lists) one element at a time, each component (a species, a reaction
 // with its math) as a small tree that is dropped once read, so memory

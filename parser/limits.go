@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pbgen/pbgen/symbolic"
 )
 
 // MaxExprSize bounds the expressions built from one document, in the
@@ -78,6 +80,7 @@ func (r *reader) expansionSizes() map[*funcDef]float64 {
 		}
 		return total
 	}
+	depth := 0
 	size = func(f *funcDef) float64 {
 		switch state[f] {
 		case 1:
@@ -85,9 +88,14 @@ func (r *reader) expansionSizes() map[*funcDef]float64 {
 		case 2:
 			return sizes[f]
 		}
+		if depth >= symbolic.MaxDepth {
+			return 0 // conversion reports the nesting
+		}
+		depth++
 		state[f] = 1
 		s := body(f.body, make(map[int]bool))
 		state[f] = 2
+		depth--
 		sizes[f] = s
 		return s
 	}

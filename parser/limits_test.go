@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pbgen/pbgen/symbolic"
 )
 
 // nestedDoc defines f0(x) = sin(x) + x and f_i(x) = f_{i-1}(f_{i-1}(x))
@@ -75,6 +77,19 @@ func TestExpansionLimits(t *testing.T) {
 		if d := time.Since(start); d > 20*time.Second {
 			t.Errorf("%s: took %v", c.name, d)
 		}
+	}
+	// A chain of definitions, each calling the previous one: the
+	// expansion recurses as deep as the chain is long.
+	var chain strings.Builder
+	chain.WriteString("<listOfFunctionDefinitions>\n" + `<functionDefinition id="g0">` + ma(`<lambda><bvar><ci>x</ci></bvar><apply><sin/><ci>x</ci></apply></lambda>`) + "</functionDefinition>\n")
+	n := symbolic.MaxDepth + 100
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&chain, `<functionDefinition id="g%d">`+ma(`<lambda><bvar><ci>x</ci></bvar><apply><ci>g%d</ci><ci>x</ci></apply></lambda>`)+"</functionDefinition>\n", i, i-1)
+	}
+	chain.WriteString("</listOfFunctionDefinitions>\n")
+	doc := l3(chain.String() + basics + law(fmt.Sprintf("<apply><ci>g%d</ci><ci>S</ci></apply>", n)))
+	if _, err := Read(strings.NewReader(doc), "deep.xml"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf(`reaction "R": math nested deeper than %d levels`, symbolic.MaxDepth)) {
+		t.Errorf("chain of %d definitions: got %v", n, err)
 	}
 	// Below the limits the same shapes read and lower.
 	for _, doc := range []string{nestedDoc(6), rules(200)} {

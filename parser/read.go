@@ -76,6 +76,8 @@ type reader struct {
 	pending []pending
 	calls   []*mnode // function calls being expanded, outermost first
 	rxByID  map[string]*Reaction
+	depth   int  // conv recursion depth
+	tooDeep bool // the depth error was reported
 }
 
 func (r *reader) errorf(line int, el, id, format string, args ...any) {
@@ -821,6 +823,19 @@ func (r *reader) nan() *symbolic.Node { return r.m.B.Const(math.NaN()) }
 // conv converts a MathML node to a symbolic expression. After an error it
 // returns NaN (the model is discarded anyway).
 func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
+	// Expanded function bodies nest inside their calls, so a chain of
+	// definitions each calling the next recurses as deep as the chain is
+	// long; no valid model comes near symbolic.MaxDepth (Build refuses
+	// expressions higher than that anyway).
+	if r.depth >= symbolic.MaxDepth {
+		if !r.tooDeep {
+			r.tooDeep = true
+			r.errorf(n.line, sc.el, sc.id, "math nested deeper than %d levels (counting expanded function bodies)", symbolic.MaxDepth)
+		}
+		return r.nan()
+	}
+	r.depth++
+	defer func() { r.depth-- }()
 	b := r.m.B
 	switch n.kind {
 	case mNum:
