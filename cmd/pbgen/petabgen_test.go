@@ -47,6 +47,31 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 	return cases
 }
 
+// TestGeneratedPEtabPackageIsFresh regenerates the shipped PEtab package
+// and compares it byte for byte with generated/camkiipetab (go generate
+// reproduces it), as TestGeneratedPackagesAreFresh does for the networks.
+func TestGeneratedPEtabPackageIsFresh(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := pbgen(t, "petab", "-gen", "-o", dir, "-pkg", "camkiipetab", "../../networks/petab/CaMKII/problem.yaml"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	if len(files) < 2 {
+		t.Fatalf("generated %d files, want the model and the problem", len(files))
+	}
+	for _, f := range files {
+		got, _ := os.ReadFile(f)
+		want, err := os.ReadFile(filepath.Join("../../generated/camkiipetab", filepath.Base(f)))
+		if err != nil {
+			t.Errorf("%v (run go generate ./generated/...)", err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("generated/camkiipetab/%s is stale (run go generate ./generated/...)", filepath.Base(f))
+		}
+	}
+}
+
 // TestPEtabGenerated generates a package with pbgen petab -gen for each
 // problem into a temporary module and runs there a test that compares the
 // generated package with the interpreted path (petab.Load): the embedded
