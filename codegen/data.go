@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 
@@ -104,6 +105,31 @@ func (g *generator) problemDecls() []jen.Code {
 	}
 }
 
+// isZero reports whether v is its type's zero value bit for bit, so that
+// leaving it out of a literal changes nothing: unlike reflect's IsZero
+// (which follows ==), a negative zero is not zero here.
+func isZero(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Float64, reflect.Float32:
+		return math.Float64bits(v.Float()) == 0
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !isZero(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range v.Len() {
+			if !isZero(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return v.IsZero()
+}
+
 // typeCode is the Go type expression of t, qualified by its package.
 func typeCode(t reflect.Type) *jen.Statement {
 	if t.Name() != "" {
@@ -161,7 +187,7 @@ func literal(v reflect.Value, top bool) jen.Code {
 		t := v.Type()
 		for i := range t.NumField() {
 			f := v.Field(i)
-			if f.IsZero() {
+			if isZero(f) {
 				continue
 			}
 			var val jen.Code
