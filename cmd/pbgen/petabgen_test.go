@@ -47,6 +47,57 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 	return cases
 }
 
+// TestPEtabGenFlags checks the command line of pbgen petab -gen: the
+// evaluation flags and a bad -pkg are usage errors (exit 2) that write
+// nothing, -pkg without -gen too, a bad problem is a failure (exit 1), and
+// without -o the package goes to ./NAME, NAME the model id in lower case.
+func TestPEtabGenFlags(t *testing.T) {
+	prob, err := filepath.Abs("../../networks/petab/Perelson_Science1996/Perelson_Science1996.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-gen", "-grad", "-o", out, prob}, 2, "-grad cannot be used with -gen"},
+		{[]string{"-gen", "-p", "c=1", "-method", "fs", "-o", out, prob}, 2, "-method, -p cannot be used with -gen"},
+		{[]string{"-gen", "-pkg", "main", "-o", out, prob}, 2, "main package cannot be imported"},
+		{[]string{"-gen", "-pkg", "a-b", "-o", out, prob}, 2, "not a Go identifier"},
+		{[]string{"-pkg", "x", prob}, 2, "-pkg is a flag of -gen"},
+		{[]string{"-gen", "-o", out, filepath.Join(dir, "nosuch.yaml")}, 1, "nosuch.yaml"},
+	} {
+		code, _, stderr := pbgen(t, append([]string{"petab"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("pbgen petab %q: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("pbgen petab %q wrote %s", c.args, out)
+		}
+	}
+	t.Chdir(dir)
+	p, err := petab.Load(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := packageName(p.System.ODE.Name)
+	if code, _, stderr := pbgen(t, "petab", "-gen", prob); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"model.go", "problem.go"} {
+		src, err := os.ReadFile(filepath.Join(dir, name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(src, []byte("\npackage "+name+"\n")) {
+			t.Errorf("%s/%s is not package %s", name, f, name)
+		}
+	}
+}
+
 // TestGeneratedPEtabPackageIsFresh regenerates the shipped PEtab package
 // and compares it byte for byte with generated/camkiipetab (go generate
 // reproduces it), as TestGeneratedPackagesAreFresh does for the networks.
