@@ -43,7 +43,8 @@ type Options struct {
 	// literal: a pointer to a struct of exported fields that are numbers,
 	// strings, booleans, arrays, slices and structs of the same (for
 	// pbgen, a *objective.Problem). The generated package then imports the
-	// struct's package; see the package doc, "Estimation problems".
+	// struct's package; see the package doc, "Observables and estimation
+	// problems".
 	Problem any
 }
 
