@@ -130,6 +130,40 @@ func isZero(v reflect.Value) bool {
 	return v.IsZero()
 }
 
+// maxFlat is the longest slice of composites that a literal writes on one
+// line: a datum's placeholder values fit, a condition's parameter vector
+// does not.
+const maxFlat = 4
+
+// flat reports whether v is written on one line: a number, or a struct,
+// array or slice of flat parts whose composite slices are at most maxFlat
+// long. A measurement (objective.Datum with its placeholders) is then one
+// line, and a problem of thousands of measurements is thousands of lines.
+func flat(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !flat(v.Field(i)) {
+				return false
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		k := v.Type().Elem().Kind()
+		if k != reflect.Struct && k != reflect.Slice && k != reflect.Array {
+			return true
+		}
+		if v.Len() > maxFlat {
+			return false
+		}
+		for i := range v.Len() {
+			if !flat(v.Index(i)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // typeCode is the Go type expression of t, qualified by its package.
 func typeCode(t reflect.Type) *jen.Statement {
 	if t.Name() != "" {
@@ -177,13 +211,13 @@ func literal(v reflect.Value, top bool) jen.Code {
 		for i := range v.Len() {
 			elems = append(elems, literal(v.Index(i), false))
 		}
-		// Composite elements one a line, numbers on one line.
-		k := v.Type().Elem().Kind()
-		multi := len(elems) > 0 && (k == reflect.Struct || k == reflect.Slice || k == reflect.Array)
+		multi := !flat(v)
+		// Numbers and a few flat composites on one line, else one
+		// element a line.
 		return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: multi}, elems...)
 	case reflect.Struct:
 		var fields []jen.Code
-		multi := top
+		multi := top || !flat(v)
 		t := v.Type()
 		for i := range t.NumField() {
 			f := v.Field(i)
@@ -194,9 +228,6 @@ func literal(v reflect.Value, top bool) jen.Code {
 			switch f.Kind() {
 			case reflect.Slice, reflect.Array:
 				val = typeCode(f.Type()).Add(literal(f, false))
-				if f.Type().Elem().Kind() == reflect.Struct && f.Len() > 0 {
-					multi = true
-				}
 			case reflect.Struct:
 				val = typeCode(f.Type()).Add(literal(f, false))
 			default:

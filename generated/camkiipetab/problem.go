@@ -22,12 +22,8 @@ func Problem() *objective.Problem {
 			{ID: "sd_CaM_Ca2", Lower: 0.001, Upper: 10.0, Nominal: 0.5},
 			{ID: "sd_CaMKII_CaM", Lower: 0.01, Upper: 100.0, Nominal: 1.5},
 		},
-		Estimated: []int{0, 1, 2, 3, 4, 5, 6},
-		Observables: []objective.Observable{
-			{ID: "obs_CaM_Ca1"},
-			{ID: "obs_CaM_Ca2"},
-			{ID: "obs_CaMKII_CaM"},
-		},
+		Estimated:   []int{0, 1, 2, 3, 4, 5, 6},
+		Observables: []objective.Observable{{ID: "obs_CaM_Ca1"}, {ID: "obs_CaM_Ca2"}, {ID: "obs_CaMKII_CaM"}},
 		Conditions: []objective.Condition{
 			{
 				ID: "Ca_high",
@@ -162,518 +158,78 @@ func Problem() *objective.Problem {
 			{
 				Preeq: -1,
 				Data: []objective.Datum{
-					{
-						T: 0.1,
-						Y: 91.3737,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.1,
-						Y:   0.155764,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.1,
-						Y:   31.554,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.2,
-						Y: 104.116,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.2,
-						Y:   2.24691,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.2,
-						Y:   32.6224,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.3,
-						Y: 111.78,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.3,
-						Y:   2.68035,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.3,
-						Y:   32.1238,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.5,
-						Y: 119.257,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.5,
-						Y:   5.42154,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.5,
-						Y:   31.518,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.75,
-						Y: 125.515,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.75,
-						Y:   7.14523,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.75,
-						Y:   35.1985,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 1.0,
-						Y: 111.35,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   1.0,
-						Y:   7.7273,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   1.0,
-						Y:   34.1625,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 1.5,
-						Y: 120.646,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   1.5,
-						Y:   10.2503,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   1.5,
-						Y:   31.9568,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 2.0,
-						Y: 118.951,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   2.0,
-						Y:   11.6021,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   2.0,
-						Y:   33.1626,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 3.0,
-						Y: 119.893,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   3.0,
-						Y:   11.4093,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   3.0,
-						Y:   35.7098,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 5.0,
-						Y: 120.979,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   5.0,
-						Y:   11.3807,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   5.0,
-						Y:   35.3998,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 10.0,
-						Y: 122.699,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   10.0,
-						Y:   12.1208,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   10.0,
-						Y:   34.1334,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
+					{T: 0.1, Y: 91.3737, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.1, Y: 0.155764, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.1, Y: 31.554, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.2, Y: 104.116, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.2, Y: 2.24691, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.2, Y: 32.6224, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.3, Y: 111.78, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.3, Y: 2.68035, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.3, Y: 32.1238, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.5, Y: 119.257, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.5, Y: 5.42154, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.5, Y: 31.518, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.75, Y: 125.515, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.75, Y: 7.14523, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.75, Y: 35.1985, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 1.0, Y: 111.35, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 1.0, Y: 7.7273, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 1.0, Y: 34.1625, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 1.5, Y: 120.646, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 1.5, Y: 10.2503, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 1.5, Y: 31.9568, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 2.0, Y: 118.951, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 2.0, Y: 11.6021, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 2.0, Y: 33.1626, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 3.0, Y: 119.893, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 3.0, Y: 11.4093, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 3.0, Y: 35.7098, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 5.0, Y: 120.979, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 5.0, Y: 11.3807, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 5.0, Y: 35.3998, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 10.0, Y: 122.699, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 10.0, Y: 12.1208, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 10.0, Y: 34.1334, U: []objective.Value{{Theta: -1, Const: 1.5}}},
 				},
 			},
 			{
 				Preeq: -1,
 				Sim:   1,
 				Data: []objective.Datum{
-					{
-						T: 0.1,
-						Y: 39.3171,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.1,
-						Y:   0.41627,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.1,
-						Y:   34.3035,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.2,
-						Y: 44.3507,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.2,
-						Y:   -0.108737,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.2,
-						Y:   34.2886,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.3,
-						Y: 48.9996,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.3,
-						Y:   1.28813,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.3,
-						Y:   33.5678,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.5,
-						Y: 59.1547,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.5,
-						Y:   0.897196,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.5,
-						Y:   34.1538,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 0.75,
-						Y: 62.3217,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   0.75,
-						Y:   1.37568,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   0.75,
-						Y:   29.1499,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 1.0,
-						Y: 47.2879,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   1.0,
-						Y:   1.42591,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   1.0,
-						Y:   34.1016,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 1.5,
-						Y: 55.8581,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   1.5,
-						Y:   2.79528,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   1.5,
-						Y:   32.6859,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 2.0,
-						Y: 61.121,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   2.0,
-						Y:   1.94594,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   2.0,
-						Y:   33.4867,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 3.0,
-						Y: 56.0618,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   3.0,
-						Y:   2.50963,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   3.0,
-						Y:   35.775,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 5.0,
-						Y: 52.2871,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   5.0,
-						Y:   2.65575,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   5.0,
-						Y:   30.9814,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
-					{
-						T: 10.0,
-						Y: 59.7163,
-						U: []objective.Value{
-							{Theta: -1, Const: 5.0},
-						},
-					},
-					{
-						Obs: 1,
-						T:   10.0,
-						Y:   1.90302,
-						U: []objective.Value{
-							{Theta: -1, Const: 0.5},
-						},
-					},
-					{
-						Obs: 2,
-						T:   10.0,
-						Y:   29.9675,
-						U: []objective.Value{
-							{Theta: -1, Const: 1.5},
-						},
-					},
+					{T: 0.1, Y: 39.3171, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.1, Y: 0.41627, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.1, Y: 34.3035, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.2, Y: 44.3507, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.2, Y: -0.108737, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.2, Y: 34.2886, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.3, Y: 48.9996, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.3, Y: 1.28813, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.3, Y: 33.5678, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.5, Y: 59.1547, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.5, Y: 0.897196, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.5, Y: 34.1538, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 0.75, Y: 62.3217, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 0.75, Y: 1.37568, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 0.75, Y: 29.1499, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 1.0, Y: 47.2879, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 1.0, Y: 1.42591, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 1.0, Y: 34.1016, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 1.5, Y: 55.8581, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 1.5, Y: 2.79528, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 1.5, Y: 32.6859, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 2.0, Y: 61.121, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 2.0, Y: 1.94594, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 2.0, Y: 33.4867, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 3.0, Y: 56.0618, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 3.0, Y: 2.50963, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 3.0, Y: 35.775, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 5.0, Y: 52.2871, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 5.0, Y: 2.65575, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 5.0, Y: 30.9814, U: []objective.Value{{Theta: -1, Const: 1.5}}},
+					{T: 10.0, Y: 59.7163, U: []objective.Value{{Theta: -1, Const: 5.0}}},
+					{Obs: 1, T: 10.0, Y: 1.90302, U: []objective.Value{{Theta: -1, Const: 0.5}}},
+					{Obs: 2, T: 10.0, Y: 29.9675, U: []objective.Value{{Theta: -1, Const: 1.5}}},
 				},
 			},
 		},
