@@ -56,6 +56,10 @@ var allowed = []struct {
 	{"runtime/ode", []string{"runtime/model", "runtime/internal/dense"}},
 	{"runtime/sens", []string{"runtime/model", "runtime/ode", "runtime/expm", "runtime/internal/dense"}},
 	{"runtime/testmodels", []string{"runtime/model"}},
+	{"runtime/objective", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense"}},
+	{"petab", []string{"parser", "symbolic", "interp", "runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense", "runtime/objective"}},
+	{"internal/suites", nil},
+	{"mcmc", nil},
 	{"generated/", []string{"runtime/model"}},
 	// A generated PEtab problem (pbgen petab -gen) returns its data as an
 	// *objective.Problem, so it imports runtime/objective and, through it,

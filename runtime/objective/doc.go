@@ -39,7 +39,9 @@
 // divided by its mass there.
 // Outside a prior's support LogPrior is -Inf. LogPost = LLH + LogPrior.
 // Grad is dLLH/dtheta and GradPrior dLogPrior/dtheta, kept apart so that
-// maximum-likelihood users take Grad and MAP or sampling users add them.
+// maximum-likelihood users take Grad and MAP or sampling users add them;
+// with FIM, HessPrior is the diagonal of LogPrior's Hessian (for a
+// posterior metric FIM - diag(HessPrior)).
 //
 // # Gradient and Fisher information
 //
@@ -90,7 +92,10 @@
 // or x is not within the tolerances of an exact root (a degenerate steady
 // state approached algebraically), x and S are integrated together to
 // steady state instead, the test extended to dS/dt = Jx S + Jp
-// (Stats.SensFallbacks counts these). See steady.go.
+// (Stats.SensFallbacks counts these), and that experiment's steady state
+// integrates S directly on later evaluations: the cause is structural (in
+// Raimundez_PCB2020 a complex that no rate depends on makes Jx singular
+// beyond the conservation laws). See steady.go.
 //
 // # Workers, allocation, errors
 //

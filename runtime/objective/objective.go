@@ -59,6 +59,12 @@ type Result struct {
 	// FIM is the expected Fisher information of the likelihood with
 	// respect to theta, nTheta x nTheta row-major (Options.FIM).
 	FIM []float64
+	// HessPrior is the diagonal of the Hessian of LogPrior in theta (the
+	// priors are independent), filled with FIM: a Fisher-type metric of
+	// the posterior (SMMALA) is FIM - diag(HessPrior), where that is
+	// positive definite (Cauchy tails and log-uniform priors have
+	// positive curvature; Laplace kinks count as 0).
+	HessPrior []float64
 	// Sim, Sigma and Res are, per datum (experiments in order, data in
 	// their order), the simulated observable h (untransformed), its noise
 	// scale sigma and the residual (z(h) - z(m)) / sigma, z the
@@ -72,9 +78,11 @@ type Result struct {
 type Stats struct {
 	Solves       int // integrations (a steady-state chunk is one)
 	SteadyChunks int // of which steady-state chunks
-	// SensFallbacks counts steady states whose sensitivities could not be
-	// solved for (singular or ill-conditioned Jx + L^T L, or a degenerate
-	// steady state) and were integrated with the state instead.
+	// SensFallbacks counts steady states whose sensitivities were
+	// integrated with the state rather than solved for: Jx + L^T L was
+	// singular or ill-conditioned, or the steady state degenerate, at this
+	// or an earlier evaluation (an experiment's steady state that once
+	// needed integration integrates directly afterwards).
 	SensFallbacks int
 	Steps         int // accepted integrator steps
 	Rejected      int // rejected integrator steps
@@ -111,8 +119,11 @@ type core struct {
 	workers []*worker
 	part    []partial // per experiment
 
-	wg       sync.WaitGroup
-	started  bool
+	wg      sync.WaitGroup
+	started bool
+	// closeMu is held by Eval and Close: a Close from the finalizer (or
+	// another goroutine) waits for a running Eval instead of closing the
+	// workers' channels under it.
 	closeMu  sync.Mutex
 	isClosed bool
 }
@@ -151,8 +162,11 @@ type mapped struct{ j, theta, local int }
 type partial struct {
 	llh, chi2 float64
 	stats     Stats
-	grad, fim []float64
-	err       error
+	// integrateS: the pre-equilibration (0) or simulation steady state (1)
+	// integrates S (see worker.steady); kept across evaluations.
+	integrateS [2]bool
+	grad, fim  []float64
+	err        error
 }
 
 // New checks prob against m (which must implement model.Observables) and
@@ -204,13 +218,14 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		return nil, err
 	}
 	c.consL = conservation(m, c.sampleParams())
-	c.workers = make([]*worker, min(o.Workers, max(1, len(c.exps))))
+	nw := min(o.Workers, max(1, len(c.exps)))
+	c.workers = make([]*worker, nw)
 	for w := range c.workers {
-		c.workers[w] = c.newWorker()
-	}
-	for e := range c.exps {
-		w := c.workers[e%len(c.workers)]
-		w.exps = append(w.exps, e)
+		var exps []int
+		for e := w; e < len(c.exps); e += nw {
+			exps = append(exps, e)
+		}
+		c.workers[w] = c.newWorker(exps)
 	}
 	c.part = make([]partial, len(c.exps))
 	for e := range c.part {
@@ -524,7 +539,16 @@ func (o *Objective) Close() {
 // experiment, its conditions and the time; out then holds unspecified
 // values.
 func (o *Objective) Eval(theta []float64, out *Result) error {
-	c := o.c
+	err := o.c.eval(theta, out)
+	// o must stay reachable until the workers are done: its finalizer
+	// closes their channels, and o is otherwise dead once o.c is loaded.
+	runtime.KeepAlive(o)
+	return err
+}
+
+func (c *core) eval(theta []float64, out *Result) error {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
 	if len(theta) != c.nt {
 		panic("objective: theta length does not match the estimated parameters")
 	}
@@ -532,8 +556,10 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 		panic("objective: Eval after Close")
 	}
 	for a, v := range theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("objective: theta[%d] (%s) = %g", a, c.ids[a], v)
+		// -Inf on a log scale is the linear value 0 (a nominal value 0 in
+		// the parameter table: a reaction switched off), with derivative 0.
+		if math.IsNaN(v) || math.IsInf(v, 1) || (math.IsInf(v, -1) && c.scales[a] == Lin) {
+			return fmt.Errorf("objective: theta[%d] (%s) = %g on scale %v", a, c.ids[a], v, c.scales[a])
 		}
 		c.lin[a], c.dlin[a] = FromScale(c.scales[a], v)
 	}
@@ -546,6 +572,7 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 	}
 	if c.opt.FIM {
 		out.FIM = resize(out.FIM, c.nt*c.nt)
+		out.HessPrior = resize(out.HessPrior, c.nt)
 	}
 	if len(c.workers) == 1 {
 		for e := range c.exps {
@@ -590,21 +617,34 @@ func (o *Objective) Eval(theta []float64, out *Result) error {
 			}
 		}
 		if c.opt.FIM {
+			// pt.fim holds the upper triangle (local thetas ascending, so
+			// the global entries are in the upper triangle too).
 			n := len(loc)
 			for i, a := range loc {
 				row := out.FIM[a*c.nt:]
-				for k, b := range loc {
-					row[b] += pt.fim[i*n+k]
+				for k := i; k < n; k++ {
+					row[loc[k]] += pt.fim[i*n+k]
 				}
+			}
+		}
+	}
+	if c.opt.FIM {
+		nt := c.nt
+		for a := 0; a < nt; a++ {
+			for b := a + 1; b < nt; b++ {
+				out.FIM[b*nt+a] = out.FIM[a*nt+b]
 			}
 		}
 	}
 	out.LogPrior = 0
 	for a := range c.priors {
-		v, d := c.priors[a].eval(theta[a], c.lin[a], c.dlin[a])
+		v, d, d2 := c.priors[a].eval(c.scales[a], theta[a], c.lin[a], c.dlin[a])
 		out.LogPrior += v
 		if c.opt.Grad {
 			out.GradPrior[a] = d
+		}
+		if c.opt.FIM {
+			out.HessPrior[a] = d2
 		}
 	}
 	out.LogPost = out.LLH + out.LogPrior

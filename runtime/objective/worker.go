@@ -18,7 +18,7 @@ type worker struct {
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []*sens.Solver
-	odes    []*ode.Solver // state only, for steady states
+	odes    []*ode.Solver // state only, for steady states (nil: none there)
 	tr      ode.Trajectory
 	res     sens.Result
 	ssRes   sens.Result // the steady-state chunks
@@ -35,7 +35,8 @@ type worker struct {
 	f, jx, jp []float64 // steady-state test
 	ds        []float64 // a row of dS/dt
 	x0c, s0c  []float64 // a steady-state phase's start, for the fallback
-	a         []float64 // nx x nx: Jx + L^T L, factored
+	a         []float64 // nx x nx: Jx + s L^T L, factored
+	lscale    float64   // its s
 	piv       []int
 	dx, xn    []float64 // Newton step, new iterate
 	rhs, ls   []float64 // the steady-state S solve
@@ -44,9 +45,21 @@ type worker struct {
 	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
 }
 
-func (c *core) newWorker() *worker {
+// newWorker returns a worker for experiments exps, with solvers for the
+// column groups they use only (the others stay nil).
+func (c *core) newWorker(exps []int) *worker {
 	nx, np := c.nx, c.np
-	w := &worker{c: c}
+	w := &worker{c: c, exps: exps}
+	used := make([]bool, len(c.groups))
+	steady := make([]bool, len(c.groups)) // groups that go to steady state
+	for _, e := range exps {
+		pl := &c.exps[e]
+		used[pl.simGroup] = true
+		steady[pl.simGroup] = steady[pl.simGroup] || pl.hasInf
+		if g := pl.preGroup; g >= 0 {
+			used[g], steady[g] = true, true
+		}
+	}
 	maxC, maxJp := 0, 0
 	so := sens.Options{}
 	if c.opt.Sens != nil {
@@ -62,11 +75,19 @@ func (c *core) newWorker() *worker {
 		oset.ATol = c.opt.ATol
 	}
 	oset.Interpolate = false
-	for _, g := range c.groups {
+	w.models = make([]*thetaModel, len(c.groups))
+	w.solvers = make([]*sens.Solver, len(c.groups))
+	w.odes = make([]*ode.Solver, len(c.groups))
+	for i, g := range c.groups {
+		if !used[i] {
+			continue
+		}
 		tm := newThetaModel(c.m, g.col, g.nc)
-		w.models = append(w.models, tm)
-		w.solvers = append(w.solvers, sens.NewSolver(tm, &so))
-		w.odes = append(w.odes, ode.NewSolver(tm, &oset))
+		w.models[i] = tm
+		w.solvers[i] = sens.NewSolver(tm, &so)
+		if steady[i] {
+			w.odes[i] = ode.NewSolver(tm, &oset)
+		}
 		maxC = max(maxC, g.nc)
 		maxJp = max(maxJp, tm.jpPat.NNZ())
 	}
@@ -85,8 +106,8 @@ func (c *core) newWorker() *worker {
 		no, nn := c.obs.Placeholders(k)
 		maxU = max(maxU, no+nn)
 	}
-	for _, pl := range c.exps {
-		maxL = max(maxL, len(pl.local))
+	for _, e := range exps {
+		maxL = max(maxL, len(c.exps[e].local))
 	}
 	w.u, w.du = mk(maxU), mk(maxU)
 	w.d = model.ObsDeriv{HX: mk(nx), SX: mk(nx), HP: mk(np), SP: mk(np), HU: mk(maxU), SU: mk(maxU)}
@@ -150,7 +171,7 @@ func (w *worker) solve(e int, out *Result) error {
 		sp := w.sPre[:nx*ncp]
 		pre.InitialState(x, nil)
 		pre.InitialSens(sp, nil)
-		if _, err := w.steady(e, pl.preGroup, x, sp, 0); err != nil {
+		if _, err := w.steady(e, 0, pl.preGroup, x, sp, 0); err != nil {
 			return fmt.Errorf("objective: %s: pre-equilibration: %w", c.expName(e), err)
 		}
 		// Switch to the simulation condition: S columns are re-indexed,
@@ -197,7 +218,7 @@ func (w *worker) solve(e int, out *Result) error {
 			copy(xi, x)
 			copy(si, s)
 		}
-		if _, err := w.steady(e, pl.simGroup, xi, si, t0); err != nil {
+		if _, err := w.steady(e, 1, pl.simGroup, xi, si, t0); err != nil {
 			return fmt.Errorf("objective: %s: steady state of the simulation condition: %w", c.expName(e), err)
 		}
 	}
@@ -306,13 +327,14 @@ func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
 		if ob.Noise == Laplace {
 			ws = wz
 		}
+		// The upper triangle only; Eval mirrors it.
 		for l := range gz {
-			row := pt.fim[l*nl : (l+1)*nl]
 			zl, sl := wz*gz[l], ws*gs[l]
 			if zl == 0 && sl == 0 {
 				continue
 			}
-			for m := range row {
+			row := pt.fim[l*nl : (l+1)*nl]
+			for m := l; m < nl; m++ {
 				row[m] += zl*gz[m] + sl*gs[m]
 			}
 		}

@@ -1,0 +1,67 @@
+package mcmc
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestProgressFinal(t *testing.T) {
+	mu, cov := corr2()
+	var calls atomic.Int64
+	var last Progress
+	opt := &Options{Chains: 3, Warmup: 100, Samples: 200, Seed: 1, Progress: func(p Progress) {
+		calls.Add(1)
+		last = p
+	}}
+	if _, err := Run(context.Background(), func() (Target, error) { return newGauss(mu, cov), nil }, opt); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("progress never called")
+	}
+	if last.Done != 900 || last.Total != 900 || last.ChainsDone != 3 || last.Warmup || last.Remaining != 0 {
+		t.Errorf("final progress %+v", last)
+	}
+	if !(last.Accept > 0.3 && last.Accept < 0.8) || !(last.IterPerSec > 0) {
+		t.Errorf("final progress %+v", last)
+	}
+}
+
+// TestCancelFromProgress: a run far too long to finish stops soon after
+// its context is cancelled, as on Ctrl-C in the CLI.
+func TestCancelFromProgress(t *testing.T) {
+	mu, cov := corr2()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var seen Progress
+	opt := &Options{Chains: 2, Warmup: 1000, Samples: 100_000_000, Seed: 1, ProgressEvery: 5 * time.Millisecond,
+		Progress: func(p Progress) {
+			// On a loaded machine the first tick may come before the
+			// first iteration: wait for one.
+			if p.Done > 0 && seen.Done == 0 {
+				seen = p
+				cancel()
+			}
+		}}
+	start := time.Now()
+	_, err := Run(ctx, func() (Target, error) { return newGauss(mu, cov), nil }, opt)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancellation took %v", d)
+	}
+	if !(seen.Done > 0 && seen.Total == 2*(1000+100_000_000) && seen.Remaining > 0) {
+		t.Errorf("progress during the run: %+v", seen)
+	}
+}
+
+func TestProgressString(t *testing.T) {
+	p := Progress{Done: 1200, Total: 8000, Warmup: true, IterPerSec: 3400, Accept: 0.571, Failed: 2, Remaining: 2 * time.Second}
+	if got, want := p.String(), "warmup 1200/8000 (15%), 3.4e+03 it/s, accept 0.57, 2 failed, 2s left"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
