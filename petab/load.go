@@ -29,6 +29,15 @@ type Problem struct {
 	// Model is the SBML model lowered together with the observables, with
 	// the parameters the lowering adds (see the package doc).
 	Model *interp.Observed
+	// System and ObservableExprs are Model in symbolic form: the lowered
+	// system and the observables' h and sigma over its states, parameters
+	// and placeholders, in the order of Objective.Observables. Code
+	// generation compiles these (pbgen petab -gen), so that a generated
+	// package and Model have the same parameters in the same order and
+	// Objective serves both. Their Builder is shared and not safe for
+	// concurrent use.
+	System          *symbolic.System
+	ObservableExprs []interp.Observable
 	// Objective is the estimation problem in the runtime's terms.
 	Objective *objective.Problem
 	// Rows[e][d] is the index in Measurements of
@@ -244,7 +253,7 @@ func (l *lowering) lower() {
 		e.add(p.SBML.File, 0, "", "lowering: %v", err)
 		return
 	}
-	p.Model = m
+	p.Model, p.System, p.ObservableExprs = m, sys, obsModels
 	for _, o := range p.Observables {
 		ob.Observables = append(ob.Observables, objective.Observable{ID: o.ID, Transform: o.Transform, Noise: o.Distribution})
 	}
