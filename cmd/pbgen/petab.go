@@ -28,9 +28,9 @@ func (s paramSet) Set(v string) error {
 	if !ok || id == "" {
 		return fmt.Errorf("want id=value, found %q", v)
 	}
-	x, err := strconv.ParseFloat(val, 64)
+	x, err := parseNumber(val)
 	if err != nil {
-		return fmt.Errorf("%s: %q is not a number", id, val)
+		return fmt.Errorf("%s: %v", id, err)
 	}
 	s[id] = x
 	return nil
@@ -191,6 +191,9 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 	if err != nil {
 		return listErrors(stderr, err)
 	}
+	if usesAssignments(p) {
+		return fmt.Errorf("%s: experiments that assign states at a period's start (PEtab v2 periods) are not supported by -gen yet; evaluate the problem with pbgen petab instead", path)
+	}
 	if pkg == "" {
 		pkg = packageName(p.System.ODE.Name)
 	}
@@ -214,4 +217,18 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// usesAssignments reports whether an experiment of p assigns states at a
+// period's start: the interpreted model implements model.Assigner for
+// them, generated code does not yet.
+func usesAssignments(p *petab.Problem) bool {
+	for _, e := range p.Objective.Experiments {
+		for _, per := range e.Periods {
+			if per.Assign >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
