@@ -54,7 +54,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("j", 0, "chains run at once, each on its own goroutine and objective (0: all of them)")
 	outDir := fs.String("o", "", "write CmdStan CSV files chain_1.csv, ... into `dir`")
 	plotDir := fs.String("plot", "", "write trace, histogram and pair plots (PNG) into `dir`")
-	initMode := fs.String("init", "prior", "initial points: prior (PEtab initialization priors; uniform on the parameter scale within the bounds where there is none) or nominal")
+	initMode := fs.String("init", "nominal", "initial points: nominal (the parameter table's nominal values) or prior (drawn from the PEtab initialization priors, uniform on the parameter scale within the bounds where there is none: dispersed starts, which R-hat needs to be telling, but from far in the box chains can take long to find the posterior)")
 	rtol := fs.Float64("rtol", 0, "relative tolerance of the ODE solver (0: the objective's default)")
 	atol := fs.Float64("atol", 0, "absolute tolerance of the ODE solver (0: the objective's default)")
 	chainIndex := fs.Int("chain-index", -1, "run only chain `I` (0-based, of -chains) and write DIR/chain_<I+1>.csv; default $"+slurmTaskEnv+" when set")
