@@ -35,7 +35,12 @@ import (
 // Chain I's random numbers depend on (-seed, I) only, and each chain gets
 // an objective of its own, so chain I run alone writes the same file,
 // byte for byte apart from its three elapsed-time comment lines, as chain
-// I of a run of all chains with the same seed and settings.
+// I of a run of all chains with the same seed and settings. With -j below
+// the number of chains, a goroutine's objective serves several chains in
+// turn; the files are then the same only if the objective's results do
+// not depend on what it evaluated before (its solvers keep state between
+// evaluations, such as how a steady state was found), which is why -j
+// defaults to one goroutine per chain.
 
 const sampleSynopsis = "pbgen sample [flags] problem.yaml | pbgen sample -chain-index I -chains N -o DIR [flags] problem.yaml | pbgen sample -merge DIR [-plot DIR]"
 
