@@ -51,7 +51,7 @@ const slurmTaskEnv = "SLURM_ARRAY_TASK_ID"
 func cmdSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen sample", stderr, sampleSynopsis)
 	sampler := fs.String("sampler", "smmala", "`kernel`: smmala (needs gradient and Fisher information), mala (gradient) or rwm (neither)")
-	method := fs.String("method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs or exp (default fs, as pbgen petab; the fastest on CaMKII in make bench)")
+	method := fs.String("method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs or exp (fs as in pbgen petab: the fastest per evaluation on CaMKII in make bench)")
 	chains := fs.Int("chains", 4, "number of chains (with -chain-index: of the whole analysis)")
 	warmup := fs.Int("warmup", 1000, "warm-up (adaptation) iterations per chain, discarded")
 	samples := fs.Int("samples", 1000, "kept iterations per chain")
