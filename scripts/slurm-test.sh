@@ -41,8 +41,15 @@ mkdir -p "$state/ctld" "$state/d" "$state/munge" "$work/local" "$work/slurm"
 echo "slurm-test: working in $work"
 
 cleanup() {
-	for pid in "$state/slurmd.pid" "$state/slurmctld.pid" "$state/munge/munged.pid"; do
-		if [ -s "$pid" ]; then kill "$(cat "$pid")" 2>/dev/null || true; fi
+	local pids=()
+	for f in "$state/slurmd.pid" "$state/slurmctld.pid" "$state/munge/munged.pid"; do
+		if [ -s "$f" ]; then pids+=("$(cat "$f")"); fi
+	done
+	[ ${#pids[@]} -gt 0 ] || return 0
+	kill "${pids[@]}" 2>/dev/null || true
+	for _ in $(seq 20); do # wait up to 10 s for them to exit
+		kill -0 "${pids[@]}" 2>/dev/null || return 0
+		sleep 0.5
 	done
 }
 trap cleanup EXIT
