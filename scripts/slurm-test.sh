@@ -48,7 +48,11 @@ cleanup() {
 	[ ${#pids[@]} -gt 0 ] || return 0
 	kill "${pids[@]}" 2>/dev/null || true
 	for _ in $(seq 20); do # wait up to 10 s for them to exit
-		kill -0 "${pids[@]}" 2>/dev/null || return 0
+		local alive=0
+		for p in "${pids[@]}"; do
+			if kill -0 "$p" 2>/dev/null; then alive=1; fi
+		done
+		[ $alive = 1 ] || return 0
 		sleep 0.5
 	done
 }
