@@ -123,6 +123,9 @@ type lowering struct {
 	effective map[*symbolic.Node]*symbolic.Node
 
 	exps []expDef
+	// assigns are the state assignments at later periods' starts
+	// (periods.go), the model's model.Assigner sets.
+	assigns []interp.Assignment
 }
 
 // paramRole says how a model parameter gets its value in a condition.
@@ -145,7 +148,8 @@ type expDef struct {
 	id         string
 	preeq, sim *Condition // preeq nil for none; sim never nil
 	t0         float64
-	rows       []int // measurement indices
+	rows       []int       // measurement indices
+	periods    []periodDef // v2: the periods after the first
 }
 
 func (l *lowering) resolve(id string) string {
@@ -219,12 +223,14 @@ func (l *lowering) lower() {
 	if len(e.list) > 0 {
 		return
 	}
+	l.periodConditions()
 	l.initParams()
 	l.exprConditions()
 	if len(e.list) > 0 {
 		return
 	}
 	obsModels := l.observables()
+	l.periodAssignments()
 	if len(e.list) > 0 {
 		return
 	}
@@ -233,7 +239,7 @@ func (l *lowering) lower() {
 		e.add(p.SBML.File, 0, "", "lowering: %v", err)
 		return
 	}
-	m, err := interp.NewObserved(sys, obsModels)
+	m, err := interp.NewObservedAssign(sys, obsModels, l.assigns)
 	if err != nil {
 		e.add(p.SBML.File, 0, "", "lowering: %v", err)
 		return

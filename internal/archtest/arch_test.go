@@ -56,6 +56,7 @@ var allowed = []struct {
 	{"runtime/ode", []string{"runtime/model", "runtime/internal/dense"}},
 	{"runtime/sens", []string{"runtime/model", "runtime/ode", "runtime/expm", "runtime/internal/dense"}},
 	{"runtime/testmodels", []string{"runtime/model"}},
+	{"runtime/sparse", []string{"runtime/model", "runtime/internal/dense"}},
 	{"runtime/objective", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense"}},
 	{"petab", []string{"parser", "symbolic", "interp", "runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense", "runtime/objective"}},
 	{"internal/suites", nil},

@@ -39,7 +39,9 @@
 // divided by its mass there.
 // Outside a prior's support LogPrior is -Inf. LogPost = LLH + LogPrior.
 // Grad is dLLH/dtheta and GradPrior dLogPrior/dtheta, kept apart so that
-// maximum-likelihood users take Grad and MAP or sampling users add them.
+// maximum-likelihood users take Grad and MAP or sampling users add them;
+// with FIM, HessPrior is the diagonal of LogPrior's Hessian (for a
+// posterior metric FIM - diag(HessPrior)).
 //
 // # Gradient and Fisher information
 //
@@ -67,6 +69,21 @@
 // thetas reaching the dynamics. Without Grad and FIM no columns are
 // computed.
 //
+// # Periods
+//
+// An experiment with Periods (PEtab v2 experiments with several periods)
+// switches condition at each period's start T0: the parameters become
+// those of the period's condition, and the model's assignment set
+// (model.Assigner) sets states x_i := g_i(T0, x, p) from the state and the
+// parameters just before T0, with S_i := dg_i/dx S + dg_i/dp dp/dtheta;
+// other states keep x and S. Each period restarts the solver at T0
+// (sens.Solver.SolveFrom with the state and S reached). All periods share
+// the experiment's sensitivity columns (the thetas of every period's
+// condition), so S passes from one to the next without re-indexing. A
+// datum at a period's T0 is observed after the change; data at +Inf at the
+// steady state of the last period. Periods after the last datum are not
+// simulated.
+//
 // # Pre-equilibration and steady state
 //
 // An experiment with a pre-equilibration condition starts from
@@ -90,7 +107,10 @@
 // or x is not within the tolerances of an exact root (a degenerate steady
 // state approached algebraically), x and S are integrated together to
 // steady state instead, the test extended to dS/dt = Jx S + Jp
-// (Stats.SensFallbacks counts these). See steady.go.
+// (Stats.SensFallbacks counts these), and that experiment's steady state
+// integrates S directly on later evaluations: the cause is structural (in
+// Raimundez_PCB2020 a complex that no rate depends on makes Jx singular
+// beyond the conservation laws). See steady.go.
 //
 // # Workers, allocation, errors
 //

@@ -66,53 +66,57 @@ func checkPrior(pr Prior) error {
 }
 
 // logDensity returns the log density of prior kind k with parameters
-// (a, b) at y and its derivative in y; -Inf and 0 outside the support.
-func logDensity(k PriorKind, a, b, y float64) (v, d float64) {
+// (a, b) at y and its first and second derivatives in y; -Inf and 0, 0
+// outside the support (Laplace kinks and uniform edges: the one-sided
+// derivatives away from the kink).
+func logDensity(k PriorKind, a, b, y float64) (v, d, d2 float64) {
 	out := math.Inf(-1)
 	switch k {
 	case Uniform, ParameterScaleUniform:
 		if y < a || y > b {
-			return out, 0
+			return out, 0, 0
 		}
-		return -math.Log(b - a), 0
+		return -math.Log(b - a), 0, 0
 	case NormalPrior, ParameterScaleNormal:
 		r := (y - a) / b
-		return -logSqrt2Pi - math.Log(b) - 0.5*r*r, -r / b
+		return -logSqrt2Pi - math.Log(b) - 0.5*r*r, -r / b, -1 / (b * b)
 	case LaplacePrior, ParameterScaleLaplace:
-		return -math.Log(2*b) - math.Abs(y-a)/b, -sign(y-a) / b
+		return -math.Log(2*b) - math.Abs(y-a)/b, -sign(y-a) / b, 0
 	case Cauchy:
 		r := (y - a) / b
-		return -math.Log(math.Pi*b) - math.Log1p(r*r), -2 * r / (b * (1 + r*r))
+		q := 1 + r*r
+		return -math.Log(math.Pi*b) - math.Log1p(r*r), -2 * r / (b * q), -2 * (1 - r*r) / (b * b * q * q)
 	}
 	// The rest live on (0, inf).
 	if !(y > 0) {
-		return out, 0
+		return out, 0, 0
 	}
 	l := math.Log(y)
 	switch k {
 	case LogNormal:
 		r := (l - a) / b
-		return -l - logSqrt2Pi - math.Log(b) - 0.5*r*r, (-1 - r/b) / y
+		return -l - logSqrt2Pi - math.Log(b) - 0.5*r*r, (-1 - r/b) / y, (1 + r/b - 1/(b*b)) / (y * y)
 	case LogLaplace:
-		return -math.Log(2*b*y) - math.Abs(l-a)/b, (-1 - sign(l-a)/b) / y
+		s := sign(l - a)
+		return -math.Log(2*b*y) - math.Abs(l-a)/b, (-1 - s/b) / y, (1 + s/b) / (y * y)
 	case ChiSquare:
 		h := a / 2
 		lg, _ := math.Lgamma(h)
-		return (h-1)*l - y/2 - h*math.Ln2 - lg, (h-1)/y - 0.5
+		return (h-1)*l - y/2 - h*math.Ln2 - lg, (h-1)/y - 0.5, -(h - 1) / (y * y)
 	case Exponential:
-		return -math.Log(a) - y/a, -1 / a
+		return -math.Log(a) - y/a, -1 / a, 0
 	case Gamma:
 		lg, _ := math.Lgamma(a)
-		return (a-1)*l - y/b - lg - a*math.Log(b), (a-1)/y - 1/b
+		return (a-1)*l - y/b - lg - a*math.Log(b), (a-1)/y - 1/b, -(a - 1) / (y * y)
 	case LogUniform:
 		if y < a || y > b {
-			return out, 0
+			return out, 0, 0
 		}
-		return -l - math.Log(math.Log(b)-math.Log(a)), -1 / y
+		return -l - math.Log(math.Log(b)-math.Log(a)), -1 / y, 1 / (y * y)
 	case Rayleigh:
-		return l - 2*math.Log(a) - y*y/(2*a*a), 1/y - y/(a*a)
+		return l - 2*math.Log(a) - y*y/(2*a*a), 1/y - y/(a*a), -1/(y*y) - 1/(a*a)
 	}
-	return 0, 0
+	return 0, 0, 0
 }
 
 // cdf is the cumulative distribution function of prior kind k at y (for
@@ -181,28 +185,36 @@ func newPrior(p *Param) (prior, error) {
 	return pr, nil
 }
 
-// eval returns the prior's log density at theta (x = linear value,
-// dxdt = dx/dtheta) and its derivative with respect to theta. Priors on
-// linear values are densities of x (no change-of-variables Jacobian, as
-// PEtab states them); the parameterScale priors are densities of theta.
-// Outside the support (or the truncation) the value is -Inf and the
-// derivative 0.
-func (pr *prior) eval(theta, x, dxdt float64) (v, d float64) {
+// eval returns the prior's log density at theta (on scale sc, x = its
+// linear value, dxdt = dx/dtheta) and its first and second derivatives
+// with respect to theta. Priors on linear values are densities of x (no
+// change-of-variables Jacobian, as PEtab states them); the parameterScale
+// priors are densities of theta. Outside the support (or the truncation)
+// the value is -Inf and the derivatives 0.
+func (pr *prior) eval(sc Scale, theta, x, dxdt float64) (v, d, d2 float64) {
 	if pr.Kind == NoPrior {
-		return 0, 0
+		return 0, 0, 0
 	}
-	y, dy := x, dxdt
+	// y(theta) and its derivatives: d2x/dtheta2 = dxdt (log), dxdt ln 10
+	// (log10), 0 (lin).
+	y, dy, dyy := x, dxdt, 0.0
+	switch sc {
+	case Log:
+		dyy = dxdt
+	case Log10:
+		dyy = dxdt * math.Ln10
+	}
 	if onScale(pr.Kind) {
-		y, dy = theta, 1
+		y, dy, dyy = theta, 1, 0
 	}
 	if y < pr.lo || y > pr.hi {
-		return math.Inf(-1), 0
+		return math.Inf(-1), 0, 0
 	}
-	v, d = logDensity(pr.Kind, pr.Par[0], pr.Par[1], y)
+	v, d, d2 = logDensity(pr.Kind, pr.Par[0], pr.Par[1], y)
 	if math.IsInf(v, -1) {
-		return v, 0
+		return v, 0, 0
 	}
-	return v - pr.logZ, d * dy
+	return v - pr.logZ, d * dy, d2*dy*dy + d*dyy
 }
 
 func sign(v float64) float64 {

@@ -2,6 +2,7 @@ package objective_test
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -468,6 +469,12 @@ func TestSteadyStatePaths(t *testing.T) {
 	if math.Abs(r.Sim[0]) > 0.05 {
 		t.Errorf("cubic decay: steady state %g, want near 0", r.Sim[0])
 	}
+	// The next evaluation integrates S directly: no state-only chunks.
+	first, llh := r.Stats, r.LLH
+	r = evalAt(t, o, o.Nominal())
+	if r.Stats.SensFallbacks != first.SensFallbacks || r.Stats.SteadyChunks >= first.SteadyChunks || !close(r.LLH, llh, 1e-6) {
+		t.Errorf("cubic decay, second evaluation: stats %+v (first %+v), llh %.10g (first %.10g)", r.Stats, first, r.LLH, llh)
+	}
 }
 
 // cubic is x' = -k x^3.
@@ -515,3 +522,72 @@ func TestNewErrors(t *testing.T) {
 
 // plainModel hides decay's Observables.
 type plainModel struct{ model.Model }
+
+// gcModel is abc collecting garbage in every Observe, so that an
+// Objective's finalizer, if the Objective were unreachable during Eval,
+// would run in the middle of it.
+type gcModel struct{ *abc }
+
+func (m gcModel) Observe(k int, t float64, x, p, u []float64, d *model.ObsDeriv) (float64, float64) {
+	runtime.GC()
+	return m.abc.Observe(k, t, x, p, u, d)
+}
+
+// An Objective whose last use is an Eval stays alive for it (Workers > 1:
+// its finalizer, run by a collection inside Eval, would close the workers'
+// channels, "send on closed channel" if before a send). A smoke test: the
+// race it guards against depends on scheduling.
+func TestFinalizerDuringEval(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		var r objective.Result
+		o, err := objective.New(gcModel{newABC()}, abcProblem(), &objective.Options{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := o.Nominal()
+		if err := o.Eval(theta, &r); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Eval(theta, &r); err != nil { // the last use of o
+			t.Fatal(err)
+		}
+		runtime.GC()
+	}
+}
+
+// theta = -Inf on a log scale is the linear value 0 (PEtab nominal value
+// 0 of a log-scaled parameter) with a zero derivative; on the linear scale
+// it is an error.
+func TestLogScaleZero(t *testing.T) {
+	prob := decayProblem()
+	o, err := objective.New(newDecay(), prob, &objective.Options{Method: sens.FS, Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	theta := o.Nominal()
+	theta[0] = math.Inf(-1) // k = 0: x stays at x0
+	r := evalAt(t, o, theta)
+	s := 1.5
+	if !close(r.Sim[0], s*2, 1e-12) || r.Grad[0] != 0 || math.IsNaN(r.LLH) {
+		t.Errorf("k = 0: y(0.5) = %g (want %g), dllh/dlog10 k = %g (want 0), llh %g", r.Sim[0], s*2, r.Grad[0], r.LLH)
+	}
+	theta[1] = math.Inf(-1) // x0 is on the linear scale
+	if err := o.Eval(theta, r); err == nil {
+		t.Error("theta = -Inf on the linear scale accepted")
+	}
+}
+
+// A problem without experiments or estimated parameters evaluates to
+// zero (no panic on degenerate input).
+func TestEmptyProblem(t *testing.T) {
+	o, err := objective.New(newDecay(), &objective.Problem{Observables: []objective.Observable{{ID: "y"}}}, &objective.Options{Grad: true, FIM: true, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	r := evalAt(t, o, nil)
+	if r.LLH != 0 || r.LogPost != 0 || len(r.Grad) != 0 || len(r.Sim) != 0 {
+		t.Errorf("empty problem: %+v", r)
+	}
+}

@@ -44,7 +44,7 @@ func TestPriors(t *testing.T) {
 		for i := range prob.Params {
 			prob.Params[i].Prior = objective.Prior{Kind: c.kind, Par: c.par}
 		}
-		o, err := objective.New(newDecay(), prob, &objective.Options{Method: sens.FS, Grad: true})
+		o, err := objective.New(newDecay(), prob, &objective.Options{Method: sens.FS, Grad: true, FIM: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,12 +62,16 @@ func TestPriors(t *testing.T) {
 		for a := range theta {
 			h := 1e-5
 			th[a] = theta[a] + h
-			up := evalAt(t, o, th).LogPrior
+			up := evalAt(t, o, th)
+			upV, upG := up.LogPrior, up.GradPrior[a]
 			th[a] = theta[a] - h
-			dn := evalAt(t, o, th).LogPrior
+			dn := evalAt(t, o, th)
 			th[a] = theta[a]
-			if fd := (up - dn) / (2 * h); !close(r.GradPrior[a], fd, 1e-6) {
+			if fd := (upV - dn.LogPrior) / (2 * h); !close(r.GradPrior[a], fd, 1e-6) {
 				t.Errorf("prior %d: GradPrior[%d] %.10g, finite differences %.10g", c.kind, a, r.GradPrior[a], fd)
+			}
+			if fd := (upG - dn.GradPrior[a]) / (2 * h); !close(r.HessPrior[a], fd, 1e-6) {
+				t.Errorf("prior %d: HessPrior[%d] %.10g, finite differences of GradPrior %.10g", c.kind, a, r.HessPrior[a], fd)
 			}
 		}
 		o.Close()

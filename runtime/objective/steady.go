@@ -23,10 +23,10 @@ import (
 //
 //	Jx S + Jp = 0,  L S = L S0,
 //
-// which the bordered matrix A = Jx + L^T L (L with orthonormal rows) turns
-// into one square solve A S = -Jp + L^T (L S0): multiplying by L gives
-// L L^T L S = L L^T L S0 (as L Jx = 0, L Jp = 0), so L S = L S0, and then
-// Jx S = -Jp. A is non-singular when the steady state is hyperbolic within
+// which the bordered matrix A = Jx + s L^T L (L with orthonormal rows,
+// s > 0 a scale) turns into one square solve A S = -Jp + s L^T (L S0):
+// multiplying by L gives s L L^T L S = s L L^T L S0 (as L Jx = 0,
+// L Jp = 0), so L S = L S0, and then Jx S = -Jp. A is non-singular when the steady state is hyperbolic within
 // its conservation class. The same A gives the Newton steps (which keep
 // L x). When A is singular or ill-conditioned, or the solved S does not
 // satisfy Jx S + Jp = 0 within the steady-state tolerances (a direction
@@ -106,9 +106,21 @@ func conservation(m model.Model, p []float64) []float64 {
 
 // steady brings (x, S) of group g from t0 to steady state and returns the
 // time reached; x and S (S0 on entry) are overwritten.
-func (w *worker) steady(e, g int, x, S []float64, t0 float64) (float64, error) {
+//
+// phase is 0 for pre-equilibration, 1 for the simulation condition's
+// steady state. Once a phase of an experiment has had to integrate S, it
+// does so directly on later evaluations (the reason, a steady state that
+// is singular beyond its conservation laws, is structural: a state that
+// accumulates without acting on the others, a reaction switched off in
+// that condition), instead of integrating the state twice every time.
+func (w *worker) steady(e, phase, g int, x, S []float64, t0 float64) (float64, error) {
 	tm := w.models[g]
 	nx, nc := tm.nx, tm.nc
+	pt := &w.c.part[e]
+	if nc > 0 && pt.integrateS[phase] {
+		pt.stats.SensFallbacks++
+		return w.steadySens(e, g, x, S, t0)
+	}
 	copy(w.x0c, x)
 	copy(w.s0c[:nx*nc], S)
 	t, err := w.steadyState(e, g, x, t0)
@@ -123,7 +135,8 @@ func (w *worker) steady(e, g int, x, S []float64, t0 float64) (float64, error) {
 		return t, nil
 	}
 	// The robust path: integrate x and S together.
-	w.c.part[e].stats.SensFallbacks++
+	pt.stats.SensFallbacks++
+	pt.integrateS[phase] = true
 	copy(x, w.x0c)
 	copy(S, w.s0c[:nx*nc])
 	return w.steadySens(e, g, x, S, t0)
@@ -185,14 +198,24 @@ func (w *worker) steadySens(e, g int, x, S []float64, t0 float64) (float64, erro
 	}
 }
 
-// bordered writes A = Jx + L^T L at (t, x) into w.a and factors it; false
-// when a pivot is zero or below 1e-13 of the largest (too ill-conditioned
-// to trust the solve).
+// bordered writes A = Jx + s L^T L at (t, x) into w.a and factors it;
+// false when a pivot is zero or below 1e-13 of the largest (too
+// ill-conditioned to trust the solve). s = max |Jx_ij| (kept in w.lscale
+// for the right-hand side of the S solve) puts the bordering on the scale
+// of Jx; any s > 0 gives the same solutions.
 func (w *worker) bordered(tm *thetaModel, t float64, x []float64) bool {
 	nx := tm.nx
 	tm.Jx(w.jx, t, x, nil)
 	a := w.a
 	tm.JxPattern().ScatterTo(a, w.jx)
+	sc := 0.0
+	for _, v := range w.jx {
+		sc = math.Max(sc, math.Abs(v))
+	}
+	if !(sc > 0) || math.IsInf(sc, 0) {
+		sc = 1
+	}
+	w.lscale = sc
 	l := w.c.consL
 	for r := 0; r+nx <= len(l); r += nx {
 		lr := l[r : r+nx]
@@ -202,7 +225,7 @@ func (w *worker) bordered(tm *thetaModel, t float64, x []float64) bool {
 			}
 			row := a[i*nx : (i+1)*nx]
 			for j, lj := range lr {
-				row[j] += li * lj
+				row[j] += sc * li * lj
 			}
 		}
 	}
@@ -262,9 +285,10 @@ func (w *worker) solveSens(tm *thetaModel, t float64, x, S []float64) bool {
 	for i := range rhs {
 		rhs[i] = -rhs[i]
 	}
-	// + L^T (L S0).
+	// + s L^T (L S0).
 	l := w.c.consL
 	ls := w.ls[:nc]
+	sc := w.lscale
 	for r := 0; r+nx <= len(l); r += nx {
 		lr := l[r : r+nx]
 		clear(ls)
@@ -278,7 +302,7 @@ func (w *worker) solveSens(tm *thetaModel, t float64, x, S []float64) bool {
 		for i, li := range lr {
 			if li != 0 {
 				for c, v := range ls {
-					rhs[i*nc+c] += li * v
+					rhs[i*nc+c] += sc * li * v
 				}
 			}
 		}
