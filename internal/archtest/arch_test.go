@@ -65,7 +65,7 @@ var allowed = []struct {
 	// A generated PEtab problem (pbgen petab -gen) returns its data as an
 	// *objective.Problem, so it imports runtime/objective and, through it,
 	// the runtime below; still nothing of the generator.
-	{"generated/camkiipetab", []string{"runtime/model", "runtime/objective", "runtime/sens", "runtime/ode", "runtime/expm", "runtime/internal/dense"}},
+	{"generated/camkiipetab", []string{"runtime/model", "runtime/objective", "runtime/sens", "runtime/ode", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
 }
 
 func TestImportRules(t *testing.T) {
