@@ -33,6 +33,10 @@ type config struct {
 	// linear system (see timeBudget).
 	linBudget time.Duration
 	wp        bool
+	// the sampling section (sample.go)
+	sample                                    bool
+	sampleProblem                             string
+	sampleChains, sampleWarmup, sampleSamples int
 }
 
 func main() {
@@ -46,6 +50,11 @@ func main() {
 	flag.IntVar(&c.linReps, "linear-reps", 5, "timed solves per method and n of the random linear system (at most)")
 	flag.DurationVar(&c.linBudget, "linear-budget", 10*time.Second, "time for the timed solves of one method and n of the random linear system: fewer solves past it (at least one; none after a warm-up longer than it, which is then the measurement)")
 	flag.BoolVar(&c.wp, "wp", true, "print the work-precision view")
+	flag.BoolVar(&c.sample, "sample", true, "run the sampling section: ESS per second of SMMALA (PBSR, Exp, FS), MALA and RWM and the sampler's overhead on a PEtab problem")
+	flag.StringVar(&c.sampleProblem, "sample-problem", "networks/petab/CaMKII/problem.yaml", "PEtab `problem` of the sampling section")
+	flag.IntVar(&c.sampleChains, "sample-chains", 2, "chains per sampler in the sampling section")
+	flag.IntVar(&c.sampleWarmup, "sample-warmup", 300, "warm-up iterations per chain in the sampling section")
+	flag.IntVar(&c.sampleSamples, "sample-samples", 500, "kept iterations per chain in the sampling section")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -58,6 +67,8 @@ type Results struct {
 	Table   []*ModelResult `json:"table1"`
 	Linear  *LinearResult  `json:"random_linear,omitempty"`
 	Targets []*Target      `json:"targets"`
+	// Sampling is the sampling section (-sample).
+	Sampling *SamplingResult `json:"sampling,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -117,7 +128,17 @@ func run(c *config) error {
 	if !haveCVODES {
 		fmt.Println("\nnote: the CVODES targets need -tags cvodes (make bench)")
 	}
+	if c.sample {
+		sr, err := benchSampling(c)
+		if err != nil {
+			return fmt.Errorf("sampling: %v", err)
+		}
+		res.Sampling = sr
+	}
 	res.Targets = checkTargets(res)
+	if res.Sampling != nil {
+		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
+	}
 	printTargets(res.Targets)
 	f, err := os.Create(filepath.Join(c.out, "results.json"))
 	if err != nil {

@@ -35,7 +35,7 @@ func randomCSR(rng *rand.Rand, r, c int) (CSR, []float64) {
 	return CSR{Pat: p, Val: v}, d
 }
 
-func randVec(rng *rand.Rand, n int) []float64 {
+func randVector(rng *rand.Rand, n int) []float64 {
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = rng.NormFloat64()
@@ -76,8 +76,8 @@ func TestProducts(t *testing.T) {
 		r, c := sz[0], sz[1]
 		a, d := randomCSR(rng, r, c)
 		for _, k := range []int{1, 3, 4, 9} {
-			x, xt := randVec(rng, c*k), randVec(rng, r*k)
-			y0, yt0 := randVec(rng, r*k), randVec(rng, c*k)
+			x, xt := randVector(rng, c*k), randVector(rng, r*k)
+			y0, yt0 := randVector(rng, r*k), randVector(rng, c*k)
 			y := append([]float64(nil), y0...)
 			a.MulAddBlockTo(y, x, k)
 			near(t, "Y += A X", y, denseMul(d, r, c, false, x, y0, k))
@@ -97,8 +97,8 @@ func TestProducts(t *testing.T) {
 		}
 		// Y += X A for X m x r: (A^T X^T)^T.
 		const m = 3
-		x := randVec(rng, m*r)
-		y0 := randVec(rng, m*c)
+		x := randVector(rng, m*r)
+		y0 := randVector(rng, m*c)
 		y := append([]float64(nil), y0...)
 		a.LeftMulAddTo(y, x, m)
 		want := append([]float64(nil), y0...)
@@ -116,10 +116,10 @@ func TestProducts(t *testing.T) {
 func TestScatters(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	a, d := randomCSR(rng, 6, 9)
-	got := randVec(rng, 6*9)
+	got := randVector(rng, 6*9)
 	a.ScatterTo(got)
 	near(t, "ScatterTo", got, d)
-	cm := randVec(rng, 6*9)
+	cm := randVector(rng, 6*9)
 	a.ScatterColMajorTo(cm)
 	for i := 0; i < 6; i++ {
 		for j := 0; j < 9; j++ {
@@ -128,7 +128,7 @@ func TestScatters(t *testing.T) {
 			}
 		}
 	}
-	base := randVec(rng, 6*9)
+	base := randVector(rng, 6*9)
 	nz := append([]float64(nil), base...)
 	a.ScatterNZTo(nz, 2)
 	add := append([]float64(nil), base...)
@@ -235,7 +235,7 @@ func TestProductsAllocateNothing(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("%v allocations per reselection, want 0", n)
 	}
-	x, y := randVec(rng, 21*4), make([]float64, 21*4)
+	x, y := randVector(rng, 21*4), make([]float64, 21*4)
 	if n := testing.AllocsPerRun(10, func() {
 		a.MulBlockTo(y, x, 4)
 		a.MulAddBlockTo(y, x, 3)
