@@ -166,8 +166,9 @@ func writeFile(path string, fill func(io.Writer) error) error {
 }
 
 // genPEtab is pbgen petab -gen: it loads the problem and writes the Go
-// package of its lowered model, observables and data (codegen.Generate
-// with Observables and Problem) into dir. The evaluation flags mean
+// package of its lowered model, observables, state assignment sets and
+// data (codegen.Generate with Observables, Assignments and Problem) into
+// dir. The evaluation flags mean
 // nothing here and are refused, as is a bad -pkg before anything is read.
 func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 	var evalFlags []string
@@ -191,9 +192,6 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 	if err != nil {
 		return listErrors(stderr, err)
 	}
-	if usesAssignments(p) {
-		return fmt.Errorf("%s: experiments that assign states at a period's start (PEtab v2 periods) are not supported by -gen yet; evaluate the problem with pbgen petab instead", path)
-	}
 	if pkg == "" {
 		pkg = packageName(p.System.ODE.Name)
 	}
@@ -204,7 +202,11 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 	for k, o := range p.ObservableExprs {
 		obs[k] = codegen.Observable{ID: o.ID, H: o.H, Sigma: o.Sigma, U: o.U, NObs: o.NObs}
 	}
-	files, err := codegen.Generate(p.System, &codegen.Options{Package: pkg, Source: sourceName(path), Observables: obs, Problem: p.Objective})
+	asg := make([]codegen.Assignment, len(p.AssignExprs))
+	for k, a := range p.AssignExprs {
+		asg[k] = codegen.Assignment{States: a.States, Values: a.Values}
+	}
+	files, err := codegen.Generate(p.System, &codegen.Options{Package: pkg, Source: sourceName(path), Observables: obs, Assignments: asg, Problem: p.Objective})
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
@@ -217,18 +219,4 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// usesAssignments reports whether an experiment of p assigns states at a
-// period's start: the interpreted model implements model.Assigner for
-// them, generated code does not yet.
-func usesAssignments(p *petab.Problem) bool {
-	for _, e := range p.Objective.Experiments {
-		for _, per := range e.Periods {
-			if per.Assign >= 0 {
-				return true
-			}
-		}
-	}
-	return false
 }
