@@ -257,12 +257,7 @@ func TestObservablesEndToEnd(t *testing.T) {
 	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
 		write("go.sum", sum)
 	}
-	// The fixtures are internal to pbgen: the temporary module gets a copy.
-	fixture, err := os.ReadFile(filepath.Join(root, "internal", "testnet", "testnet.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(filepath.Join("testnet", "testnet.go"), fixture)
+	copyTestnet(t, root, write)
 	for _, c := range []struct {
 		pkg string
 		opt codegen.Options
