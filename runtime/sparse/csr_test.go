@@ -256,3 +256,34 @@ func slicesEqual(a, b []float64) bool {
 	}
 	return true
 }
+
+// TestShiftedProducts: the shifted products and norms against A - mu I formed
+// densely, on a square matrix whose pattern lacks some diagonal entries.
+func TestShiftedProducts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, k, mu = 9, 3, 0.75
+	a, d := randomCSR(rng, n, n)
+	var tr float64
+	for i := 0; i < n; i++ {
+		tr += d[i*n+i]
+		d[i*n+i] -= mu
+	}
+	if got := a.Trace(); math.Abs(got-tr) > 1e-14 {
+		t.Errorf("Trace = %v, want %v", got, tr)
+	}
+	x := randVector(rng, n*k)
+	y := randVector(rng, n*k)
+	a.MulShiftedBlockTo(y, x, k, mu)
+	near(t, "Y = (A - mu I) X", y, denseMul(d, n, n, false, x, make([]float64, n*k), k))
+	var want float64
+	for j := 0; j < n; j++ {
+		var s float64
+		for i := 0; i < n; i++ {
+			s += math.Abs(d[i*n+j])
+		}
+		want = math.Max(want, s)
+	}
+	if got := a.Norm1Shifted(mu, make([]float64, n)); math.Abs(got-want) > 1e-13 {
+		t.Errorf("Norm1Shifted = %v, want %v", got, want)
+	}
+}

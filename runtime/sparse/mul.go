@@ -107,3 +107,26 @@ func (a CSR) LeftMulAddTo(y, x []float64, m int) {
 		}
 	}
 }
+
+// MulShiftedBlockTo writes Y = (A - mu I) X for a square A and X, Y
+// Rows x k (Y must not alias X): the shifted products of the exponential
+// actions of runtime/expm, with the shift applied first in each row.
+func (a CSR) MulShiftedBlockTo(y, x []float64, k int, mu float64) {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	for i := 0; i < a.Pat.Rows; i++ {
+		d := y[i*k : (i+1)*k]
+		xi := x[i*k : (i+1)*k]
+		xi = xi[:len(d)]
+		for c, u := range xi {
+			d[c] = -mu * u
+		}
+		for q := rp[i]; q < rp[i+1]; q++ {
+			s := v[q]
+			xr := x[ci[q]*k : (ci[q]+1)*k]
+			xr = xr[:len(d)]
+			for c, u := range xr {
+				d[c] += s * u
+			}
+		}
+	}
+}

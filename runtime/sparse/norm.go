@@ -61,17 +61,49 @@ func (a CSR) SubNormInf(dst, b []float64) float64 {
 
 // Norm1 is ||A||_1, the largest absolute column sum; work holds Cols
 // column sums.
-func (a CSR) Norm1(work []float64) float64 {
+func (a CSR) Norm1(work []float64) float64 { return a.Norm1Shifted(0, work) }
+
+// Norm1Shifted is ||A - mu I||_1 for a square A (a diagonal entry missing
+// from the pattern counts as zero); work holds Cols column sums.
+func (a CSR) Norm1Shifted(mu float64, work []float64) float64 {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
 	cs := work[:a.Pat.Cols]
 	clear(cs)
-	for k, x := range a.Val {
-		cs[a.Pat.ColIdx[k]] += math.Abs(x)
+	for i := 0; i < a.Pat.Rows; i++ {
+		hasDiag := false
+		for q := rp[i]; q < rp[i+1]; q++ {
+			x := v[q]
+			if ci[q] == i {
+				x -= mu
+				hasDiag = true
+			}
+			cs[ci[q]] += math.Abs(x)
+		}
+		if !hasDiag && mu != 0 {
+			cs[i] += math.Abs(mu)
+		}
 	}
 	var mx float64
 	for _, x := range cs {
-		mx = math.Max(mx, x)
+		if x > mx || x != x {
+			mx = x
+		}
 	}
 	return mx
+}
+
+// Trace is the sum of the diagonal entries of a square A.
+func (a CSR) Trace() float64 {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	var tr float64
+	for i := 0; i < a.Pat.Rows; i++ {
+		for q := rp[i]; q < rp[i+1]; q++ {
+			if ci[q] == i {
+				tr += v[q]
+			}
+		}
+	}
+	return tr
 }
 
 // NormFro is the Frobenius norm of A.
