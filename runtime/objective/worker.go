@@ -2,6 +2,7 @@ package objective
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -17,7 +18,7 @@ type worker struct {
 	exps    []int        // the experiments this worker solves
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
-	solvers []*sens.Solver
+	solvers []Solver
 	odes    []*ode.Solver // state only, for steady states (nil: none there)
 	tr      ode.Trajectory
 	res     sens.Result
@@ -47,7 +48,7 @@ type worker struct {
 
 // newWorker returns a worker for experiments exps, with solvers for the
 // column groups they use only (the others stay nil).
-func (c *core) newWorker(exps []int) *worker {
+func (c *core) newWorker(exps []int) (*worker, error) {
 	nx, np := c.nx, c.np
 	w := &worker{c: c, exps: exps}
 	used := make([]bool, len(c.groups))
@@ -76,7 +77,7 @@ func (c *core) newWorker(exps []int) *worker {
 	}
 	oset.Interpolate = false
 	w.models = make([]*thetaModel, len(c.groups))
-	w.solvers = make([]*sens.Solver, len(c.groups))
+	w.solvers = make([]Solver, len(c.groups))
 	w.odes = make([]*ode.Solver, len(c.groups))
 	for i, g := range c.groups {
 		if !used[i] {
@@ -84,7 +85,20 @@ func (c *core) newWorker(exps []int) *worker {
 		}
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models[i] = tm
-		w.solvers[i] = sens.NewSolver(tm, &so)
+		if c.opt.NewSolver == nil {
+			w.solvers[i] = sens.NewSolver(tm, &so)
+		} else {
+			sv, err := c.opt.NewSolver(tm, &so)
+			if err != nil {
+				for _, s := range w.solvers {
+					if cl, ok := s.(io.Closer); ok {
+						cl.Close()
+					}
+				}
+				return nil, fmt.Errorf("objective: %w", err)
+			}
+			w.solvers[i] = sv
+		}
 		if steady[i] {
 			w.odes[i] = ode.NewSolver(tm, &oset)
 		}
@@ -112,7 +126,7 @@ func (c *core) newWorker(exps []int) *worker {
 	w.u, w.du = mk(maxU), mk(maxU)
 	w.d = model.ObsDeriv{HX: mk(nx), SX: mk(nx), HP: mk(np), SP: mk(np), HU: mk(maxU), SU: mk(maxU)}
 	w.gz, w.gs = mk(maxL), mk(maxL)
-	return w
+	return w, nil
 }
 
 // params fills p and dp (for the mapped parameters) from condition cd.
