@@ -25,6 +25,9 @@ type worker struct {
 	ssRes   sens.Result // the steady-state chunks
 	q       []float64   // the thetaModel's (unused) parameter vector
 	ts      [1]float64
+	// st is the start of a solve, kept here because a pointer passed
+	// through the Solver interface escapes (a local would allocate).
+	st sens.Start
 
 	pPre, pSim []float64 // model parameters
 	dPre, dSim []float64 // dp_j/dtheta of the mapped parameters
@@ -214,8 +217,8 @@ func (w *worker) solve(e int, out *Result) error {
 	}
 	ex := pl.ex
 	if len(pl.times) > 0 {
-		st := sens.Start{T0: ex.T0, X0: x, S0: s}
-		err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &st, pl.times)
+		w.st = sens.Start{T0: ex.T0, X0: x, S0: s}
+		err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &w.st, pl.times)
 		w.count(e, &w.res, false)
 		if err != nil {
 			return fmt.Errorf("objective: %s: %w", c.expName(e), err)
