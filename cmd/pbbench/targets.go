@@ -70,6 +70,9 @@ func checkTargets(res *Results) []*Target {
 			add("PKA: CVODES FS (errconS on) / Exp > 1", r("FS errcon on (CVODES)", "Exp (ours)"), 1, true)
 		}
 	}
+	if haveCVODES {
+		petabTargets(res.Petab, add)
+	}
 	if lr := res.Linear; lr != nil {
 		for _, e := range []struct {
 			name  string
