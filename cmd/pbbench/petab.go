@@ -58,9 +58,14 @@ type PetabMethod struct {
 	Timed  map[string]int `json:"timed"` // timed evaluations per mode
 	// GradWorst is the worst gradient component against the tight FS
 	// gradient, as a multiple of the tolerance (<= 1 passes).
-	GradWorst num    `json:"grad_worst"`
-	GradOK    bool   `json:"grad_ok"`
-	Err       string `json:"error,omitempty"`
+	GradWorst num  `json:"grad_worst"`
+	GradOK    bool `json:"grad_ok"`
+	// Steps and Rejected are the integrator's accepted and rejected steps
+	// of one llh+grad evaluation (the objective's Stats: our BDF, or
+	// CVODES's for its solves; steady states are ours in both).
+	Steps    int    `json:"steps"`
+	Rejected int    `json:"rejected"`
+	Err      string `json:"error,omitempty"`
 }
 
 // PetabResult is one benchmark problem.
@@ -234,6 +239,7 @@ func benchPetabProblem(name string, p *petab.Problem, c *config) *PetabResult {
 					w = math.Inf(1)
 				}
 				m.GradWorst, m.GradOK = num(w), w <= 1
+				m.Steps, m.Rejected = results[i].Stats.Steps, results[i].Stats.Rejected
 			}
 		}
 	}
@@ -279,7 +285,7 @@ func printPetab(r *PetabResult) {
 		fmt.Printf("  failed: %s\n", r.Err)
 		return
 	}
-	fmt.Printf("  %-10s %12s %12s %14s  %s\n", "method", "llh", "llh+grad", "llh+grad+FIM", "gradient vs FS at rtol 1e-10 (worst, x tolerance)")
+	fmt.Printf("  %-10s %12s %12s %14s %13s  %s\n", "method", "llh", "llh+grad", "llh+grad+FIM", "steps (rej.)", "gradient vs FS at rtol 1e-10 (worst, x tolerance)")
 	for _, m := range r.Methods {
 		cell := func(mode string) string {
 			if v, ok := m.Median[mode]; ok {
@@ -291,7 +297,7 @@ func printPetab(r *PetabResult) {
 		if !m.GradOK {
 			g += " FAILS"
 		}
-		fmt.Printf("  %-10s %12s %12s %14s  %s", m.Name, cell("llh"), cell("llh+grad"), cell("llh+grad+FIM"), g)
+		fmt.Printf("  %-10s %12s %12s %14s %13s  %s", m.Name, cell("llh"), cell("llh+grad"), cell("llh+grad+FIM"), fmt.Sprintf("%d (%d)", m.Steps, m.Rejected), g)
 		if m.Err != "" {
 			fmt.Printf("  error: %s", m.Err)
 		}
