@@ -38,9 +38,10 @@ cvodes:
 petab-check:
 	PBGEN_LONG=1 $(GO) test ./petab -run 'BenchmarkGradients|BenchmarkSimulationTable' -count=1 -v -timeout 3h
 
-# The paper's experiments side by side with FS and CVODES.
+# The paper's experiments and the PEtab benchmark collection's problems
+# (-petab, in $(SHARED)/petab-benchmark) side by side with FS and CVODES.
 bench: cvodes
-	$(GO) run -tags cvodes ./cmd/pbbench -o results
+	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes ./cmd/pbbench -o results -petab
 
 # Work-precision table of the integrators on the stiff reference problems.
 bench-ode:
