@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -102,5 +103,18 @@ func TestPetabTargets(t *testing.T) {
 			t.Logf("%s %g %s", g.What, g.Measured, g.verdict())
 		}
 		t.Error("PEtab targets wrong")
+	}
+}
+
+// A target that was not measured is written with "measured": null
+// (encoding/json refuses NaN).
+func TestTargetJSON(t *testing.T) {
+	b, err := json.Marshal([]*Target{{What: "x", Measured: math.NaN(), Bound: 5, AtLeast: true}, {What: "y", Measured: 7, Bound: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"target":"x","bound":5,"at_least":true,"met":false,"measured":null},{"target":"y","bound":5,"at_least":false,"met":false,"measured":7}]`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }
