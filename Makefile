@@ -2,7 +2,7 @@
 # runs (see .ci/run).
 GO ?= go
 
-.PHONY: test generate check testsuite bench bench-ode fuzz cvodes demo petab-check
+.PHONY: test generate check testsuite bench bench-ode fuzz cvodes demo petab-check slurm-test
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
@@ -52,3 +52,9 @@ fuzz:
 
 demo:
 	$(GO) run ./cmd/pbgen sim -n 600 -t1 600 -o camkii.tsv -plot results networks/CaMKII.xml
+
+# pbgen sample on a real single-node Slurm (installs slurm-wlm and munge;
+# root): a job array of chains and a dependent merge job must reproduce a
+# local run with the same seed.
+slurm-test:
+	bash scripts/slurm-test.sh

@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -53,7 +54,7 @@ func newBody(g *generator, sec *section) *body {
 	b.schedule()
 	b.findShared()
 	b.nameLocals()
-	b.em = emitter{syms: g, locals: b.names}
+	b.em = emitter{syms: b, locals: b.names}
 	return b
 }
 
@@ -193,10 +194,33 @@ func (b *body) nameLocals() {
 	}
 }
 
-// decls emits the section's method and, for a body of several chunks, its
-// chunk helpers.
+// isU reports whether the symbol n is one of the section's placeholders,
+// returning its index in u.
+func (b *body) isU(n *symbolic.Node) (int, bool) {
+	if n.Kind != symbolic.KindParam || b.sec.u == nil {
+		return 0, false
+	}
+	i, ok := b.sec.u[n.Name]
+	return i, ok
+}
+
+// symRef is the local holding symbol n: a placeholder's is u0, u1, ...
+// (no state or parameter local starts with u), others are the generator's.
+func (b *body) symRef(n *symbolic.Node) code {
+	if i, ok := b.isU(n); ok {
+		return ident(fmt.Sprintf("u%d", i))
+	}
+	return b.g.symRef(n)
+}
+
+// decls emits the section's method (or function) and, for a body of
+// several chunks, its chunk helpers.
 func (b *body) decls() []jen.Code {
-	method := doc(b.sec.doc).Func().Params(jen.Id("Model")).Id(b.sec.method).Params(b.sec.params...)
+	method := doc(b.sec.doc).Func()
+	if !b.sec.function {
+		method.Params(jen.Id("Model"))
+	}
+	method.Id(b.sec.method).Params(b.sec.params...)
 	if b.nchunks() == 1 {
 		return []jen.Code{method.Block(concat(b.sec.prologue, b.chunk(0, len(b.stmts)))...)}
 	}
@@ -259,23 +283,33 @@ func (b *body) chunk(first, last int) []jen.Code {
 	return out
 }
 
-// symLoads emits xA := x[StateA] and pK := p[ParamK] for the states and
-// parameters stmts use, in index order.
+// symLoads emits xA := x[StateA], pK := p[ParamK] and u0 := u[0] for the
+// states, parameters and placeholders stmts use, in that order, each by
+// index.
 func (b *body) symLoads(stmts []stmt) []jen.Code {
-	var syms []*symbolic.Node
+	var syms, us []*symbolic.Node
 	seen := make(map[*symbolic.Node]bool)
 	for _, s := range stmts {
 		for _, r := range s.refs {
 			if r.Op == symbolic.OpSym && r.Kind != symbolic.KindTime && !seen[r] {
 				seen[r] = true
-				syms = append(syms, r)
+				if _, ok := b.isU(r); ok {
+					us = append(us, r)
+				} else {
+					syms = append(syms, r)
+				}
 			}
 		}
 	}
 	b.g.sortSyms(syms)
-	out := make([]jen.Code, len(syms))
-	for i, s := range syms {
-		out[i] = b.g.symLoad(s)
+	slices.SortFunc(us, func(m, n *symbolic.Node) int { return b.sec.u[m.Name] - b.sec.u[n.Name] })
+	out := make([]jen.Code, 0, len(syms)+len(us))
+	for _, s := range syms {
+		out = append(out, b.g.symLoad(s))
+	}
+	for _, s := range us {
+		i := b.sec.u[s.Name]
+		out = append(out, jen.Id(fmt.Sprintf("u%d", i)).Op(":=").Id("u").Index(jen.Lit(i)))
 	}
 	return out
 }
@@ -286,7 +320,11 @@ func (b *body) rootWrite(i int) []jen.Code {
 	if c := b.sec.comments[i]; c != "" {
 		out = append(out, jen.Comment(c))
 	}
-	return append(out, jen.Id("dst").Index(jen.Lit(b.sec.dst[i])).Op("=").Add(b.em.expr(b.sec.roots[i]).c))
+	lhs := b.sec.lhs[i]
+	if lhs == nil {
+		lhs = jen.Id("dst").Index(jen.Lit(b.sec.dst[i]))
+	}
+	return append(out, jen.Add(lhs).Op("=").Add(b.em.expr(b.sec.roots[i]).c))
 }
 
 // definition emits the statement computing the local of n: e3 := ..., or

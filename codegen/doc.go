@@ -1,7 +1,9 @@
 // Package codegen emits a Go package implementing the runtime's model
 // contract (runtime/model.Model) from a symbolic.System, with
-// github.com/dave/jennifer. Generated packages import only
-// github.com/pbgen/pbgen/runtime/model and math.
+// github.com/dave/jennifer, and optionally the observables and the data of
+// an estimation problem. Generated packages import only
+// github.com/pbgen/pbgen/runtime/model and math, and, for an estimation
+// problem, runtime/objective (see "Observables and estimation problems").
 //
 // # What is generated
 //
@@ -13,7 +15,57 @@
 // original ids, the default parameter values, the CSR patterns of Jx and Jp
 // as array literals, and type Model with the methods of model.Model plus
 // Outputs and OutputsTo. Large networks (Options.SplitFiles) put F into
-// f.go and Jx, Jp into jac.go.
+// f.go, Jx, Jp into jac.go and the observables' functions into obs.go.
+//
+// # Observables and estimation problems
+//
+// With Options.Observables (pbgen petab -gen passes the observables that
+// package petab lowers), Model also implements model.Observables:
+// NumObservables, the ids and placeholder counts, and Observe, which
+// checks its arguments and dispatches with a switch (nothing escapes, so
+// it does not allocate) to two functions per observable: observeK, h and
+// sigma alone for a caller that wants no derivatives, and observeDerivK,
+// h, sigma and their derivatives with respect to x, p and u in one body,
+// so that the derivatives share subexpressions with each other and with h
+// and sigma. The derivatives are formed with symbolic.Diff on the
+// System's Builder (Generate therefore adds nodes to it) and only the
+// structurally non-zero ones are emitted: Observe clears d's six slices,
+// as the contract writes them whole, and the function then writes its
+// non-zeros, indexed by the State and Param constants.
+//
+// With Options.Problem, problem.go holds func Problem(), which returns a
+// new copy of the problem on each call, written as a Go composite literal
+// of the problem's own type by reflection (zero fields left out, struct
+// fields in declaration order, enumerations with a String method
+// annotated: Scale: 2 /* log10 */). pbgen passes the *objective.Problem
+// of petab.Load, so the generated package serves runtime/objective
+// directly:
+//
+//	o, err := objective.New(camkiipetab.New(), camkiipetab.Problem(), nil)
+//
+// The data are embedded, not read from the PEtab tables at run time,
+// because what the runtime needs is not the tables but their lowering:
+// conditions as parameter vectors over the parameters the lowering adds to
+// the model (initial values, flags, indicators), placeholders resolved to
+// constants or estimated parameters, experiments with their
+// pre-equilibration. That lowering needs parser and symbolic, and it fixes
+// the model's parameter order, so the data and the generated model must
+// come from the same run: embedding them makes one package that cannot
+// disagree with itself, and an inference binary that needs neither the
+// files nor the generator. The cost is regeneration when the data change
+// (the freshness test of the shipped problem catches a stale copy) and
+// source size (one line per measurement).
+//
+// A generated problem therefore imports runtime/objective (for its types)
+// as well as runtime/model: a departure from "generated packages import
+// only runtime/model" that keeps the rule's purpose, since
+// runtime/objective imports only runtime packages, gonum and the standard
+// library, so the binary still never links parser, symbolic or codegen.
+// The alternative, plain data in types of the generated package that the
+// user converts, would put a second copy of the problem's types in every
+// generated package to avoid an import of the package that consumes them.
+// A package generated without a Problem imports only runtime/model (and
+// math).
 //
 // # How expressions are emitted
 //

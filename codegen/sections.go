@@ -27,21 +27,44 @@ type section struct {
 	args     []jen.Code // the parameters as call arguments, for chunk calls
 	prologue []jen.Code // argument checks, clear(dst), ...
 
+	// function makes the section a package-level function named method
+	// rather than a method of Model (the per-observable functions that
+	// Observe dispatches to).
+	function bool
+	// u maps the placeholder symbols the roots may use (observables'
+	// KindParam symbols named in Observable.U) to their index in the
+	// argument u; nil for sections without placeholders.
+	u map[string]int
+
 	roots    []*symbolic.Node
-	dst      []int    // dst index of each root
-	comments []string // comment of each root
+	dst      []int      // dst index of each root
+	lhs      []jen.Code // where each root is written, if not dst[dst[i]]
+	comments []string   // comment of each root
 }
 
 // add appends root, written to dst[k] after the comment.
 func (s *section) add(root *symbolic.Node, k int, comment string) {
+	s.addTo(root, k, nil, comment)
+}
+
+// addTo appends root, written to lhs (dst[k] if lhs is nil) after the
+// comment.
+func (s *section) addTo(root *symbolic.Node, k int, lhs jen.Code, comment string) {
 	s.roots = append(s.roots, root)
 	s.dst = append(s.dst, k)
+	s.lhs = append(s.lhs, lhs)
 	s.comments = append(s.comments, comment)
 }
 
-// sections lists the evaluation methods in output order.
+// sections lists the evaluation methods in output order: those of
+// model.Model, then, for a measurement model, two functions per
+// observable (its value, and its value with derivatives).
 func (g *generator) sections() []*section {
-	return []*section{g.fSection(), g.jxSection(), g.jpSection(), g.x0Section(), g.x0pSection(), g.outputSection()}
+	secs := []*section{g.fSection(), g.jxSection(), g.jpSection(), g.x0Section(), g.x0pSection(), g.outputSection()}
+	for k := range g.obs {
+		secs = append(secs, g.obsValueSection(k), g.obsDerivSection(k))
+	}
+	return secs
 }
 
 // Parameter lists of the sections: (dst, t, x, p) for functions of the

@@ -20,7 +20,9 @@
 // and noise scales sigma(t, x, p, u) (a PEtab measurement model, u the
 // placeholders) into an *Observed, which is a *Model that also implements
 // model.Observables, with the derivatives in x, p and u formed
-// symbolically.
+// symbolically. NewObservedAssign adds state assignment sets
+// (model.Assigner: a PEtab experiment's condition changes after its first
+// period), their derivatives in x and p formed symbolically too.
 //
 // # Concurrency and allocation
 //

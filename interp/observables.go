@@ -29,6 +29,7 @@ type Observable struct {
 type Observed struct {
 	*Model
 	obs []obsProg
+	asg []asgProg // NewObservedAssign
 }
 
 // obsProg is one observable compiled: roots h, sigma, then the non-zero

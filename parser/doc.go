@@ -12,6 +12,7 @@
 // (L3 localParameter, L2 kineticLaw parameters, shadowing global ids) are
 // replaced by their values, csymbol avogadro by 6.02214179e23 (the value
 // fixed by both L3v1 and L3v2) and csymbol time by the time symbol.
+// (Expansion is bounded: see Limits on hostile input.)
 // Annotations and notes are ignored, and so are elements of the layout
 // and render packages.
 //
@@ -25,6 +26,26 @@
 // implies, quotient and rem (quotient truncates toward zero; rem has the
 // sign of the dividend). Truth values are 1 and 0.
 //
+// An <apply> whose first child is another <apply> is read as libSBML
+// reads it: libSBML parses the first child of an <apply> into the node it
+// is building, so the result is the inner operator applied to the inner
+// arguments followed by the outer ones (<apply><apply><plus/> a b</apply>
+// c</apply> is a+b+c; with no outer arguments the outer <apply> is a pair
+// of parentheses, as in Beer_MolBioSystems2014 of the PEtab benchmark
+// collection). A number, constant or <piecewise> as the first child is an
+// error, as in libSBML.
+//
+// # Numbers
+//
+// Number attributes are XML Schema doubles (ParseDouble): optional sign,
+// decimal digits, optional exponent, or INF, +INF, -INF, NaN; Go's other
+// spellings (0_5, 0x1p-1, infinity) are errors. <cn> of type real (the
+// default) takes the same forms; e-notation a decimal mantissa and an
+// integer exponent (their value is mantissa*10^exponent, as in libSBML);
+// integer and rational take integers in the base attribute's base (2-36,
+// MathML 2). A literal that overflows float64 (1e999) is an error with
+// its line, not an infinity.
+//
 // # Refused constructs
 //
 // Events, algebraic rules, fast reactions, stoichiometryMath, csymbol
@@ -36,15 +57,48 @@
 // # Errors
 //
 // Every data-dependent failure is an ErrorList of *Error, sorted, printed
-// as "file:line: element "id": what is wrong (and N more errors)". Misuse
-// of the API panics with a "parser: " prefix.
+// as "file:line: element "id": what is wrong (and N more errors)"; its
+// Unwrap gives each error, so a command line prints them one per line
+// (pbgen check does). A list holds at most MaxErrors errors; then it ends
+// with a note "too many errors, stopped here: ..." and reading stops.
+// Misuse of the API panics with a "parser: " prefix.
 //
 // # Limits on hostile input
 //
 // A document may have at most MaxBytes bytes and MaxDepth levels of
 // element nesting (MathML included); a function call may have at most
-// 1024 arguments; recursive function definitions are refused. Function
-// expansion is memoised, so its cost is linear in the size of the math.
+// 1024 arguments; recursive function definitions are refused, and math
+// may nest at most symbolic.MaxDepth levels counting the bodies of the
+// functions it calls (a chain of definitions each calling the previous
+// one recurses that deep when expanded). The
+// document is read as a stream: the outer levels (<sbml>, <model>, the
+// lists) one element at a time, each component (a species, a reaction
+// with its math) as a small tree that is dropped once read, so memory
+// follows the model, not the file, and reading stops at the first
+// malformed token or after MaxErrors errors. Inside a component, the
+// first element that cannot be valid where it is (an SBML element its
+// parent does not take, a foreign element, an unknown MathML element) is
+// reported and later ones under the same parent are not even built.
+//
+// Function expansion is memoised on the arguments, but a DAG can still
+// be exponentially large: f_i(x) = f_{i-1}(f_{i-1}(x)) has 2^i distinct
+// nodes. The expressions built while reading, and again while lowering,
+// may total MaxExprSize (symbolic.Builder.Size units); a function
+// definition whose expansion would pass it is refused at its line with
+// the size it would reach, and any other expansion (a chain of rules, a
+// composition whose sums flatten quadratically) stops with an error at
+// the line of the math being expanded. symbolic.Build has a bound of its
+// own for derivatives.
+//
+// A value INF, -INF or NaN is accepted where SBML allows it, but if a
+// state's rate or initial value depends on it ODE reports it at the
+// value's own element and line (a parameter, a species' initial amount or
+// concentration, a local parameter): the integration would otherwise
+// fail at t = 0 far from its cause. Values nothing in the ODE uses stay
+// allowed (SBML Test Suite case 00951 has them).
+//
+// Lowering is linear in the size of the network: species references are
+// indexed by species once.
 //
 // # Lowering: states
 //

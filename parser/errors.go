@@ -21,6 +21,8 @@ type Error struct {
 	Element string
 	ID      string
 	Msg     string
+
+	last bool // the "too many errors" note, which sorts last
 }
 
 func (e *Error) Error() string {
@@ -41,19 +43,59 @@ func (e *Error) Error() string {
 	return sb.String()
 }
 
+// MaxErrors is the most errors an ErrorList collects. Past it the list
+// ends with a note "too many errors, stopped here: ..." holding the next
+// error, and reading stops there: a hostile document with millions of
+// bad elements costs no more than one with MaxErrors, and a person reads
+// the first few anyway (as the Go compiler stops after ten).
+const MaxErrors = 50
+
 // ErrorList is a list of positioned errors, in the style of
 // go/scanner.ErrorList: it is sorted by file and line before it is
 // returned, and prints its first error followed by "(and N more errors)".
+// Unwrap gives each error, so errors.As finds an *Error and a command
+// line can print them one per line, the way go vet does.
 type ErrorList []*Error
 
 func (l *ErrorList) add(file string, line int, element, id, format string, args ...any) {
+	switch {
+	case len(*l) > MaxErrors:
+		return
+	case len(*l) == MaxErrors:
+		// The note keeps the error found where reading stopped, so that a
+		// caller classifying errors (every one "... is not supported", say)
+		// still sees its kind.
+		*l = append(*l, &Error{File: file, Line: line, Element: element, ID: id,
+			Msg: "too many errors, stopped here: " + fmt.Sprintf(format, args...), last: true})
+		return
+	}
 	*l = append(*l, &Error{File: file, Line: line, Element: element, ID: id, Msg: fmt.Sprintf(format, args...)})
+}
+
+// full reports whether the list is past MaxErrors (it holds the "too many
+// errors" note): the caller should stop looking for more.
+func (l ErrorList) full() bool { return len(l) > MaxErrors }
+
+// Truncated reports whether the list stopped at MaxErrors: its last entry
+// is then the "too many errors, stopped here" note.
+func (l ErrorList) Truncated() bool { return len(l) > 0 && l[len(l)-1].last }
+
+// Unwrap returns the errors of the list, for errors.Is and errors.As.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
 }
 
 func (l ErrorList) Len() int      { return len(l) }
 func (l ErrorList) Swap(i, j int) { l[i], l[j] = l[j], l[i] }
 func (l ErrorList) Less(i, j int) bool {
 	a, b := l[i], l[j]
+	if a.last != b.last {
+		return b.last
+	}
 	if a.File != b.File {
 		return a.File < b.File
 	}

@@ -73,7 +73,7 @@ func TestErrors(t *testing.T) {
 <functionDefinition id="f">` + ma(`<lambda><bvar><ci>x</ci></bvar><apply><ci>f</ci><ci>x</ci></apply></lambda>`) + `</functionDefinition></listOfFunctionDefinitions>
 ` + basics), marker: `<functionDefinition id="f">`, want: `functionDefinition "f": recursive call of function "f"`},
 		{name: "wrong arity", doc: l3(basics + law("\n<apply><divide/><ci>S</ci></apply>")), marker: `<apply><divide`, want: `reaction "R": <divide/> with 1 arguments`},
-		{name: "bad number", doc: l3(basics + law("\n<cn> 1.2.3 </cn>")), marker: `<cn> 1.2.3`, want: `reaction "R": invalid number "1.2.3" in <cn>`},
+		{name: "bad number", doc: l3(basics + law("\n<cn> 1.2.3 </cn>")), marker: `<cn> 1.2.3`, want: `reaction "R": invalid number in <cn>: "1.2.3" is not a number (XML Schema double)`},
 		{name: "duplicate id", doc: l3(comp1 + "\n" + `<listOfParameters>
 <parameter id="C" value="1" constant="true"/></listOfParameters>`), marker: `<parameter id="C"`, want: `parameter "C": duplicate id (already used by the compartment on line 4)`},
 		{name: "empty model", doc: l3(""), marker: `<model`, want: `model "m": model is empty`},
@@ -171,5 +171,37 @@ func TestSizeLimit(t *testing.T) {
 	_, err := Read(&endless{head: `<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2"><model id="m">`}, "big.xml")
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("document larger than %d bytes", MaxBytes)) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestErrorListCap: a list stops at MaxErrors with a "too many errors"
+// note that sorts last, and unwraps to its *Error values.
+func TestErrorListCap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<listOfParameters>\n")
+	for i := range MaxErrors + 10 {
+		fmt.Fprintf(&b, "<parameter id=\"p%d\" value=\"x\"/>\n", i)
+	}
+	b.WriteString("</listOfParameters>\n")
+	doc := l3(b.String())
+	_, err := Read(strings.NewReader(doc), "cap.xml")
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("got %v", err)
+	}
+	if len(list) != MaxErrors+1 {
+		t.Fatalf("got %d errors, want %d", len(list), MaxErrors+1)
+	}
+	last := list[len(list)-1]
+	if !strings.HasPrefix(last.Msg, "too many errors, stopped here: ") || last.ID != fmt.Sprintf("p%d", MaxErrors) ||
+		last.Line != lineOf(t, doc, fmt.Sprintf(`"p%d"`, MaxErrors)) {
+		t.Errorf("last error %v", last)
+	}
+	var first *Error
+	if !errors.As(err, &first) || first != list[0] || first.ID != "p0" {
+		t.Errorf("errors.As(*Error) = %v, want the first error", first)
+	}
+	if n := len(list.Unwrap()); n != len(list) {
+		t.Errorf("Unwrap has %d errors, want %d", n, len(list))
 	}
 }

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/pbgen/pbgen/symbolic"
@@ -53,6 +54,7 @@ type variable struct {
 	law    *symbolic.Node // reactions: kinetic law
 
 	sp            *Species
+	rx            *Reaction // reactions
 	comp          *variable // species: its compartment
 	valueIsAmount bool      // species: symbol means amount (hasOnlySubstanceUnits or 0-D)
 	reacting      bool      // species: changed by reactions
@@ -81,6 +83,20 @@ type lowering struct {
 	undef               map[*variable]string // why a value is undefined: the root id ("" after a reported cycle)
 	stack               []*variable
 	paramValue          map[string]float64
+	uses                map[*variable][]speciesUse // species: their references, in document order
+	cur                 *variable                  // the variable being lowered, for messages
+	inStates            bool                       // cur is a state whose rate and initial value are being formed
+	nonFiniteSeen       map[string]bool            // element+id of non-finite values already reported
+	flagged             map[*variable]bool         // states with a non-finite value reported
+}
+
+// speciesUse is one species reference in a reaction, indexed by species
+// once so that forming each rate does not scan every reaction (which made
+// lowering quadratic in the size of the network).
+type speciesUse struct {
+	rx       *Reaction
+	sr       *SpeciesReference
+	reactant bool
 }
 
 func (l *lowering) errorf(v *variable, line int, format string, args ...any) {
@@ -112,8 +128,16 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		return nil, err
 	}
 	ode := &symbolic.ODE{B: m.B, Name: m.ID, Source: m.File, Params: params}
-	l.states(ode)
-	l.outputs(ode)
+	// Substituting rules into rates can grow without bound on hostile
+	// input (a chain of n rules each using the previous one twice is
+	// quadratic once sums flatten): cap it, naming the symbol being formed.
+	if err := m.B.Bounded(MaxExprSize, func() {
+		l.states(ode)
+		l.outputs(ode)
+	}); err != nil {
+		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
+		return nil, l.errs.Err()
+	}
 	l.checkClosed(ode)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -159,7 +183,7 @@ func (l *lowering) collect() {
 		}
 	}
 	for _, rx := range m.Reactions {
-		l.add(&variable{id: rx.ID, kind: vReaction, line: rx.Line, law: rx.Rate})
+		l.add(&variable{id: rx.ID, kind: vReaction, line: rx.Line, law: rx.Rate, rx: rx})
 	}
 	for _, ia := range m.InitialAssignments {
 		if ia.Math != nil {
@@ -179,21 +203,26 @@ func (l *lowering) collect() {
 			v.ar = ru.Math
 		}
 	}
+	l.uses = make(map[*variable][]speciesUse)
 	for _, rx := range m.Reactions {
-		for _, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
 			for _, sr := range list {
-				l.vars[sr.Species].reacting = true
+				v := l.vars[sr.Species]
+				v.reacting = true
+				l.uses[v] = append(l.uses[v], speciesUse{rx: rx, sr: sr, reactant: i == 0})
 			}
 		}
+	}
+	dimsOf := make(map[string]float64, len(m.Compartments))
+	for _, c := range m.Compartments {
+		dimsOf[c.ID] = c.SpatialDimensions
 	}
 	for _, s := range m.Species {
 		v := l.vars[s.ID]
 		v.comp = l.vars[s.Compartment]
-		dims := 3.0
-		for _, c := range m.Compartments {
-			if c.ID == s.Compartment {
-				dims = c.SpatialDimensions
-			}
+		dims, ok := dimsOf[s.Compartment]
+		if !ok {
+			dims = 3
 		}
 		v.valueIsAmount = s.HasOnlySubstanceUnits || dims == 0
 		v.compVarying = v.comp.ar != nil || v.comp.rr != nil
@@ -406,6 +435,9 @@ func (l *lowering) leave(v *variable, state map[*variable]uint8, memo map[*varia
 // the declaration alone (converting between amount and concentration
 // through the compartment's initial size), or nil.
 func (l *lowering) declInit(v *variable) *symbolic.Node {
+	if v.decl != nil && v.decl.Op == symbolic.OpConst {
+		l.nonFiniteUse(kindElem[v.kind], v.id, v.line, v.decl.Val)
+	}
 	if v.kind != vSpecies {
 		if v.decl == nil {
 			l.undef[v] = v.id
@@ -416,6 +448,8 @@ func (l *lowering) declInit(v *variable) *symbolic.Node {
 		return v.decl
 	}
 	s, b := v.sp, l.b
+	l.nonFiniteUse("species", v.id, v.line, s.InitialAmount)
+	l.nonFiniteUse("species", v.id, v.line, s.InitialConcentration)
 	if !s.HasInitialAmount && !s.HasInitialConcentration {
 		l.undef[v] = v.id
 		return nil
@@ -439,6 +473,7 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 	if !l.enter(v, l.initState, "initial values") {
 		return nil
 	}
+	l.usesOf(v)
 	var r *symbolic.Node
 	switch {
 	case v.param != nil:
@@ -467,6 +502,7 @@ func (l *lowering) value(v *variable) *symbolic.Node {
 		return nil
 	}
 	b := l.b
+	l.usesOf(v)
 	var r *symbolic.Node
 	switch {
 	case v.isState:
@@ -499,6 +535,63 @@ func (l *lowering) value(v *variable) *symbolic.Node {
 	return l.leave(v, l.valState, l.valMemo, r)
 }
 
+// usesOf notes the non-finite values that v's symbol brings along by
+// itself: a sensitivity parameter's default, a reaction's local
+// parameters. (Declared values are noted in declInit.)
+func (l *lowering) usesOf(v *variable) {
+	if v.param != nil {
+		l.nonFiniteUse(kindElem[v.kind], v.id, v.line, l.paramValue[v.param.Name])
+	}
+	if v.rx != nil {
+		for _, p := range v.rx.nonFinite {
+			el := "localParameter"
+			if l.m.Level == 2 {
+				el = "parameter"
+			}
+			l.nonFiniteUse(el, p.ID, p.Line, p.Value)
+		}
+	}
+}
+
+// nonFiniteUse reports a declared value that is INF or NaN when the state
+// being formed depends on it: SBML allows such values (the test suite has
+// parameters INF, -INF and NaN that only appear as outputs), but one that
+// reaches the ODE makes integration fail at t = 0, far from its cause.
+// The error names the value's own element, id and line.
+func (l *lowering) nonFiniteUse(el, id string, line int, val float64) {
+	if !l.inStates || l.cur == nil || !(math.IsNaN(val) || math.IsInf(val, 0)) {
+		return
+	}
+	if l.nonFiniteSeen == nil {
+		l.nonFiniteSeen = make(map[string]bool)
+		l.flagged = make(map[*variable]bool)
+	}
+	l.flagged[l.cur] = true
+	key := el + "\x00" + id
+	if l.nonFiniteSeen[key] {
+		return
+	}
+	l.nonFiniteSeen[key] = true
+	if l.cur.id == id && kindElem[l.cur.kind] == el {
+		l.errs.add(l.m.File, line, el, id, "initial value %s is not finite", sbmlDouble(val))
+		return
+	}
+	l.errs.add(l.m.File, line, el, id, "value %s is not finite, and state %q depends on it", sbmlDouble(val), l.cur.id)
+}
+
+// sbmlDouble prints a value in the SBML (xsd:double) spelling.
+func sbmlDouble(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "INF"
+	case math.IsInf(v, -1):
+		return "-INF"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
 func firstUndef(l *lowering, vs ...*variable) string {
 	for _, v := range vs {
 		if why, ok := l.undef[v]; ok {
@@ -528,10 +621,13 @@ func (l *lowering) reportUndef(v *variable, what string, dep *variable) {
 // species references, each in document order.
 func (l *lowering) states(ode *symbolic.ODE) {
 	b := l.b
+	l.inStates = true
+	defer func() { l.inStates = false }()
 	for _, v := range l.list {
 		if !v.isState {
 			continue
 		}
+		l.cur = v
 		st := symbolic.State{Name: v.id, Meta: map[string]string{"sbml": kindElem[v.kind]}}
 		init := l.init(v)
 		if init == nil {
@@ -554,7 +650,9 @@ func (l *lowering) states(ode *symbolic.ODE) {
 			}
 		}
 		if x := l.evalDefault(init); math.IsNaN(x) || math.IsInf(x, 0) {
-			l.errorf(v, 0, "initial value is %v (division by zero or undefined math?)", x)
+			if !l.flagged[v] { // else the non-finite value it comes from is reported
+				l.errorf(v, 0, "initial value is %v (division by zero or undefined math?)", x)
+			}
 			continue
 		}
 		st.Init = init
@@ -580,31 +678,25 @@ func (l *lowering) states(ode *symbolic.ODE) {
 func (l *lowering) reactionRate(v *variable) *symbolic.Node {
 	b := l.b
 	var terms []*symbolic.Node
-	for _, rx := range l.m.Reactions {
+	for _, u := range l.uses[v] {
+		rx, sr := u.rx, u.sr
 		rv := l.vars[rx.ID]
-		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
-			for _, sr := range list {
-				if sr.Species != v.id {
-					continue
-				}
-				st := b.Const(stoich(sr))
-				if sr.ID != "" {
-					if st = l.value(l.vars[sr.ID]); st == nil {
-						l.reportUndef(v, "stoichiometry in reaction "+rx.ID, l.vars[sr.ID])
-						return nil
-					}
-				}
-				rate := l.value(rv)
-				if rate == nil {
-					l.reportUndef(v, "rate of reaction "+rx.ID, rv)
-					return nil
-				}
-				if i == 0 {
-					st = b.Neg(st)
-				}
-				terms = append(terms, b.Mul(st, rate))
+		st := b.Const(stoich(sr))
+		if sr.ID != "" {
+			if st = l.value(l.vars[sr.ID]); st == nil {
+				l.reportUndef(v, "stoichiometry in reaction "+rx.ID, l.vars[sr.ID])
+				return nil
 			}
 		}
+		rate := l.value(rv)
+		if rate == nil {
+			l.reportUndef(v, "rate of reaction "+rx.ID, rv)
+			return nil
+		}
+		if u.reactant {
+			st = b.Neg(st)
+		}
+		terms = append(terms, b.Mul(st, rate))
 	}
 	sum := b.Add(terms...)
 	cf := v.sp.ConversionFactor
@@ -642,6 +734,7 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 		return nan
 	}
 	for _, v := range l.list {
+		l.cur = v
 		x := val(v)
 		ode.Outputs = append(ode.Outputs, symbolic.Output{Name: v.id, Expr: x})
 		if v.kind != vSpecies {

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -233,26 +234,33 @@ func (p *mathParser) expr(e *elem) *mnode {
 	return nil
 }
 
-// number parses <cn> of type integer, real (or double), e-notation and
-// rational.
+// number parses <cn>. Types real (the default; "double" is accepted as
+// a synonym) and e-notation take decimal numbers: a real is an XML Schema
+// double (ParseDouble), as SBML numbers elsewhere; the parts of
+// e-notation are a decimal number without exponent and an integer.
+// Types integer and rational take integers in the base attribute's base
+// (2 to 36, default 10, MathML 2); a real in another base is refused. A
+// literal whose value overflows float64 is an error, and so is a rational
+// with denominator 0.
 func (p *mathParser) number(e *elem) (float64, bool) {
 	typ, _ := e.attr("type")
 	typ = strings.TrimSpace(typ)
-	if b, ok := e.attr("base"); ok && strings.TrimSpace(b) != "10" {
-		p.refuse(e.line, "<cn> base "+b)
-		return 0, false
-	}
-	parse := func(s string) (float64, bool) {
-		s = strings.TrimSpace(s)
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return v, true // overflow to ±Inf or underflow to 0, as strtod
-			}
-			p.errorf(e.line, "invalid number %q in <cn>", s)
+	base := 10
+	if bs, ok := e.attr("base"); ok {
+		b, err := strconv.Atoi(strings.TrimSpace(bs))
+		if err != nil || b < 2 || b > 36 {
+			p.errorf(e.line, "<cn> base %q is not an integer from 2 to 36", bs)
 			return 0, false
 		}
-		return v, true
+		base = b
+	}
+	fail := func(err error) (float64, bool) {
+		what := "<cn>"
+		if typ != "" {
+			what = fmt.Sprintf("<cn type=%q>", typ)
+		}
+		p.errorf(e.line, "invalid number in %s: %v", what, err)
+		return 0, false
 	}
 	switch typ {
 	case "", "real", "double", "integer":
@@ -260,26 +268,65 @@ func (p *mathParser) number(e *elem) (float64, bool) {
 			p.errorf(e.line, "<cn type=%q> must hold one number", typ)
 			return 0, false
 		}
-		v, ok := parse(e.text())
-		if ok && typ == "integer" && v != math.Trunc(v) {
-			p.errorf(e.line, "integer <cn> holds %q", e.text())
+		var v float64
+		var err error
+		switch {
+		case typ == "integer":
+			v, err = parseInteger(e.text(), base)
+		case base != 10:
+			p.refuse(e.line, fmt.Sprintf("<cn type=%q> in base %d", typ, base))
 			return 0, false
+		default:
+			v, err = ParseDouble(e.text())
 		}
-		return v, ok
+		if err != nil {
+			return fail(err)
+		}
+		return v, true
 	case "e-notation", "rational":
 		if len(e.kids) != 1 || e.kids[0].local != "sep" || len(e.segs) != 2 {
 			p.errorf(e.line, "<cn type=%q> must hold two numbers separated by <sep/>", typ)
 			return 0, false
 		}
-		a, ok1 := parse(e.segs[0])
-		c, ok2 := parse(e.segs[1])
-		if !ok1 || !ok2 {
-			return 0, false
-		}
 		if typ == "rational" {
+			a, err := parseInteger(e.segs[0], base)
+			if err != nil {
+				return fail(err)
+			}
+			c, err := parseInteger(e.segs[1], base)
+			if err != nil {
+				return fail(err)
+			}
+			if c == 0 {
+				return fail(fmt.Errorf("denominator is 0"))
+			}
 			return a / c, true
 		}
-		return a * math.Pow(10, c), true
+		if base != 10 {
+			p.refuse(e.line, fmt.Sprintf("<cn type=%q> in base %d", typ, base))
+			return 0, false
+		}
+		m := strings.Trim(e.segs[0], " \t\r\n")
+		if !isDecimal(m, false) {
+			return fail(fmt.Errorf("mantissa %q is not a decimal number", m))
+		}
+		a, err := ParseDouble(m)
+		if err != nil {
+			return fail(err)
+		}
+		c, err := parseInteger(e.segs[1], 10)
+		if err != nil {
+			return fail(err)
+		}
+		// As libSBML: mantissa times a power of ten.
+		v := a * math.Pow(10, c)
+		if math.IsInf(v, 0) {
+			return fail(fmt.Errorf("%s*10^%s overflows float64 (largest %g)", m, strings.TrimSpace(e.segs[1]), math.MaxFloat64))
+		}
+		if math.IsNaN(v) { // 0 * 10^400
+			v = 0
+		}
+		return v, true
 	}
 	p.refuse(e.line, "<cn> type "+strconv.Quote(typ))
 	return 0, false
@@ -321,12 +368,35 @@ func (p *mathParser) piecewise(e *elem) *mnode {
 	return n
 }
 
+// apply parses <apply>. An <apply> whose first child is itself an <apply>
+// is read as libSBML reads it (its MathML reader parses the first child
+// into the node being built): the inner apply's operator applied to the
+// inner arguments followed by the outer ones, so
+// <apply><apply><plus/>a b</apply> c</apply> is a+b+c and an outer apply
+// with no further children is just the inner one. Published models
+// (Beer_MolBioSystems2014 in the PEtab benchmark collection) use it as
+// parentheses.
 func (p *mathParser) apply(e *elem) *mnode {
-	if len(e.kids) == 0 {
+	kids := e.kids
+	if len(kids) > 0 && kids[0].local == "apply" && kids[0].space == mathNS {
+		// Collect the outer arguments level by level, then append them
+		// innermost first: linear in the number of children.
+		var tails [][]*elem
+		in := e
+		for len(in.kids) > 0 && in.kids[0].local == "apply" && in.kids[0].space == mathNS {
+			tails = append(tails, in.kids[1:])
+			in = in.kids[0]
+		}
+		kids = append([]*elem(nil), in.kids...)
+		for i := len(tails) - 1; i >= 0; i-- {
+			kids = append(kids, tails[i]...)
+		}
+	}
+	if len(kids) == 0 {
 		p.errorf(e.line, "empty <apply>")
 		return nil
 	}
-	head := e.kids[0]
+	head := kids[0]
 	n := &mnode{kind: mApply, line: e.line}
 	switch {
 	case head.local == "ci":
@@ -360,6 +430,11 @@ func (p *mathParser) apply(e *elem) *mnode {
 			p.errorf(head.line, "element <%s> is not MathML", head.local)
 			return nil
 		}
+		if _, isConst := mathConsts[head.local]; isConst || head.local == "cn" || head.local == "piecewise" ||
+			head.local == "semantics" || head.local == "lambda" {
+			p.errorf(head.line, "<%s> is not an operator and cannot be the first child of <apply>", head.local)
+			return nil
+		}
 		p.refuse(head.line, "MathML operator <"+head.local+">")
 		return nil
 	}
@@ -368,7 +443,7 @@ func (p *mathParser) apply(e *elem) *mnode {
 		return nil
 	}
 	ok := true
-	for _, c := range e.kids[1:] {
+	for _, c := range kids[1:] {
 		switch c.local {
 		case "logbase", "degree":
 			want := "log"

@@ -96,6 +96,8 @@ type Reaction struct {
 	Rate        *symbolic.Node
 	RateLine    int          // line of <kineticLaw>
 	LocalParams []*Parameter // for information: their values are already in Rate
+
+	nonFinite []*Parameter // local parameters with INF or NaN values that Rate uses
 }
 
 // InitialAssignment is an <initialAssignment> to Symbol.

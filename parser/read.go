@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,11 +32,9 @@ func Read(r io.Reader, filename string) (*Model, error) {
 		ids:   make(map[string]idEntry),
 		funcs: make(map[string]*funcDef),
 	}
-	root := readTree(r, filename, &rd.errs)
-	if root == nil {
-		return nil, rd.errs.Err()
-	}
-	m := rd.document(root)
+	s := newStream(r, filename, &rd.errs)
+	s.judge = rd.judge
+	m := rd.document(s)
 	if err := rd.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -75,6 +74,10 @@ type reader struct {
 	ids     map[string]idEntry
 	funcs   map[string]*funcDef
 	pending []pending
+	calls   []*mnode // function calls being expanded, outermost first
+	rxByID  map[string]*Reaction
+	depth   int  // conv recursion depth
+	tooDeep bool // the depth error was reported
 }
 
 func (r *reader) errorf(line int, el, id, format string, args ...any) {
@@ -136,7 +139,12 @@ func (r *reader) core(e *elem) bool {
 	return false
 }
 
-func (r *reader) document(root *elem) *Model {
+// document reads the <sbml> element and its <model> from the stream.
+func (r *reader) document(s *xmlStream) *Model {
+	root := s.root()
+	if root == nil {
+		return nil
+	}
 	if root.local != "sbml" {
 		r.errorf(root.line, root.local, "", "root element is not <sbml>")
 		return nil
@@ -163,33 +171,37 @@ func (r *reader) document(root *elem) *Model {
 			r.refuse(root.line, "sbml", "", "required SBML package "+strconv.Quote(pkgName(a.Name.Space)))
 		}
 	}
-	var me *elem
-	for _, k := range root.kids {
-		if !r.core(k) {
-			continue
-		}
-		if k.local != "model" {
+	var m *Model
+	for k := s.next(); k != nil; k = s.next() {
+		switch {
+		case !r.core(k):
+		case k.local != "model":
 			r.errorf(k.line, k.local, "", "unexpected element in <sbml>")
-			continue
-		}
-		if me != nil {
+		case m != nil:
 			r.errorf(k.line, "model", "", "more than one <model>")
+		default:
+			m = &Model{File: r.file, Level: level, Version: version, Line: k.line, B: symbolic.NewBuilder()}
+			r.m = m
+			m.ID, _ = k.attr("id")
+			m.Name, _ = k.attr("name")
+			if cf, ok := k.attr("conversionFactor"); ok {
+				m.ConversionFactor = strings.TrimSpace(cf)
+			}
+			r.model(s)
 			continue
 		}
-		me = k
+		s.skip()
 	}
-	if me == nil {
-		r.errorf(root.line, "sbml", "", "no <model>")
+	s.finish()
+	if s.bad {
 		return nil
 	}
-	m := &Model{File: r.file, Level: level, Version: version, Line: me.line, B: symbolic.NewBuilder()}
-	r.m = m
-	m.ID, _ = me.attr("id")
-	m.Name, _ = me.attr("name")
-	if cf, ok := me.attr("conversionFactor"); ok {
-		m.ConversionFactor = strings.TrimSpace(cf)
+	if m == nil {
+		if !s.stop {
+			r.errorf(root.line, "sbml", "", "no <model>")
+		}
+		return nil
 	}
-	r.model(me)
 	if len(r.errs) > 0 {
 		return m
 	}
@@ -198,54 +210,157 @@ func (r *reader) document(root *elem) *Model {
 	return m
 }
 
-// model reads the lists of the model in any order.
-func (r *reader) model(me *elem) {
+// model reads the lists of the model in any order, one component at a
+// time from the stream.
+func (r *reader) model(s *xmlStream) {
 	m := r.m
-	for _, l := range me.kids {
+	for l := s.next(); l != nil; l = s.next() {
 		if !r.core(l) {
+			s.skip()
 			continue
 		}
 		switch l.local {
 		case "listOfUnitDefinitions", "listOfCompartmentTypes", "listOfSpeciesTypes", "listOfConstraints":
 			// Units are not converted (SBML does not ask simulators to);
 			// types and constraints do not change the dynamics.
+			s.skip()
 		case "listOfFunctionDefinitions":
-			r.list(l, "functionDefinition", r.functionDefinition)
+			r.list(s, l, "functionDefinition", r.functionDefinition)
 		case "listOfCompartments":
-			r.list(l, "compartment", r.compartment)
+			r.list(s, l, "compartment", r.compartment)
 		case "listOfSpecies":
-			r.list(l, "species", r.species)
+			r.list(s, l, "species", r.species)
 		case "listOfParameters":
-			r.list(l, "parameter", func(e *elem) {
+			r.list(s, l, "parameter", func(e *elem) {
 				if p := r.parameter(e, true); p != nil {
 					m.Parameters = append(m.Parameters, p)
 				}
 			})
 		case "listOfInitialAssignments":
-			r.list(l, "initialAssignment", r.initialAssignment)
+			r.list(s, l, "initialAssignment", r.initialAssignment)
 		case "listOfRules":
-			for _, e := range l.kids {
-				if r.core(e) {
-					r.rule(e)
-				}
-			}
+			r.list(s, l, "", r.rule)
 		case "listOfReactions":
-			r.list(l, "reaction", r.reaction)
+			r.list(s, l, "reaction", r.reaction)
 		case "listOfEvents":
-			for _, e := range l.kids {
+			for e := s.next(); e != nil; e = s.next() {
 				if r.core(e) {
 					id, _ := e.attr("id")
 					r.refuse(e.line, e.local, id, "event")
 				}
+				s.skip()
 			}
 		default:
 			r.errorf(l.line, l.local, "", "unknown element in <model>")
+			s.skip()
 		}
 	}
 }
 
-// list applies f to each core child of l, which must be named want.
-func (r *reader) list(l *elem, want string, f func(*elem)) {
+// list reads the children of the list l from the stream, each whole, and
+// applies f to each core child named want (any name if want is "").
+func (r *reader) list(s *xmlStream, l *elem, want string, f func(*elem)) {
+	for e := s.next(); e != nil; e = s.next() {
+		if !r.core(e) {
+			s.skip()
+			continue
+		}
+		if want != "" && e.local != want {
+			id, _ := e.attr("id")
+			r.errorf(e.line, e.local, id, "unexpected element in <%s>", l.local)
+			s.skip()
+			continue
+		}
+		if !s.tree(e) {
+			return
+		}
+		f(e)
+	}
+}
+
+// sbmlKids lists the SBML children of the elements read whole that may
+// be valid (stoichiometryMath is refused, not invalid); listItems the one
+// child name of the lists inside them. Elements not listed (events,
+// which are refused whole) accept anything.
+var (
+	sbmlKids = map[string][]string{
+		"functionDefinition": nil, "compartment": nil, "species": nil, "parameter": nil, "localParameter": nil,
+		"initialAssignment": nil, "assignmentRule": nil, "rateRule": nil, "algebraicRule": nil,
+		"reaction":         {"listOfReactants", "listOfProducts", "listOfModifiers", "kineticLaw"},
+		"speciesReference": {"stoichiometryMath"}, "modifierSpeciesReference": nil,
+		"kineticLaw":        {"listOfParameters", "listOfLocalParameters"},
+		"stoichiometryMath": nil,
+	}
+	listItems = map[string]string{
+		"listOfReactants": "speciesReference", "listOfProducts": "speciesReference",
+		"listOfModifiers": "modifierSpeciesReference", "listOfParameters": "parameter",
+		"listOfLocalParameters": "localParameter",
+	}
+	takesMath = map[string]bool{
+		"functionDefinition": true, "initialAssignment": true, "assignmentRule": true, "rateRule": true,
+		"algebraicRule": true, "kineticLaw": true, "stoichiometryMath": true,
+	}
+	mathSyntax = map[string]bool{
+		"cn": true, "ci": true, "csymbol": true, "apply": true, "piecewise": true, "piece": true,
+		"otherwise": true, "lambda": true, "bvar": true, "degree": true, "logbase": true,
+		"semantics": true, "sep": true, "math": true,
+	}
+)
+
+// judge tells the stream which children of an element read whole cannot
+// be valid there, so that a flood of them is not built (see kidVerdict):
+// SBML elements not allowed in their parent, foreign elements in SBML or
+// MathML content, and unknown MathML elements. Elements of ignored
+// packages are dropped unread.
+func (r *reader) judge(p, k *elem) kidVerdict {
+	if k.space != r.ns && k.space != mathNS && harmlessPackage(k.space) {
+		return kidDrop
+	}
+	if p.space == mathNS {
+		_, op := mathOps[k.local]
+		_, fn := unaryFuncs[k.local]
+		_, cst := mathConsts[k.local]
+		if k.space != mathNS || !(op || fn || cst || mathSyntax[k.local]) {
+			return kidBad
+		}
+		return kidKeep
+	}
+	if p.space != r.ns {
+		return kidKeep
+	}
+	_, component := sbmlKids[p.local]
+	if component {
+		// Each child a component takes (its math, its lists) comes once.
+		for _, q := range p.kids {
+			if q.local == k.local && q.space == k.space {
+				return kidBad
+			}
+		}
+	}
+	if k.space == mathNS && k.local == "math" {
+		if component && !takesMath[p.local] {
+			return kidBad
+		}
+		return kidKeep
+	}
+	if k.space != r.ns {
+		return kidBad
+	}
+	if item, ok := listItems[p.local]; ok {
+		if k.local != item {
+			return kidBad
+		}
+		return kidKeep
+	}
+	if allowed, ok := sbmlKids[p.local]; ok && !contains(allowed, k.local) {
+		return kidBad
+	}
+	return kidKeep
+}
+
+// kidsOf applies f to each core child of l (an element read whole), which
+// must be named want.
+func (r *reader) kidsOf(l *elem, want string, f func(*elem)) {
 	for _, e := range l.kids {
 		if !r.core(e) {
 			continue
@@ -318,19 +433,17 @@ func (r *reader) boolAttr(e *elem, id, name string, def bool) bool {
 	return def
 }
 
-// floatAttr parses an optional number attribute (SBML doubles: INF, -INF
-// and NaN are allowed spellings).
+// floatAttr parses an optional number attribute: an XML Schema double
+// (ParseDouble), so INF, -INF and NaN are allowed spellings and a literal
+// that overflows float64 is an error.
 func (r *reader) floatAttr(e *elem, id, name string) (float64, bool) {
 	s, ok := e.attr(name)
 	if !ok {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	v, err := ParseDouble(s)
 	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return v, true
-		}
-		r.errorf(e.line, e.local, id, "attribute %s=%q is not a number", name, s)
+		r.errorf(e.line, e.local, id, "attribute %s: %v", name, err)
 		return 0, false
 	}
 	return v, true
@@ -376,16 +489,24 @@ func (r *reader) queue(e *elem, dst **symbolic.Node, locals map[string]*symbolic
 
 // checkKids reports core children of e not in allowed.
 func (r *reader) checkKids(e *elem, id string, allowed ...string) {
+	seen := make(map[string]int, len(e.kids))
 	for _, k := range e.kids {
 		if k.space == mathNS && k.local == "math" {
 			if !contains(allowed, "math") {
 				r.errorf(k.line, e.local, id, "unexpected <math>")
+			} else if prev, dup := seen["math"]; dup {
+				r.errorf(k.line, e.local, id, "more than one <math> (first on line %d)", prev)
 			}
+			seen["math"] = k.line
 			continue
 		}
 		if !r.core(k) {
 			continue
 		}
+		if prev, dup := seen[k.local]; dup && contains(allowed, k.local) {
+			r.errorf(k.line, e.local, id, "more than one <%s> (first on line %d)", k.local, prev)
+		}
+		seen[k.local] = k.line
 		if !contains(allowed, k.local) {
 			if k.local == "stoichiometryMath" {
 				r.refuse(k.line, e.local, id, "stoichiometryMath")
@@ -540,11 +661,11 @@ func (r *reader) reaction(e *elem) {
 		}
 		switch l.local {
 		case "listOfReactants":
-			r.list(l, "speciesReference", func(s *elem) { rx.Reactants = append(rx.Reactants, r.speciesRef(s)) })
+			r.kidsOf(l, "speciesReference", func(s *elem) { rx.Reactants = append(rx.Reactants, r.speciesRef(s)) })
 		case "listOfProducts":
-			r.list(l, "speciesReference", func(s *elem) { rx.Products = append(rx.Products, r.speciesRef(s)) })
+			r.kidsOf(l, "speciesReference", func(s *elem) { rx.Products = append(rx.Products, r.speciesRef(s)) })
 		case "listOfModifiers":
-			r.list(l, "modifierSpeciesReference", func(s *elem) {
+			r.kidsOf(l, "modifierSpeciesReference", func(s *elem) {
 				r.checkKids(s, "")
 				sp := r.idRef(s, "", "species")
 				if sp == "" {
@@ -557,6 +678,10 @@ func (r *reader) reaction(e *elem) {
 		}
 	}
 	r.m.Reactions = append(r.m.Reactions, rx)
+	if r.rxByID == nil {
+		r.rxByID = make(map[string]*Reaction)
+	}
+	r.rxByID[rx.ID] = rx
 }
 
 func (r *reader) speciesRef(e *elem) *SpeciesReference {
@@ -601,7 +726,7 @@ func (r *reader) kineticLaw(e *elem, rx *Reaction) {
 		default:
 			continue
 		}
-		r.list(l, want, func(pe *elem) {
+		r.kidsOf(l, want, func(pe *elem) {
 			p := r.parameter(pe, false)
 			if p == nil {
 				return
@@ -631,27 +756,65 @@ type scope struct {
 }
 
 // resolve converts all queued math: function calls expanded, names
-// checked.
+// checked. Function definitions whose expansion would be too large are
+// refused first (checkExpansions); the conversion itself may create at
+// most MaxExprSize of expressions, and past that stops with an error at
+// the outermost function call being expanded.
 func (r *reader) resolve() {
-	// Check function bodies first so that their errors are reported once,
-	// against the definition.
-	for _, fd := range r.m.FunctionDefinitions {
-		f := r.funcs[fd.ID]
-		if f.bad || f.body == nil {
-			continue
+	r.checkExpansions()
+	var line int
+	var el, id string
+	err := r.m.B.Bounded(MaxExprSize, func() {
+		// Check function bodies first so that their errors are reported
+		// once, against the definition.
+		for _, fd := range r.m.FunctionDefinitions {
+			f := r.funcs[fd.ID]
+			if f.bad || f.body == nil {
+				continue
+			}
+			line, el, id = fd.Line, "functionDefinition", fd.ID
+			before := len(r.errs)
+			bv := make(map[string]*symbolic.Node, len(f.bvars))
+			for _, v := range f.bvars {
+				bv[v] = r.m.B.Sym(v, symbolic.KindOther)
+			}
+			f.active = true
+			r.conv(f.body, &scope{bvars: bv, el: "functionDefinition", id: fd.ID})
+			f.active = false
+			f.bad = len(r.errs) > before
 		}
-		before := len(r.errs)
-		bv := make(map[string]*symbolic.Node, len(f.bvars))
-		for _, v := range f.bvars {
-			bv[v] = r.m.B.Sym(v, symbolic.KindOther)
+		for _, p := range r.pending {
+			line, el, id = p.ast.line, p.el, p.id
+			*p.dst = r.conv(p.ast, &scope{locals: p.locals, el: p.el, id: p.id})
 		}
-		f.active = true
-		r.conv(f.body, &scope{bvars: bv, el: "functionDefinition", id: fd.ID})
-		f.active = false
-		f.bad = len(r.errs) > before
+	})
+	if err != nil {
+		what := ""
+		if len(r.calls) > 0 {
+			line = r.calls[0].line
+			what = fmt.Sprintf(" (expanding the call of function %q)", r.calls[0].name)
+		}
+		r.errorf(line, el, id, "expressions larger than the limit of %d nodes and arguments%s", MaxExprSize, what)
+		for _, p := range r.pending {
+			if *p.dst == nil { // not reached: keep validate from calling it missing
+				*p.dst = r.nan()
+			}
+		}
 	}
-	for _, p := range r.pending {
-		*p.dst = r.conv(p.ast, &scope{locals: p.locals, el: p.el, id: p.id})
+}
+
+// nonFiniteLocal records that the rate of reaction rxID uses the local
+// parameter id, whose value is INF or NaN: lowering reports it if a state
+// depends on the rate.
+func (r *reader) nonFiniteLocal(rxID, id string) {
+	rx := r.rxByID[rxID]
+	if rx == nil {
+		return
+	}
+	for _, p := range rx.LocalParams {
+		if p.ID == id && !slices.Contains(rx.nonFinite, p) {
+			rx.nonFinite = append(rx.nonFinite, p)
+		}
 	}
 }
 
@@ -660,6 +823,19 @@ func (r *reader) nan() *symbolic.Node { return r.m.B.Const(math.NaN()) }
 // conv converts a MathML node to a symbolic expression. After an error it
 // returns NaN (the model is discarded anyway).
 func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
+	// Expanded function bodies nest inside their calls, so a chain of
+	// definitions each calling the next recurses as deep as the chain is
+	// long; no valid model comes near symbolic.MaxDepth (Build refuses
+	// expressions higher than that anyway).
+	if r.depth >= symbolic.MaxDepth {
+		if !r.tooDeep {
+			r.tooDeep = true
+			r.errorf(n.line, sc.el, sc.id, "math nested deeper than %d levels (counting expanded function bodies)", symbolic.MaxDepth)
+		}
+		return r.nan()
+	}
+	r.depth++
+	defer func() { r.depth-- }()
 	b := r.m.B
 	switch n.kind {
 	case mNum:
@@ -674,6 +850,9 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 		}
 		if sc.bvars == nil {
 			if v, ok := sc.locals[n.name]; ok {
+				if math.IsNaN(v.Val) || math.IsInf(v.Val, 0) {
+					r.nonFiniteLocal(sc.id, n.name)
+				}
 				return v
 			}
 		}
@@ -831,7 +1010,9 @@ func (r *reader) call(n *mnode, sc *scope) *symbolic.Node {
 		bv[name] = args[i]
 	}
 	f.active = true
+	r.calls = append(r.calls, n)
 	v := r.conv(f.body, &scope{bvars: bv, el: sc.el, id: sc.id})
+	r.calls = r.calls[:len(r.calls)-1]
 	f.active = false
 	f.memo[key.String()] = v
 	return v

@@ -221,7 +221,11 @@ func (l *lowering) exprConditions() {
 	seen := make(map[*Condition]bool)
 	var conds []*Condition
 	for _, d := range l.exps {
-		for _, c := range []*Condition{d.preeq, d.sim} {
+		cs := []*Condition{d.preeq, d.sim}
+		for _, q := range d.periods {
+			cs = append(cs, q.cond)
+		}
+		for _, c := range cs {
 			if c != nil && !seen[c] {
 				seen[c] = true
 				conds = append(conds, c)

@@ -8,7 +8,10 @@
 // builds an objective per call, which suits the command line; for
 // thousands of evaluations (optimisers, MCMC) build one with
 // objective.New(p.Model, p.Objective, opt) and call its Eval, with theta
-// on the parameter scales.
+// on the parameter scales. Problem.System and Problem.ObservableExprs are
+// the lowered model in symbolic form, which `pbgen petab -gen` compiles
+// (with codegen) into a package whose New and Problem take the place of
+// p.Model and p.Objective without the tables or the generator.
 //
 // # Reading
 //
@@ -28,9 +31,9 @@
 // simulationConditionId, time including inf, observableParameters and
 // noiseParameters as ';'-separated numbers or parameter ids, datasetId,
 // replicateId). v2: long conditions (targetValue a number, a parameter id
-// or an expression of parameters), experiments (one period, optionally
-// after a -inf pre-equilibration period; conditions at the same time are
-// merged), declared placeholders, noiseDistribution normal, laplace,
+// or an expression of parameters; at later periods also of states and
+// time), experiments (periods, optionally after a -inf pre-equilibration
+// period; conditions at the same time are merged), declared placeholders, noiseDistribution normal, laplace,
 // log-normal, log-laplace, estimate true/false, priorDistribution
 // including cauchy, chisquare, exponential, gamma, log-uniform, rayleigh,
 // mapping tables (aliases).
@@ -59,6 +62,24 @@
 //     has only substance units; where the state is the amount (the
 //     compartment's size changes) it is multiplied by the initial size.
 //
+// A v2 experiment's periods after the first become objective.Periods.
+// Conditions are changes, so a later period's parameter vector collects
+// the parameter targets of the first period and of every period up to it
+// (the latest wins; a period that changes no parameter shares the
+// previous vector). States it sets become an assignment set of the model
+// (interp.Assignment, model.Assigner): the values are expressions of the
+// state, parameters and time just before the change, assigned
+// simultaneously, their derivatives formed symbolically; a species value
+// is in its units (times the compartment's new size where the state is the
+// amount of a concentration-based species), and a compartment whose size
+// changes keeps its species' concentrations (PEtab v2, unlike an SBML
+// event). A measurement at a period's start is observed after the change.
+// After a v2 pre-equilibration the simulation condition is a change too:
+// the pre-equilibration's parameter targets it does not set keep their
+// values (v1 conditions are complete vectors), and its state values that
+// depend on the state or time become a period of length 0 at the start,
+// whose assignment sees the pre-equilibrated state.
+//
 // Placeholders are the u argument of model.Observables (named "u:<id>");
 // h, sigma and their derivatives in x, p and u are formed symbolically.
 // Observable formulas see SBML ids with their value in math (species in
@@ -69,15 +90,18 @@
 // condition in use as Values (a constant or an estimated parameter), the
 // experiments (v1: one per distinct pre-equilibration/simulation pair; v2:
 // one per experiment id) with Reinit (the states the simulation condition
-// sets to a value, re-initialised after pre-equilibration) and T0, and the
-// data sorted by time. Problem.Rows maps each datum back to its
+// sets to a value, re-initialised after pre-equilibration), T0 and
+// Periods, and the data sorted by time. Problem.Rows maps each datum back to its
 // measurement row.
 //
 // # Not supported
 //
-// SBML events (the SBML reader refuses them), v2 experiments with more
-// than one period after pre-equilibration, condition values depending on
-// states or time, several models and required v2 extensions. Each is an
+// SBML events (the SBML reader refuses them), parameter values depending
+// on states or time (state values may at later periods and after
+// pre-equilibration; PEtab forbids them in an experiment's first period),
+// a later period's parameter value that is an expression of a parameter a
+// condition of the experiment sets, several models and required v2
+// extensions. Each is an
 // error that says "not supported" where it is detected.
 //
 // # Errors

@@ -73,12 +73,12 @@ func (l *lowering) experiments() {
 	}
 }
 
-// experimentsV2 turns the experiment table into (pre-equilibration,
-// simulation, start time) triples. Conditions applied at the same time are
-// merged; an experiment with more than one finite period is not supported
-// (objective.Experiment has one simulation period).
+// experimentsV2 turns the experiment table into a pre-equilibration
+// condition, a simulation condition with its start time and the later
+// periods (the conditions applied at each later time). Conditions applied
+// at the same time are merged; periods.go lowers the later ones.
 func (l *lowering) experimentsV2() map[string]*expDef {
-	p, e := l.p, l.e
+	p := l.p
 	byExp := make(map[string][]Period)
 	var order []string
 	for _, q := range p.Periods {
@@ -111,9 +111,7 @@ func (l *lowering) experimentsV2() map[string]*expDef {
 			case math.IsInf(t, -1):
 				d.preeq = c
 			case d.sim != nil:
-				q := groups[t][0]
-				e.add(q.File, q.Line, "time", "experiment %q has more than one period after pre-equilibration, which is not supported", id)
-				ok = false
+				d.periods = append(d.periods, periodDef{t: t, set: c, pos: groups[t][0].Pos})
 			default:
 				d.sim, d.t0 = c, t
 			}
@@ -186,6 +184,9 @@ func (l *lowering) problem(ob *objective.Problem) {
 	}
 	for _, d := range l.exps {
 		x := objective.Experiment{Preeq: -1, Sim: condOf(d.sim), T0: d.t0}
+		for _, q := range d.periods {
+			x.Periods = append(x.Periods, objective.Period{T0: q.t, Cond: condOf(q.cond), Assign: q.assign})
+		}
 		if d.preeq != nil {
 			x.Preeq = condOf(d.preeq)
 			for i, s := range l.ode.States {

@@ -29,6 +29,15 @@ type Problem struct {
 	// Model is the SBML model lowered together with the observables, with
 	// the parameters the lowering adds (see the package doc).
 	Model *interp.Observed
+	// System and ObservableExprs are Model in symbolic form: the lowered
+	// system and the observables' h and sigma over its states, parameters
+	// and placeholders, in the order of Objective.Observables. Code
+	// generation compiles these (pbgen petab -gen), so that a generated
+	// package and Model have the same parameters in the same order and
+	// Objective serves both. Their Builder is shared and not safe for
+	// concurrent use.
+	System          *symbolic.System
+	ObservableExprs []interp.Observable
 	// Objective is the estimation problem in the runtime's terms.
 	Objective *objective.Problem
 	// Rows[e][d] is the index in Measurements of
@@ -123,6 +132,9 @@ type lowering struct {
 	effective map[*symbolic.Node]*symbolic.Node
 
 	exps []expDef
+	// assigns are the state assignments at later periods' starts
+	// (periods.go), the model's model.Assigner sets.
+	assigns []interp.Assignment
 }
 
 // paramRole says how a model parameter gets its value in a condition.
@@ -145,7 +157,8 @@ type expDef struct {
 	id         string
 	preeq, sim *Condition // preeq nil for none; sim never nil
 	t0         float64
-	rows       []int // measurement indices
+	rows       []int       // measurement indices
+	periods    []periodDef // v2: the periods after the first
 }
 
 func (l *lowering) resolve(id string) string {
@@ -219,12 +232,14 @@ func (l *lowering) lower() {
 	if len(e.list) > 0 {
 		return
 	}
+	l.periodConditions()
 	l.initParams()
 	l.exprConditions()
 	if len(e.list) > 0 {
 		return
 	}
 	obsModels := l.observables()
+	l.periodAssignments()
 	if len(e.list) > 0 {
 		return
 	}
@@ -233,12 +248,12 @@ func (l *lowering) lower() {
 		e.add(p.SBML.File, 0, "", "lowering: %v", err)
 		return
 	}
-	m, err := interp.NewObserved(sys, obsModels)
+	m, err := interp.NewObservedAssign(sys, obsModels, l.assigns)
 	if err != nil {
 		e.add(p.SBML.File, 0, "", "lowering: %v", err)
 		return
 	}
-	p.Model = m
+	p.Model, p.System, p.ObservableExprs = m, sys, obsModels
 	for _, o := range p.Observables {
 		ob.Observables = append(ob.Observables, objective.Observable{ID: o.ID, Transform: o.Transform, Noise: o.Distribution})
 	}

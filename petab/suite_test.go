@@ -42,7 +42,7 @@ func simulate(t *testing.T, p *Problem, theta []float64) (sim []float64, skipped
 		return v.Const
 	}
 	for e, x := range ob.Experiments {
-		if x.Preeq >= 0 || x.T0 != 0 {
+		if x.Preeq >= 0 || x.T0 != 0 || len(x.Periods) > 0 {
 			return nil, true
 		}
 		pv := make([]float64, np)
@@ -106,7 +106,7 @@ func TestSuiteSimulations(t *testing.T) {
 				}
 				sim, skipped := simulate(t, p, nominalTheta(p))
 				if skipped {
-					t.Skip("needs pre-equilibration, a start time or steady state (objective package)")
+					t.Skip("needs pre-equilibration, a start time, periods or steady state (objective package)")
 				}
 				want := readSimulations(t, filepath.Join(dir, "_simulations.tsv"))
 				if len(want) != len(sim) {

@@ -1,6 +1,7 @@
 package symbolic
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 )
@@ -11,6 +12,51 @@ import (
 // (x + 2*x -> 3*x, terms whose coefficient becomes 0 dropped), terms in
 // canonical order.
 func (b *Builder) Add(args ...*Node) *Node {
+	if r, key := b.memoGet(OpAdd, args); r != nil {
+		return r
+	} else if key != "" {
+		r := b.add(args)
+		b.memo[key] = r
+		return r
+	}
+	return b.add(args)
+}
+
+// memoGet looks up a sum or product of these arguments built before.
+// Flattening makes Add and Mul cost the size of nested sums and products,
+// not their own argument count, so the same call repeated (the rows of a
+// Jacobian each negating one shared total, say) would cost that size every
+// time; the memo makes repeats cost their argument count. The result is a
+// pure function of the interned arguments, so the memo changes no node
+// and no creation order. Calls with one or two leaf arguments are not
+// memoised (they are cheap). key is "" when the call is not memoised.
+func (b *Builder) memoGet(op Op, args []*Node) (*Node, string) {
+	wide := false
+	for _, a := range args {
+		if len(a.Args) > 0 {
+			wide = true
+			break
+		}
+	}
+	if !wide {
+		return nil, ""
+	}
+	k := b.key[:0]
+	k = append(k, byte(op))
+	for _, a := range args {
+		k = binary.LittleEndian.AppendUint32(k, uint32(a.id))
+	}
+	b.key = k
+	if r, ok := b.memo[string(k)]; ok {
+		return r, ""
+	}
+	if b.memo == nil {
+		b.memo = make(map[string]*Node)
+	}
+	return nil, string(k)
+}
+
+func (b *Builder) add(args []*Node) *Node {
 	c := 0.0
 	terms := make([]term, 0, len(args))
 	var push func(a *Node, k float64)
@@ -109,6 +155,17 @@ func (b *Builder) scaled(c float64, rest *Node) *Node {
 // bases. Sums are not expanded here (Add expands a numeric multiple of a
 // sum).
 func (b *Builder) Mul(args ...*Node) *Node {
+	if r, key := b.memoGet(OpMul, args); r != nil {
+		return r
+	} else if key != "" {
+		r := b.mul(args)
+		b.memo[key] = r
+		return r
+	}
+	return b.mul(args)
+}
+
+func (b *Builder) mul(args []*Node) *Node {
 	c := 1.0
 	fs := make([]factor, 0, len(args))
 	push := func(a *Node) {

@@ -16,7 +16,10 @@ import (
 // namespace; outputs have their own), a Rate, Init or output Expr is nil or comes
 // from another Builder, an expression is higher than MaxDepth, a symbol is
 // neither time nor a declared state or parameter, an Init depends on a state
-// or on t, or a derivative cannot be formed (factorial of a variable).
+// or on t, or a derivative cannot be formed (factorial of a variable), and
+// an error wrapping ErrTooLarge if the Jacobians would have more than
+// MaxNonzeros entries or forming them would add more than MaxBuildSize
+// plus the Builder's size to the Builder.
 //
 // Only the symbols that occur in f_i are differentiated against, one memo
 // per variable is shared by all rows, and subexpressions without the
@@ -69,18 +72,18 @@ func Build(ode *ODE) (*System, error) {
 		outSeen[o.Name] = true
 	}
 
-	// check validates one root and returns its state and parameter
-	// symbols, each sorted by index.
-	check := func(what, name string, n *Node, initial bool) (xs, ps []*Node, err error) {
-		switch {
-		case n == nil:
-			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q is nil", ode.Name, what, name)
-		case !b.Owns(n):
-			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q comes from another Builder", ode.Name, what, name)
-		case n.Height() > MaxDepth:
-			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q: %w (height %d)", ode.Name, what, name, ErrTooDeep, n.Height())
-		}
-		for _, s := range FreeSymbols(n) {
+	deps := newDepIndex()
+	// allowed checks the symbols of one root, sorted by kind then name (as
+	// FreeSymbols sorts them), and returns its states and parameters, each
+	// sorted by index.
+	allowed := func(what, name string, syms []*Node, initial bool) (xs, ps []*Node, err error) {
+		slices.SortFunc(syms, func(a, c *Node) int {
+			if r := cmp.Compare(a.Kind, c.Kind); r != 0 {
+				return r
+			}
+			return cmp.Compare(a.Name, c.Name)
+		})
+		for _, s := range syms {
 			var ok bool
 			switch s.Kind {
 			case KindTime:
@@ -97,52 +100,128 @@ func Build(ode *ODE) (*System, error) {
 				return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q uses %s %q, which is not allowed there", ode.Name, what, name, s.Kind, s.Name)
 			}
 		}
-		slices.SortFunc(xs, func(a, c *Node) int { return cmp.Compare(stateIdx[a.Name], stateIdx[c.Name]) })
-		slices.SortFunc(ps, func(a, c *Node) int { return cmp.Compare(paramIdx[a.Name], paramIdx[c.Name]) })
+		xi := make([]int, len(xs))
+		for k, x := range xs {
+			xi[k] = stateIdx[x.Name]
+		}
+		sortBy(xs, xi)
+		pi := make([]int, len(ps))
+		for k, p := range ps {
+			pi[k] = paramIdx[p.Name]
+		}
+		sortBy(ps, pi)
 		return xs, ps, nil
+	}
+	// check validates one root and returns its state and parameter
+	// symbols; seen, if not nil, is shared with earlier roots whose
+	// symbols need no second look.
+	check := func(what, name string, n *Node, initial bool, seen map[*Node]bool) (xs, ps []*Node, err error) {
+		switch {
+		case n == nil:
+			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q is nil", ode.Name, what, name)
+		case !b.Owns(n):
+			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q comes from another Builder", ode.Name, what, name)
+		case n.Height() > MaxDepth:
+			return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q: %w (height %d)", ode.Name, what, name, ErrTooDeep, n.Height())
+		}
+		if seen == nil {
+			seen = make(map[*Node]bool)
+		}
+		return allowed(what, name, deps.symbols(b, n, seen), initial)
 	}
 
 	sys := &System{ODE: ode, B: b, F: make([]*Node, len(ode.States)), X0: make([]*Node, len(ode.States))}
 	fx := make([][]*Node, len(ode.States))
 	fp := make([][]*Node, len(ode.States))
 	ip := make([][]*Node, len(ode.States))
+	nnz := 0
 	for i, s := range ode.States {
 		var err error
-		if fx[i], fp[i], err = check("rate", s.Name, s.Rate, false); err != nil {
+		if fx[i], fp[i], err = check("rate", s.Name, s.Rate, false, nil); err != nil {
 			return nil, err
 		}
-		if _, ip[i], err = check("initial value", s.Name, s.Init, true); err != nil {
+		if _, ip[i], err = check("initial value", s.Name, s.Init, true, nil); err != nil {
 			return nil, err
+		}
+		// The structural nonzeros bound the work and the output of the
+		// differentiation below; a dense Jacobian of a large system is
+		// refused before it is formed.
+		if nnz += len(fx[i]) + len(fp[i]) + len(ip[i]); nnz > MaxNonzeros {
+			return nil, fmt.Errorf("symbolic: model %q: %w: the Jacobians would have more than %d nonzeros (the rate of %q alone depends on %d states and %d parameters)",
+				ode.Name, ErrTooLarge, MaxNonzeros, s.Name, len(fx[i]), len(fp[i]))
 		}
 		sys.F[i], sys.X0[i] = s.Rate, s.Init
 	}
+	// Outputs are only checked, so one walk over all of them suffices.
+	outNodes := make(map[*Node]bool)
 	for _, o := range ode.Outputs {
-		if _, _, err := check("expression", o.Name, o.Expr, false); err != nil {
+		if _, _, err := check("expression", o.Name, o.Expr, false, outNodes); err != nil {
 			return nil, err
 		}
 	}
 
 	var err error
-	deps := newDepIndex()
-	if sys.Jx, err = jacobian(b, deps, sys.F, fx, stateIdx); err != nil {
-		return nil, err
+	// Derivatives of a large expression can be much larger still; bound
+	// what Build adds so that hostile input ends in an error naming the
+	// state, not in exhausted memory.
+	row, what := -1, ""
+	limit := MaxBuildSize + b.Size()
+	if lerr := b.Bounded(limit, func() {
+		what = "rate"
+		if sys.Jx, err = jacobian(b, deps, sys.F, fx, stateIdx, &row); err != nil {
+			return
+		}
+		if sys.Jp, err = jacobian(b, deps, sys.F, fp, paramIdx, &row); err != nil {
+			return
+		}
+		what = "initial value"
+		sys.X0p, err = jacobian(b, deps, sys.X0, ip, paramIdx, &row)
+	}); lerr != nil {
+		name := "?"
+		if row >= 0 && row < len(ode.States) {
+			name = ode.States[row].Name
+		}
+		return nil, fmt.Errorf("symbolic: model %q: derivatives of the %s of %q: %w", ode.Name, what, name, lerr)
 	}
-	if sys.Jp, err = jacobian(b, deps, sys.F, fp, paramIdx); err != nil {
-		return nil, err
-	}
-	if sys.X0p, err = jacobian(b, deps, sys.X0, ip, paramIdx); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return sys, nil
 }
 
+// MaxBuildSize is what Build may add to the Builder (in units of
+// Builder.Size), on top of as much as the Builder already holds.
+// Published models' derivatives add less than four times the size of the
+// system; past the bound Build returns an error wrapping ErrTooLarge.
+const MaxBuildSize = 1 << 21
+
+// MaxNonzeros bounds the structural nonzeros of Jx, Jp and X0p together
+// (4 million: a dense Jacobian of 2,000 states). Past it Build returns an
+// error wrapping ErrTooLarge before differentiating anything.
+const MaxNonzeros = 1 << 22
+
+// sortBy sorts ns by the keys ks (parallel slices).
+func sortBy(ns []*Node, ks []int) {
+	idx := make([]int, len(ns))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, c int) int { return cmp.Compare(ks[a], ks[c]) })
+	sorted := make([]*Node, len(ns))
+	for i, j := range idx {
+		sorted[i] = ns[j]
+	}
+	copy(ns, sorted)
+}
+
 // jacobian differentiates roots[i] with respect to each symbol in vars[i]
 // (the symbols that occur in it), with one memo per variable shared by all
 // rows, and returns the non-zero entries sorted by (Row, Col).
-func jacobian(b *Builder, deps *depIndex, roots []*Node, vars [][]*Node, col map[string]int) ([]Entry, error) {
+func jacobian(b *Builder, deps *depIndex, roots []*Node, vars [][]*Node, col map[string]int, row *int) ([]Entry, error) {
 	differs := make(map[*Node]*differ)
 	var es []Entry
 	for i, vs := range vars {
+		*row = i
 		for _, v := range vs {
 			d := differs[v]
 			if d == nil {

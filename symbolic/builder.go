@@ -2,6 +2,8 @@ package symbolic
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 )
 
@@ -11,6 +13,9 @@ type Builder struct {
 	table map[string]*Node
 	nodes []*Node
 	key   []byte
+	memo  map[string]*Node // Add and Mul results by argument list (arith.go)
+	size  int              // nodes plus argument references held
+	limit int              // size past which intern panics with overLimit (0: none)
 }
 
 // NewBuilder returns an empty Builder.
@@ -37,7 +42,60 @@ func (b *Builder) intern(op Op, args []*Node, val float64, name string, kind Sym
 	n.hash, n.ht = structHash(n)
 	b.table[string(k)] = n
 	b.nodes = append(b.nodes, n)
+	b.size += 1 + len(args)
+	if b.limit > 0 && b.size > b.limit {
+		panic(overLimit{b})
+	}
 	return n
+}
+
+// Size is the number of nodes plus the number of argument references the
+// Builder holds. Its memory is roughly proportional: about 150 bytes per
+// node and 12 per argument.
+func (b *Builder) Size() int { return b.size }
+
+// ErrTooLarge is wrapped by the error of Bounded when the expressions
+// built would pass the size limit.
+var ErrTooLarge = errors.New("expressions too large")
+
+// overLimit is the panic value by which intern aborts work past a limit;
+// Bounded recovers it.
+type overLimit struct{ b *Builder }
+
+// Bounded runs f and returns nil, unless the nodes f creates would make
+// the Builder's Size grow by more than max: then the construction that
+// passes the limit stops f (by a panic that Bounded recovers), and Bounded
+// returns an error wrapping ErrTooLarge. Nodes created before the stop
+// stay valid. Bounded calls nest (the tighter limit applies); other
+// panics pass through.
+//
+// Expansion that repeats work (nested function definitions, chains of
+// rules, their derivatives) can grow exponentially or quadratically in
+// the size of a small input; Bounded lets a reader of untrusted documents
+// turn that into an error instead of exhausting memory, without checks in
+// every constructor's caller.
+func (b *Builder) Bounded(max int, f func()) (err error) {
+	if max < 0 {
+		panic("symbolic: Bounded: negative limit")
+	}
+	old := b.limit
+	lim := b.size + max
+	if old > 0 && old < lim {
+		lim = old
+	}
+	b.limit = lim
+	defer func() {
+		b.limit = old
+		if r := recover(); r != nil {
+			if o, ok := r.(overLimit); ok && o.b == b {
+				err = fmt.Errorf("%w: more than %d nodes and arguments", ErrTooLarge, max)
+				return
+			}
+			panic(r)
+		}
+	}()
+	f()
+	return nil
 }
 
 // Len is the number of distinct nodes created so far.

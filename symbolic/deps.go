@@ -119,3 +119,36 @@ func (d *depIndex) argsWith(n, x *Node) []int {
 	slices.Sort(out)
 	return out
 }
+
+// symbols returns the distinct symbols of n, in no particular order. It
+// takes cached sets where they are known and walks only the nodes whose
+// set is too large to cache, so rows of f that share a large
+// subexpression (a total over all species, say) cost their own size, not
+// the shared one's, each time.
+func (d *depIndex) symbols(b *Builder, n *Node, seen map[*Node]bool) []*Node {
+	var out []*Node
+	have := make(map[int]bool)
+	stack := []*Node{n}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		if m.Op == OpConst {
+			continue
+		}
+		if s := d.of(m); !s.unknown {
+			for _, id := range s.ids {
+				if !have[id] {
+					have[id] = true
+					out = append(out, b.nodes[id])
+				}
+			}
+			continue
+		}
+		stack = append(stack, m.Args...)
+	}
+	return out
+}

@@ -47,7 +47,17 @@
 // not recurse. Flattening is not free: a left-nested chain of n binary
 // sums or products interns every prefix, O(n^2) work and memory, so
 // producers of long sums (the SBML reader) should pass all terms to one
-// Add or Mul call.
+// Add or Mul call. Add and Mul memoise their results by argument list,
+// so a repeated call costs its argument count, not the flattened size.
+//
+// Growth is bounded on request: Builder.Bounded runs a function and
+// stops it with an error wrapping ErrTooLarge once the Builder's Size
+// (nodes plus argument references) would grow past a limit; readers of
+// untrusted input use it around expansion. Build bounds itself: it adds
+// at most MaxBuildSize plus the Builder's size, and refuses systems whose
+// Jacobians would have more than MaxNonzeros entries before forming them.
+// String prints at most MaxStringLen bytes (a DAG prints as a tree, which
+// can be exponentially larger).
 //
 // This package imports nothing else from pbgen.
 package symbolic

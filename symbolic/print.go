@@ -53,14 +53,40 @@ func (n *Node) String() string {
 	}
 	var sb strings.Builder
 	p := printer{&sb}
-	p.node(n, 0)
+	ok := func() (ok bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, long := r.(printTooLong); !long {
+					panic(r)
+				}
+			}
+		}()
+		p.node(n, 0)
+		return true
+	}()
+	if !ok {
+		return "<expression longer than " + strconv.Itoa(MaxStringLen) + " bytes>"
+	}
 	return sb.String()
 }
+
+// MaxStringLen bounds what String prints. A DAG prints as a tree, and a
+// tree can be exponentially larger than its DAG (a sum nested by repeated
+// composition, x1 = sin(x0) + x0, x2 = sin(x1) + x1, ...), so past this
+// many bytes String returns a placeholder instead.
+const MaxStringLen = 1 << 20
+
+// printTooLong is the panic value by which the printer stops at
+// MaxStringLen; String recovers it.
+type printTooLong struct{}
 
 type printer struct{ sb *strings.Builder }
 
 // node prints n, in parentheses if its precedence is below min.
 func (p printer) node(n *Node, min int) {
+	if p.sb.Len() > MaxStringLen {
+		panic(printTooLong{})
+	}
 	if prec(n) < min {
 		p.sb.WriteByte('(')
 		p.bare(n)

@@ -50,7 +50,7 @@ type petabSolution struct {
 // simulated value and (where the solution gives it) the unnormalised log
 // posterior are within the solution's (absolute) tolerances. A case
 // whose problem uses a feature pbgen refuses ("... is not supported": SBML
-// events, multi-period experiments) is skipped with the reason.
+// events) is skipped with the reason.
 func RunPEtabDir(dir string, opt *PEtabOptions) ([]PEtabOutcome, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

@@ -42,6 +42,10 @@ type config struct {
 	petabMaxStates int
 	petabReps      int
 	petabBudget    time.Duration
+	// the sampling section (sample.go)
+	sample                                    bool
+	sampleProblem                             string
+	sampleChains, sampleWarmup, sampleSamples int
 }
 
 func main() {
@@ -61,6 +65,11 @@ func main() {
 	flag.IntVar(&c.petabMaxStates, "petab-max-states", 100, "skip PEtab problems with more states")
 	flag.IntVar(&c.petabReps, "petab-reps", 51, "timed rounds per PEtab problem and mode, each evaluating every method once (at most; the median is reported)")
 	flag.DurationVar(&c.petabBudget, "petab-budget", 3*time.Second, "time for the timed rounds of one PEtab problem and mode: fewer rounds past it, but at least 3")
+	flag.BoolVar(&c.sample, "sample", true, "run the sampling section: ESS per second of SMMALA (PBSR, Exp, FS), MALA and RWM and the sampler's overhead on a PEtab problem")
+	flag.StringVar(&c.sampleProblem, "sample-problem", "networks/petab/CaMKII/problem.yaml", "PEtab `problem` of the sampling section")
+	flag.IntVar(&c.sampleChains, "sample-chains", 2, "chains per sampler in the sampling section")
+	flag.IntVar(&c.sampleWarmup, "sample-warmup", 300, "warm-up iterations per chain in the sampling section")
+	flag.IntVar(&c.sampleSamples, "sample-samples", 500, "kept iterations per chain in the sampling section")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -74,6 +83,8 @@ type Results struct {
 	Linear  *LinearResult  `json:"random_linear,omitempty"`
 	Petab   []*PetabResult `json:"petab,omitempty"`
 	Targets []*Target      `json:"targets"`
+	// Sampling is the sampling section (-sample).
+	Sampling *SamplingResult `json:"sampling,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -140,7 +151,17 @@ func run(c *config) error {
 	if !haveCVODES {
 		fmt.Println("\nnote: the CVODES targets need -tags cvodes (make bench)")
 	}
+	if c.sample {
+		sr, err := benchSampling(c)
+		if err != nil {
+			return fmt.Errorf("sampling: %v", err)
+		}
+		res.Sampling = sr
+	}
 	res.Targets = checkTargets(res)
+	if res.Sampling != nil {
+		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
+	}
 	printTargets(res.Targets)
 	f, err := os.Create(filepath.Join(c.out, "results.json"))
 	if err != nil {

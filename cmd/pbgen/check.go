@@ -1,11 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/pbgen/pbgen/parser"
 )
 
-// cmdCheck prints a summary of a network or its errors.
+// cmdCheck prints a summary of a network or its errors. Several errors are
+// printed one per line (file:line: element "id": message), the way go vet
+// does, up to parser.MaxErrors; the returned error then only counts them.
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen check", stderr, "pbgen check network.xml")
 	var lf lowerFlags
@@ -16,6 +21,16 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	path := fs.Arg(0)
 	m, sys, err := load(path, &lf)
 	if err != nil {
+		var list parser.ErrorList
+		if errors.As(err, &list) && len(list) > 1 {
+			for _, e := range list {
+				fmt.Fprintln(stderr, e)
+			}
+			if list.Truncated() { // the last line is the "too many errors, stopped here" note
+				return fmt.Errorf("%s: too many errors, stopped reading", path)
+			}
+			return fmt.Errorf("%s: %d errors", path, len(list))
+		}
 		return err
 	}
 	s := m.Summary()

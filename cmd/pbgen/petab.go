@@ -2,13 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pbgen/pbgen/codegen"
 	"github.com/pbgen/pbgen/petab"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
@@ -23,9 +28,9 @@ func (s paramSet) Set(v string) error {
 	if !ok || id == "" {
 		return fmt.Errorf("want id=value, found %q", v)
 	}
-	x, err := strconv.ParseFloat(val, 64)
+	x, err := parseNumber(val)
 	if err != nil {
-		return fmt.Errorf("%s: %q is not a number", id, val)
+		return fmt.Errorf("%s: %v", id, err)
 	}
 	s[id] = x
 	return nil
@@ -45,7 +50,9 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		p.Summary(stdout)
 		return nil
 	}
-	fs := newFlagSet("pbgen petab", stderr, "pbgen petab [flags] problem.yaml | pbgen petab check problem.yaml")
+	fs := newFlagSet("pbgen petab", stderr, "pbgen petab [flags] problem.yaml | pbgen petab -gen [-o DIR] [-pkg NAME] problem.yaml | pbgen petab check problem.yaml")
+	gen := fs.Bool("gen", false, "generate a Go package for the problem (model, observables, data) into -o instead of evaluating it")
+	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
 	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp")
 	rtol := fs.Float64("rtol", 0, "relative tolerance (0: the objective's default)")
 	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
@@ -54,10 +61,16 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	set := paramSet{}
 	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
 	jobs := fs.Int("j", 1, "experiments solved in parallel")
-	simOut := fs.String("o", "", "write the PEtab simulation table to `file`")
+	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
+	}
+	if *gen {
+		return genPEtab(fs, *simOut, *pkg, stderr)
+	}
+	if *pkg != "" {
+		return &usageError{cmd: fs.Name(), msg: "-pkg is a flag of -gen"}
 	}
 	m, err := sens.ParseMethod(*method)
 	if err != nil {
@@ -150,4 +163,72 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// genPEtab is pbgen petab -gen: it loads the problem and writes the Go
+// package of its lowered model, observables and data (codegen.Generate
+// with Observables and Problem) into dir. The evaluation flags mean
+// nothing here and are refused, as is a bad -pkg before anything is read.
+func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
+	var evalFlags []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "gen", "o", "pkg":
+		default:
+			evalFlags = append(evalFlags, "-"+f.Name)
+		}
+	})
+	if len(evalFlags) > 0 {
+		return &usageError{cmd: fs.Name(), msg: strings.Join(evalFlags, ", ") + " cannot be used with -gen"}
+	}
+	if pkg != "" {
+		if err := checkPackageName(pkg); err != nil {
+			return &usageError{cmd: fs.Name(), msg: "-pkg " + err.Error()}
+		}
+	}
+	path := fs.Arg(0)
+	p, err := petab.Load(path)
+	if err != nil {
+		return listErrors(stderr, err)
+	}
+	if usesAssignments(p) {
+		return fmt.Errorf("%s: experiments that assign states at a period's start (PEtab v2 periods) are not supported by -gen yet; evaluate the problem with pbgen petab instead", path)
+	}
+	if pkg == "" {
+		pkg = packageName(p.System.ODE.Name)
+	}
+	if dir == "" {
+		dir = pkg
+	}
+	obs := make([]codegen.Observable, len(p.ObservableExprs))
+	for k, o := range p.ObservableExprs {
+		obs[k] = codegen.Observable{ID: o.ID, H: o.H, Sigma: o.Sigma, U: o.U, NObs: o.NObs}
+	}
+	files, err := codegen.Generate(p.System, &codegen.Options{Package: pkg, Source: sourceName(path), Observables: obs, Problem: p.Objective})
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, fn := range slices.Sorted(maps.Keys(files)) {
+		if err := writeIfChanged(filepath.Join(dir, fn), files[fn]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usesAssignments reports whether an experiment of p assigns states at a
+// period's start: the interpreted model implements model.Assigner for
+// them, generated code does not yet.
+func usesAssignments(p *petab.Problem) bool {
+	for _, e := range p.Objective.Experiments {
+		for _, per := range e.Periods {
+			if per.Assign >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

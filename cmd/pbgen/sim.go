@@ -9,36 +9,32 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// decimal is the lexical form parseNumber accepts: decimal digits with an
-// optional fraction and exponent, as in XML Schema's double (minus the
-// special values INF and NaN, which no simulation input may be).
-var decimal = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
-
 // parseNumber reads a finite number given on the command line (-p, -x0,
-// -t0, -t1, -rtol, -atol, -times files). strconv.ParseFloat alone also
-// takes Go syntax ("0x1p-1", "1_000" in some forms, "Inf", "infinity"),
-// which an SBML user does not mean and which other tools reading the same
-// values would reject. When parser.ParseDouble (the XML Schema double
-// lexical space) is available, this is the one place to switch to it.
+// -t0, -t1, -rtol, -atol, -times files, pbgen petab -p) with the grammar of
+// SBML's numbers (parser.ParseDouble: the XML Schema double lexical space),
+// so that a value means the same on the command line as in the file.
+// strconv.ParseFloat alone also takes Go syntax ("0x1p-1", "1_000",
+// "infinity") that other tools reading the same values reject. INF and NaN
+// are numbers to XML Schema but no simulation input may be one.
 func parseNumber(s string) (float64, error) {
 	s = strings.TrimSpace(s)
-	if !decimal.MatchString(s) {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
+	v, err := parser.ParseDouble(s)
+	if err != nil {
+		return 0, err
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is out of range", s)
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
 	}
 	return v, nil
 }

@@ -52,15 +52,20 @@ var allowed = []struct {
 	{"interp", []string{"symbolic", "runtime/model"}},
 	{"runtime/model", nil},
 	{"runtime/internal/dense", nil},
-	{"runtime/expm", []string{"runtime/internal/dense"}},
+	{"runtime/expm", []string{"runtime/internal/dense", "runtime/sparse", "runtime/model"}},
 	{"runtime/ode", []string{"runtime/model", "runtime/internal/dense"}},
-	{"runtime/sens", []string{"runtime/model", "runtime/ode", "runtime/expm", "runtime/internal/dense"}},
+	{"runtime/sens", []string{"runtime/model", "runtime/ode", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
 	{"runtime/testmodels", []string{"runtime/model"}},
-	{"runtime/objective", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense"}},
-	{"petab", []string{"parser", "symbolic", "interp", "runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/internal/dense", "runtime/objective"}},
+	{"runtime/sparse", []string{"runtime/model", "runtime/internal/dense"}},
+	{"runtime/objective", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
+	{"petab", []string{"parser", "symbolic", "interp", "runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/sparse", "runtime/internal/dense", "runtime/objective"}},
 	{"internal/suites", nil},
 	{"mcmc", nil},
 	{"generated/", []string{"runtime/model"}},
+	// A generated PEtab problem (pbgen petab -gen) returns its data as an
+	// *objective.Problem, so it imports runtime/objective and, through it,
+	// the runtime below; still nothing of the generator.
+	{"generated/camkiipetab", []string{"runtime/model", "runtime/objective", "runtime/sens", "runtime/ode", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
 }
 
 func TestImportRules(t *testing.T) {
@@ -70,10 +75,20 @@ func TestImportRules(t *testing.T) {
 	}
 	for path, ds := range deps {
 		rel := strings.TrimPrefix(path, mod+"/")
-		for _, rule := range allowed {
-			if rel != rule.prefix && !strings.HasPrefix(rel, rule.prefix+"/") && !(strings.HasSuffix(rule.prefix, "/") && strings.HasPrefix(rel, rule.prefix)) {
+		// The most specific rule (longest prefix) that covers rel applies.
+		var rule *struct {
+			prefix string
+			may    []string
+		}
+		for i, r := range allowed {
+			if rel != r.prefix && !strings.HasPrefix(rel, r.prefix+"/") && !(strings.HasSuffix(r.prefix, "/") && strings.HasPrefix(rel, r.prefix)) {
 				continue
 			}
+			if rule == nil || len(r.prefix) > len(rule.prefix) {
+				rule = &allowed[i]
+			}
+		}
+		if rule != nil {
 			for _, d := range ds {
 				if !contains(rule.may, d) && !strings.HasPrefix(d, rel+"/") {
 					t.Errorf("%s imports %s, which DESIGN.md does not allow", rel, d)

@@ -236,8 +236,7 @@ func benchEG(b *testing.B, mode int) {
 	for i := range a {
 		a[i] *= s
 	}
-	bm := randMat(rng, nx*np/nx, 1)[:0]
-	bm = make([]float64, nx*np)
+	bm := make([]float64, nx*np)
 	for i := range bm {
 		bm[i] = rng.Float64()
 	}

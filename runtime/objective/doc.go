@@ -69,6 +69,21 @@
 // thetas reaching the dynamics. Without Grad and FIM no columns are
 // computed.
 //
+// # Periods
+//
+// An experiment with Periods (PEtab v2 experiments with several periods)
+// switches condition at each period's start T0: the parameters become
+// those of the period's condition, and the model's assignment set
+// (model.Assigner) sets states x_i := g_i(T0, x, p) from the state and the
+// parameters just before T0, with S_i := dg_i/dx S + dg_i/dp dp/dtheta;
+// other states keep x and S. Each period restarts the solver at T0
+// (sens.Solver.SolveFrom with the state and S reached). All periods share
+// the experiment's sensitivity columns (the thetas of every period's
+// condition), so S passes from one to the next without re-indexing. A
+// datum at a period's T0 is observed after the change; data at +Inf at the
+// steady state of the last period. Periods after the last datum are not
+// simulated.
+//
 // # Pre-equilibration and steady state
 //
 // An experiment with a pre-equilibration condition starts from

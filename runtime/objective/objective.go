@@ -117,6 +117,7 @@ type Objective struct {
 type core struct {
 	m    model.Model
 	obs  model.Observables
+	asg  model.Assigner // nil unless the model implements it
 	prob *Problem
 	opt  Options
 	need bool // sensitivities needed (Grad or FIM)
@@ -127,6 +128,7 @@ type core struct {
 	lin, dlin  []float64 // theta's linear values and d(lin)/d(theta)
 	priors     []prior   // per theta
 	consL      []float64 // conservation laws, k x nx (see steady.go)
+	asgTargets [][]int   // per assignment set: the states it assigns
 
 	exps   []expPlan
 	groups []group
@@ -156,19 +158,35 @@ type expPlan struct {
 	ex        *Experiment
 	pre, sim  *Condition
 	preGroup  int   // -1 without pre-equilibration
-	simGroup  int   //
+	simGroup  int   // phases[0].group
 	preToSim  []int // pre column -> sim column
 	local     []int // thetas reaching this experiment (ascending)
 	colLocal  []int // sim column -> local index
-	mapped    []mapped
-	times     []float64 // distinct finite output times
-	out       []int     // per datum: index into times, -1 for +Inf
+	phases    []phase
+	nrun      int       // phases simulated: through the last one with data
+	out       []int     // per datum: index into its phase's times, -1 for +Inf
 	uLocal    [][]int   // per datum and placeholder: local index or -1
 	zm, jac   []float64 // per datum: z(m) and the transformation's log-Jacobian
 	hasInf    bool
 	off       int // first datum in the Result slices
 	reinit    []bool
 	reinitAny bool
+}
+
+// phase is a period of an experiment: phase 0 is the simulation condition
+// from T0, phase k the experiment's Periods[k-1]. All phases share the
+// experiment's sensitivity columns (one theta each), so S passes from one
+// to the next unchanged except for the assigned states' rows.
+type phase struct {
+	t0     float64
+	cond   *Condition
+	group  int
+	assign int // assignment set applied at t0, -1 for none
+	mapped []mapped
+	// times are the distinct finite output times of the phase's data,
+	// then the next phase's start when that phase is simulated too.
+	times []float64
+	data  []int // the phase's data (+Inf ones in the last phase)
 }
 
 // mapped is a model parameter of the simulation condition set to a theta.
@@ -196,6 +214,12 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		return nil, fmt.Errorf("objective: model %q does not implement model.Observables", m.Name())
 	}
 	c := &core{m: m, obs: obs, prob: prob}
+	if a, ok := m.(model.Assigner); ok {
+		c.asg = a
+		for k := 0; k < a.NumAssignments(); k++ {
+			c.asgTargets = append(c.asgTargets, a.AssignTargets(k))
+		}
+	}
 	if opt != nil {
 		c.opt = *opt
 	}
@@ -320,6 +344,9 @@ func (c *core) check() error {
 				return fmt.Errorf("objective: %s: re-initialised state %d out of range", name, i)
 			}
 		}
+		if err := c.checkPeriods(ex, name); err != nil {
+			return err
+		}
 		for i := range ex.Data {
 			d := &ex.Data[i]
 			if d.Obs < 0 || d.Obs >= len(p.Observables) {
@@ -342,6 +369,35 @@ func (c *core) check() error {
 			}
 			if p.Observables[d.Obs].Transform != TransformLin && !(d.Y > 0) {
 				return fmt.Errorf("objective: %s datum %d: measurement %g of log-transformed observable %q is not positive", name, i, d.Y, p.Observables[d.Obs].ID)
+			}
+		}
+	}
+	return nil
+}
+
+// checkPeriods validates an experiment's periods: conditions and
+// assignment sets in range, start times finite and increasing.
+func (c *core) checkPeriods(ex *Experiment, name string) error {
+	t := ex.T0
+	for k, pd := range ex.Periods {
+		if pd.Cond < 0 || pd.Cond >= len(c.prob.Conditions) {
+			return fmt.Errorf("objective: %s period %d: condition index %d out of range", name, k+1, pd.Cond)
+		}
+		if math.IsNaN(pd.T0) || math.IsInf(pd.T0, 0) || !(pd.T0 > t || k == 0 && pd.T0 == t) {
+			return fmt.Errorf("objective: %s period %d: start time %g not finite or not after the previous start %g", name, k+1, pd.T0, t)
+		}
+		t = pd.T0
+		if pd.Assign < -1 || pd.Assign >= len(c.asgTargets) {
+			if c.asg == nil && pd.Assign >= 0 {
+				return fmt.Errorf("objective: %s period %d: assignment set %d, but model %q does not implement model.Assigner", name, k+1, pd.Assign, c.m.Name())
+			}
+			return fmt.Errorf("objective: %s period %d: assignment set %d out of range", name, k+1, pd.Assign)
+		}
+		if pd.Assign >= 0 {
+			for _, i := range c.asgTargets[pd.Assign] {
+				if i < 0 || i >= c.nx {
+					return fmt.Errorf("objective: %s period %d: assignment set %d targets state %d out of range", name, k+1, pd.Assign, i)
+				}
 			}
 		}
 	}
@@ -399,9 +455,23 @@ func (c *core) plan() error {
 		pl := &c.exps[e]
 		pl.ex, pl.sim, pl.off, pl.preGroup = ex, &p.Conditions[ex.Sim], c.ndata, -1
 		c.ndata += len(ex.Data)
+		pl.phases = make([]phase, 1+len(ex.Periods))
+		pl.phases[0] = phase{t0: ex.T0, cond: pl.sim, assign: -1}
+		for k, pd := range ex.Periods {
+			pl.phases[k+1] = phase{t0: pd.T0, cond: &p.Conditions[pd.Cond], assign: pd.Assign}
+		}
+		// Sensitivity columns: the thetas of every phase's condition (and
+		// of pre-equilibration), shared by all phases.
 		var preCols, simCols []int
 		if c.need {
-			simCols = thetasOf(pl.sim)
+			for _, ph := range pl.phases {
+				for _, a := range thetasOf(ph.cond) {
+					if !slices.Contains(simCols, a) {
+						simCols = append(simCols, a)
+					}
+				}
+			}
+			slices.Sort(simCols)
 		}
 		if ex.Preeq >= 0 {
 			pl.pre = &p.Conditions[ex.Preeq]
@@ -424,11 +494,15 @@ func (c *core) plan() error {
 				pl.preToSim[i], _ = slices.BinarySearch(simCols, a)
 			}
 		}
-		if c.need {
-			pl.simGroup = groupOf(colsFor(pl.sim, simCols), len(simCols))
-		} else {
-			pl.simGroup = groupOf(colsFor(pl.sim, nil), 0)
+		for k := range pl.phases {
+			ph := &pl.phases[k]
+			if c.need {
+				ph.group = groupOf(colsFor(ph.cond, simCols), len(simCols))
+			} else {
+				ph.group = groupOf(colsFor(ph.cond, nil), 0)
+			}
 		}
+		pl.simGroup = pl.phases[0].group
 		// Local thetas: the columns and the placeholders.
 		local := slices.Clone(simCols)
 		for _, d := range ex.Data {
@@ -436,11 +510,6 @@ func (c *core) plan() error {
 				if v.Theta >= 0 && !slices.Contains(local, v.Theta) {
 					local = append(local, v.Theta)
 				}
-			}
-		}
-		for _, v := range pl.sim.P {
-			if v.Theta >= 0 && !slices.Contains(local, v.Theta) {
-				local = append(local, v.Theta)
 			}
 		}
 		slices.Sort(local)
@@ -454,22 +523,47 @@ func (c *core) plan() error {
 			pl.colLocal[i] = loc(a)
 		}
 		if c.need {
-			for j, v := range pl.sim.P {
-				if v.Theta >= 0 {
-					pl.mapped = append(pl.mapped, mapped{j: j, theta: v.Theta, local: loc(v.Theta)})
+			for k := range pl.phases {
+				ph := &pl.phases[k]
+				for j, v := range ph.cond.P {
+					if v.Theta >= 0 {
+						ph.mapped = append(ph.mapped, mapped{j: j, theta: v.Theta, local: loc(v.Theta)})
+					}
 				}
 			}
 		}
-		// Output times: distinct, ascending, finite.
-		for _, d := range ex.Data {
+		// Each datum's phase: the last one started at or before its time
+		// (+Inf: the last phase). Phases after the last datum's are not
+		// simulated.
+		phaseOf := make([]int, len(ex.Data))
+		for i, d := range ex.Data {
+			k := len(pl.phases) - 1
 			if math.IsInf(d.T, 1) {
 				pl.hasInf = true
 			} else {
-				pl.times = append(pl.times, d.T)
+				for k > 0 && pl.phases[k].t0 > d.T {
+					k--
+				}
+			}
+			phaseOf[i] = k
+			pl.phases[k].data = append(pl.phases[k].data, i)
+			pl.nrun = max(pl.nrun, k+1)
+		}
+		// Output times per phase: distinct, ascending, finite, then the
+		// next simulated phase's start.
+		for k := 0; k < pl.nrun; k++ {
+			ph := &pl.phases[k]
+			for _, i := range ph.data {
+				if t := ex.Data[i].T; !math.IsInf(t, 1) {
+					ph.times = append(ph.times, t)
+				}
+			}
+			slices.Sort(ph.times)
+			ph.times = slices.Compact(ph.times)
+			if k+1 < pl.nrun {
+				ph.times = append(ph.times, pl.phases[k+1].t0)
 			}
 		}
-		slices.Sort(pl.times)
-		pl.times = slices.Compact(pl.times)
 		pl.out = make([]int, len(ex.Data))
 		pl.uLocal = make([][]int, len(ex.Data))
 		pl.zm = make([]float64, len(ex.Data))
@@ -477,7 +571,7 @@ func (c *core) plan() error {
 		for i, d := range ex.Data {
 			pl.out[i] = -1
 			if !math.IsInf(d.T, 1) {
-				pl.out[i], _ = slices.BinarySearch(pl.times, d.T)
+				pl.out[i], _ = slices.BinarySearch(pl.phases[phaseOf[i]].times, d.T)
 			}
 			pl.uLocal[i] = make([]int, len(d.U))
 			for l, v := range d.U {

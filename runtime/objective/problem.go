@@ -109,7 +109,7 @@ type Datum struct {
 }
 
 // Experiment is a (pre-equilibration, simulation) condition pair with its
-// measurements.
+// measurements, optionally followed by condition changes (Periods).
 type Experiment struct {
 	Preeq int // condition index, -1 for none
 	Sim   int // condition index
@@ -119,6 +119,26 @@ type Experiment struct {
 	Reinit []int
 	T0     float64 // simulation start time
 	Data   []Datum // ascending in T
+	// Periods are the periods after the first (condition Sim from T0),
+	// ascending in T0, each starting after the previous one (PEtab v2
+	// experiments with several periods). Nil: Sim holds throughout. A
+	// datum at a period's T0 belongs to that period: it is observed after
+	// the change. Data at T = +Inf are at the steady state of the last
+	// period's condition. The first period may start at T0 itself: its
+	// assignment then applies to the starting state (after
+	// pre-equilibration, the pre-equilibrated one with Reinit applied).
+	Periods []Period
+}
+
+// Period is a change of condition during an experiment: from T0 on the
+// model's parameters are those of condition Cond, and at T0 assignment
+// set Assign of the model (model.Assigner; -1 for none) sets states from
+// the state and parameters just before T0. States it does not assign keep
+// their values and sensitivities.
+type Period struct {
+	T0     float64
+	Cond   int // condition index
+	Assign int // the model's assignment set, -1 for none
 }
 
 // Problem is an estimation problem in the runtime's terms.

@@ -33,6 +33,8 @@ type thetaModel struct {
 	names  []string
 	col    []int          // per model parameter: its column, or -1
 	jpPat  *model.Pattern // nx x nc
+	jxPat  *model.Pattern // the model's, fetched once
+	jpCol  []int          // the model's Jp column indices, fetched once
 	jpDst  []int          // per entry of the model's Jp: index into our values, or -1
 	jpIn   []float64      // the model's Jp values
 	s0In   []float64      // the model's dx0/dp, nx x np
@@ -46,7 +48,12 @@ func newThetaModel(m model.Model, col []int, nc int) *thetaModel {
 	for c := range tm.names {
 		tm.names[c] = fmt.Sprintf("theta%d", c)
 	}
+	// Patterns are fetched once: a model may return a fresh copy per
+	// call (interp does), which Jp and the steady-state code would
+	// otherwise allocate at every evaluation.
 	in := m.JpPattern()
+	tm.jpCol = in.ColIdx
+	tm.jxPat = m.JxPattern()
 	pat := &model.Pattern{Rows: nx, Cols: nc, RowPtr: make([]int, nx+1)}
 	tm.jpDst = make([]int, in.NNZ())
 	mark := make([]int, nc) // position of column c in the current row, +1
@@ -81,7 +88,7 @@ func (tm *thetaModel) StateNames() []string                       { return tm.m.
 func (tm *thetaModel) ParamNames() []string                       { return tm.names }
 func (tm *thetaModel) DefaultParams(dst []float64)                { clear(dst) }
 func (tm *thetaModel) InitialState(dst, _ []float64)              { tm.m.InitialState(dst, tm.p) }
-func (tm *thetaModel) JxPattern() *model.Pattern                  { return tm.m.JxPattern() }
+func (tm *thetaModel) JxPattern() *model.Pattern                  { return tm.jxPat }
 func (tm *thetaModel) JpPattern() *model.Pattern                  { return tm.jpPat }
 func (tm *thetaModel) F(dst []float64, t float64, x, _ []float64) { tm.m.F(dst, t, x, tm.p) }
 func (tm *thetaModel) Jx(dst []float64, t float64, x, _ []float64) {
@@ -107,7 +114,7 @@ func (tm *thetaModel) InitialSens(dst, _ []float64) {
 func (tm *thetaModel) Jp(dst []float64, t float64, x, _ []float64) {
 	tm.m.Jp(tm.jpIn, t, x, tm.p)
 	clear(dst)
-	ci := tm.m.JpPattern().ColIdx
+	ci := tm.jpCol
 	for k, d := range tm.jpDst {
 		if d >= 0 {
 			dst[d] += tm.jpIn[k] * tm.dp[ci[k]]

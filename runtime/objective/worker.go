@@ -31,6 +31,7 @@ type worker struct {
 
 	pPre, pSim []float64 // model parameters
 	dPre, dSim []float64 // dp_j/dtheta of the mapped parameters
+	pAlt, dAlt []float64 // the other phase's, when periods alternate
 	x, xr      []float64 // nx
 	sPre, s    []float64 // nx x nc (pre, sim)
 	sr         []float64 // nx x nc scratch (re-initialisation)
@@ -47,6 +48,14 @@ type worker struct {
 	u, du     []float64 // placeholder values, d(lin)/d(theta)
 	d         model.ObsDeriv
 	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
+
+	// Assignments at period starts: new values, their derivatives, the
+	// new S rows (computed before any is written: the assignment is
+	// simultaneous).
+	ga     []float64
+	gd     model.AssignDeriv
+	gx, gp []float64 // backing of gd
+	sa     []float64
 }
 
 // newWorker returns a worker for experiments exps, with solvers for the
@@ -56,10 +65,20 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w := &worker{c: c, exps: exps}
 	used := make([]bool, len(c.groups))
 	steady := make([]bool, len(c.groups)) // groups that go to steady state
+	maxT := 0                             // most states an assignment set of these experiments sets
 	for _, e := range exps {
 		pl := &c.exps[e]
-		used[pl.simGroup] = true
-		steady[pl.simGroup] = steady[pl.simGroup] || pl.hasInf
+		for k := range pl.phases[:max(1, pl.nrun)] {
+			ph := &pl.phases[k]
+			used[ph.group] = true
+			if ph.assign >= 0 {
+				maxT = max(maxT, len(c.asgTargets[ph.assign]))
+			}
+		}
+		if pl.nrun > 0 {
+			g := pl.phases[pl.nrun-1].group
+			steady[g] = steady[g] || pl.hasInf
+		}
 		if g := pl.preGroup; g >= 0 {
 			used[g], steady[g] = true, true
 		}
@@ -111,6 +130,8 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	w.q = mk(maxC)
 	w.pPre, w.pSim, w.dPre, w.dSim = mk(np), mk(np), mk(np), mk(np)
+	w.pAlt, w.dAlt = mk(np), mk(np)
+	w.ga, w.gx, w.gp, w.sa = mk(maxT), mk(maxT*nx), mk(maxT*np), mk(maxT*maxC)
 	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
 	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
 	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
@@ -216,46 +237,141 @@ func (w *worker) solve(e int, out *Result) error {
 		sim.InitialSens(s, nil)
 	}
 	ex := pl.ex
-	if len(pl.times) > 0 {
-		w.st = sens.Start{T0: ex.T0, X0: x, S0: s}
-		err := w.solvers[pl.simGroup].SolveFrom(&w.res, w.q[:ncs], &w.st, pl.times)
-		w.count(e, &w.res, false)
-		if err != nil {
-			return fmt.Errorf("objective: %s: %w", c.expName(e), err)
+	// The phases: parameters switch to each one's condition at its start,
+	// after its assignment (evaluated with the previous parameters).
+	p, dp := w.pSim, w.dSim
+	for k := 0; k < pl.nrun; k++ {
+		ph := &pl.phases[k]
+		if k > 0 {
+			prev := &pl.phases[k-1]
+			// Alternate between two buffers: the assignment needs the
+			// previous phase's parameters.
+			pn, dpn := w.pAlt, w.dAlt
+			if k%2 == 0 {
+				pn, dpn = w.pSim, w.dSim
+			}
+			c.params(pn, dpn, ph.cond)
+			if ph.assign >= 0 {
+				if err := w.assign(ph, x, s, ncs, p, dp, c.groups[prev.group].col); err != nil {
+					return fmt.Errorf("objective: %s: period %d (condition %q, t = %g): %w", c.expName(e), k, ph.cond.ID, ph.t0, err)
+				}
+			}
+			p, dp = pn, dpn
 		}
-	}
-	if pl.hasInf {
-		t0 := ex.T0
+		w.use(ph.group, p, dp)
+		n := len(ph.times)
+		if n == 1 && ph.times[0] == ph.t0 && k+1 < pl.nrun {
+			continue // a period of length 0: the next starts at once
+		}
+		if n > 0 {
+			w.st = sens.Start{T0: ph.t0, X0: x, S0: s}
+			err := w.solvers[ph.group].SolveFrom(&w.res, w.q[:ncs], &w.st, ph.times)
+			w.count(e, &w.res, false)
+			if err != nil {
+				if k > 0 {
+					return fmt.Errorf("objective: %s: period %d (condition %q): %w", c.expName(e), k, ph.cond.ID, err)
+				}
+				return fmt.Errorf("objective: %s: %w", c.expName(e), err)
+			}
+		}
+		for _, i := range ph.data {
+			if o := pl.out[i]; o >= 0 {
+				if err := w.datum(e, i, ex.Data[i].T, w.res.XAt(o), w.res.SAt(o), p, dp, ph.mapped, out); err != nil {
+					return err
+				}
+			}
+		}
+		if k+1 < pl.nrun {
+			// The state at the next phase's start, its last output time.
+			copy(x, w.res.XAt(n-1))
+			copy(s, w.res.SAt(n-1))
+			continue
+		}
+		if !pl.hasInf {
+			break
+		}
+		t0 := ph.t0
 		xi, si := w.xInf, w.sInf[:nx*ncs]
-		if n := len(pl.times); n > 0 {
-			t0 = pl.times[n-1]
+		if n > 0 {
+			t0 = ph.times[n-1]
 			copy(xi, w.res.XAt(n-1))
 			copy(si, w.res.SAt(n-1))
 		} else {
 			copy(xi, x)
 			copy(si, s)
 		}
-		if _, err := w.steady(e, 1, pl.simGroup, xi, si, t0); err != nil {
+		if _, err := w.steady(e, 1, ph.group, xi, si, t0); err != nil {
+			if k > 0 {
+				return fmt.Errorf("objective: %s: steady state of period %d (condition %q): %w", c.expName(e), k, ph.cond.ID, err)
+			}
 			return fmt.Errorf("objective: %s: steady state of the simulation condition: %w", c.expName(e), err)
 		}
-	}
-	for i := range ex.Data {
-		var xt, st []float64
-		t := ex.Data[i].T
-		if k := pl.out[i]; k >= 0 {
-			xt, st = w.res.XAt(k), w.res.SAt(k)
-		} else {
-			xt, st = w.xInf, w.sInf[:nx*ncs]
-		}
-		if err := w.datum(e, i, t, xt, st, out); err != nil {
-			return err
+		for _, i := range ph.data {
+			if pl.out[i] < 0 {
+				if err := w.datum(e, i, ex.Data[i].T, xi, si, p, dp, ph.mapped, out); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// datum adds datum i of experiment e at (t, x, S) to the partial result.
-func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
+// assign applies phase ph's assignment set to (x, S) (S with nc columns)
+// at its start: x_i := g_i(t, x, p) for the targets, and by the chain rule
+// S_i := dg_i/dx S + dg_i/dp dp/dtheta, p being the previous phase's
+// parameters (dp their derivatives, col their columns). Non-finite values
+// are an error.
+func (w *worker) assign(ph *phase, x, S []float64, nc int, p, dp []float64, col []int) error {
+	c := w.c
+	nx, np := c.nx, c.np
+	tg := c.asgTargets[ph.assign]
+	n := len(tg)
+	g := w.ga[:n]
+	var d *model.AssignDeriv
+	if nc > 0 {
+		w.gd.X, w.gd.P = w.gx[:n*nx], w.gp[:n*np]
+		d = &w.gd
+	}
+	c.asg.Assign(ph.assign, ph.t0, x, p, g, d)
+	for r, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("state %q assigned %g", c.m.StateNames()[tg[r]], v)
+		}
+	}
+	if nc > 0 {
+		sa := w.sa[:n*nc]
+		clear(sa)
+		for r := range tg {
+			row := sa[r*nc : (r+1)*nc]
+			for j, v := range d.X[r*nx : (r+1)*nx] {
+				if v == 0 {
+					continue
+				}
+				for cc, sv := range S[j*nc : (j+1)*nc] {
+					row[cc] += v * sv
+				}
+			}
+			for j, v := range d.P[r*np : (r+1)*np] {
+				if cc := col[j]; v != 0 && cc >= 0 {
+					row[cc] += v * dp[j]
+				}
+			}
+		}
+		for r, i := range tg {
+			copy(S[i*nc:(i+1)*nc], sa[r*nc:(r+1)*nc])
+		}
+	}
+	for r, i := range tg {
+		x[i] = g[r]
+	}
+	return nil
+}
+
+// datum adds datum i of experiment e at (t, x, S) to the partial result;
+// p are the model parameters of the datum's phase, dp their derivatives
+// and mp those mapped to thetas.
+func (w *worker) datum(e, i int, t float64, x, S, p, dp []float64, mp []mapped, out *Result) error {
 	c := w.c
 	pl := &c.exps[e]
 	pt := &c.part[e]
@@ -275,7 +391,7 @@ func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
 		w.d.HU, w.d.SU = w.d.HU[:nu], w.d.SU[:nu]
 		der = &w.d
 	}
-	h, sg := c.obs.Observe(d.Obs, t, x, w.pSim, u, der)
+	h, sg := c.obs.Observe(d.Obs, t, x, p, u, der)
 	z, dz := transform(ob.Transform, h)
 	if !(sg > 0) || math.IsInf(sg, 0) || math.IsNaN(z) || math.IsInf(z, 0) {
 		return fmt.Errorf("objective: %s datum %d (observable %q, t = %g): simulated value %g, sigma %g (need sigma > 0 and a finite transformed value)",
@@ -314,11 +430,10 @@ func (w *worker) datum(e, i int, t float64, x, S []float64, out *Result) error {
 			gs[pl.colLocal[col]] += sx * v
 		}
 	}
-	// Through the simulation condition's parameters.
-	for _, mp := range pl.mapped {
-		dp := w.dSim[mp.j]
-		gz[mp.local] += w.d.HP[mp.j] * dp
-		gs[mp.local] += w.d.SP[mp.j] * dp
+	// Through the parameters of the datum's phase.
+	for _, m := range mp {
+		gz[m.local] += w.d.HP[m.j] * dp[m.j]
+		gs[m.local] += w.d.SP[m.j] * dp[m.j]
 	}
 	// Through the placeholders.
 	for l, li := range pl.uLocal[i] {

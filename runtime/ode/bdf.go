@@ -102,7 +102,7 @@ func (s *Solver) bdf(tr *Trajectory, dstS, p []float64, t0 float64, tout []float
 		if i := firstNonFinite(f); i >= 0 {
 			return s.fail(ErrNonFinite, s.tn, s.h, i, "f")
 		}
-		tr.Append(s.tn, y, f)
+		tr.appendNordsieck(s.tn, y, f, s.h, &s.zn, s.q)
 		if interp {
 			for iout < len(tout) && tout[iout] <= s.tn {
 				if s.sens {

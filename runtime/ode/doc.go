@@ -18,16 +18,24 @@
 //
 // # Grid and outputs
 //
-// Every accepted step (t, x, f(t, x)) is recorded in a Trajectory, so x can
-// be evaluated anywhere by cubic Hermite interpolation and the sensitivity
+// Every accepted step (t, x, f(t, x)) is recorded in a Trajectory with the
+// method's own dense output (the BDF's Nordsieck polynomial, DOPRI5's
+// quartic continuous extension), so x can be evaluated anywhere to the
+// integrator's accuracy and the sensitivity
 // methods of runtime/sens can run on the integrator's grid. By default the
 // integrator lands exactly on every requested output time (tr.Out indexes
 // them) and never steps past the last one.
 //
 // # Errors and panics
 //
-// Misuse (length mismatches, unordered output times, bad settings) panics
-// with a message prefixed "ode: ". Failures that depend on the data (step
+// Settings and arguments a user's data can produce (a tolerance out of
+// range, unordered or non-finite output times, vectors of the wrong
+// length) are returned as errors wrapping ErrInvalid: NewSolver records
+// unusable settings (Settings.Validate) and every integration returns the
+// error. A model too large for the memory limit gives a *MemoryError
+// (MemoryEstimate, Settings.MemoryLimit). Only programming errors (a nil
+// model or Trajectory, inconsistent Jacobian patterns) panic, with a
+// message prefixed "ode: ". Failures that depend on the data (step
 // size underflow, too many steps, non-finite values, an iteration matrix
 // that stays singular, repeated test failures) are returned as *StepError,
 // carrying the time, step and last accepted state.

@@ -36,6 +36,19 @@ const (
 	dpE7  = -1.0 / 40
 )
 
+// Coefficients of the dense output of Dormand and Prince (Hairer, Norsett,
+// Wanner, Solving ODEs I, II.6): the quartic term theta^2 (1-theta)^2 r5
+// with r5 = h sum_i d_i k_i added to the cubic Hermite interpolant makes the
+// interpolant fourth order.
+const (
+	dpD1 = -12715105075.0 / 11282082432
+	dpD3 = 87487479700.0 / 32700410799
+	dpD4 = -10690763975.0 / 1880347072
+	dpD5 = 701980252875.0 / 199316789632
+	dpD6 = -1453857185.0 / 822651844
+	dpD7 = 69997945.0 / 29380423
+)
+
 // PI step control constants of dopri5.f.
 const (
 	dpBeta  = 0.04
@@ -176,6 +189,12 @@ func (s *Solver) dopri(tr *Trajectory, dstS, p []float64, t0 float64, tout []flo
 			s.stats.Steps++
 			told := t
 			t = tph
+			// The quartic coefficient of the continuous extension, from
+			// the stages of this step (before the buffers are swapped).
+			r5 := s.tmp[:nz]
+			for i := range r5 {
+				r5[i] = h * (dpD1*k1[i] + dpD3*k3[i] + dpD4*k4[i] + dpD5*k5[i] + dpD6*k6[i] + dpD7*k7[i])
+			}
 			// Accept: swap buffers so that zn[0] = new x, zn[1] = its f.
 			s.zn[0], s.y = s.y, s.zn[0]
 			s.zn[1], s.k[6] = s.k[6], s.zn[1]
@@ -183,14 +202,21 @@ func (s *Solver) dopri(tr *Trajectory, dstS, p []float64, t0 float64, tout []flo
 			if i := firstNonFinite(x[:nx]); i >= 0 {
 				return s.fail(ErrNonFinite, t, h, i, "state")
 			}
-			tr.Append(t, x[:nx], k1[:nx])
+			tr.appendQuartic(t, x[:nx], k1[:nx], r5[:nx])
 			if interp {
 				for iout < len(tout) && tout[iout] <= t {
 					if s.sens {
 						blk := nx * s.nsp
-						// Cubic Hermite on S with S' = Jx S + Jp at both ends.
+						// The continuous extension on S: cubic Hermite with
+						// S' = Jx S + Jp at both ends plus the quartic term.
 						xo, ko := s.y[nx:nz], s.k[6][nx:nz]
-						HermiteTo(dstS[iout*blk:(iout+1)*blk], tout[iout], told, t, xo, x[nx:nz], ko, k1[nx:nz])
+						d := dstS[iout*blk : (iout+1)*blk]
+						HermiteTo(d, tout[iout], told, t, xo, x[nx:nz], ko, k1[nx:nz])
+						th := (tout[iout] - told) / (t - told)
+						c := th * th * (1 - th) * (1 - th)
+						for i, v := range r5[nx:nz] {
+							d[i] += c * v
+						}
 					}
 					iout++
 				}

@@ -435,36 +435,137 @@ func TestTooManySteps(t *testing.T) {
 	}
 }
 
-func TestMisusePanics(t *testing.T) {
+// TestMisuse: arguments a user's data can produce (lengths, output times,
+// parameter lists) return errors wrapping ErrInvalid; only a nil
+// Trajectory (a programming error) panics.
+func TestMisuse(t *testing.T) {
 	pr := testode.Hires()
 	p, x0 := setup(pr)
 	s := NewSolver(pr.Model, nil)
 	var tr Trajectory
-	cases := map[string]func(){
-		"short p":     func() { s.Integrate(&tr, p[:2], x0, 0, []float64{1}) },
-		"short x0":    func() { s.Integrate(&tr, p, x0[:2], 0, []float64{1}) },
-		"descending":  func() { s.Integrate(&tr, p, x0, 0, []float64{2, 1}) },
-		"before t0":   func() { s.Integrate(&tr, p, x0, 1, []float64{0.5}) },
-		"no outputs":  func() { s.Integrate(&tr, p, x0, 0, nil) },
-		"dstS length": func() { s.IntegrateSens(&tr, make([]float64, 3), p, x0, nil, 0, []float64{1}, nil) },
-		"param range": func() {
-			s.IntegrateSens(&tr, make([]float64, 8), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{10}})
+	cases := map[string]func() error{
+		"short p":     func() error { return s.Integrate(&tr, p[:2], x0, 0, []float64{1}) },
+		"short x0":    func() error { return s.Integrate(&tr, p, x0[:2], 0, []float64{1}) },
+		"descending":  func() error { return s.Integrate(&tr, p, x0, 0, []float64{2, 1}) },
+		"before t0":   func() error { return s.Integrate(&tr, p, x0, 1, []float64{0.5}) },
+		"no outputs":  func() error { return s.Integrate(&tr, p, x0, 0, nil) },
+		"NaN output":  func() error { return s.Integrate(&tr, p, x0, 0, []float64{1, math.NaN()}) },
+		"Inf output":  func() error { return s.Integrate(&tr, p, x0, 0, []float64{math.Inf(1)}) },
+		"NaN start":   func() error { return s.Integrate(&tr, p, x0, math.NaN(), []float64{1}) },
+		"dstS length": func() error { return s.IntegrateSens(&tr, make([]float64, 3), p, x0, nil, 0, []float64{1}, nil) },
+		"s0 length": func() error {
+			return s.IntegrateSens(&tr, make([]float64, 8*10), p, x0, make([]float64, 3), 0, []float64{1}, nil)
 		},
-		"atolvec length": func() { NewSolver(pr.Model, &Settings{ATolVec: []float64{1}}) },
-		"param repeated": func() {
-			s.IntegrateSens(&tr, make([]float64, 16), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{1, 1}})
+		"param range": func() error {
+			return s.IntegrateSens(&tr, make([]float64, 8), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{10}})
+		},
+		"atolvec length": func() error {
+			return NewSolver(pr.Model, &Settings{ATolVec: []float64{1}}).Integrate(&tr, p, x0, 0, []float64{1})
+		},
+		"param repeated": func() error {
+			return s.IntegrateSens(&tr, make([]float64, 16), p, x0, nil, 0, []float64{1}, &SensSettings{Params: []int{1, 1}})
 		},
 	}
 	for name, f := range cases {
-		func() {
-			defer func() {
-				r := recover()
-				if msg, ok := r.(string); !ok || !strings.HasPrefix(msg, "ode: ") {
-					t.Errorf("%s: recovered %v, want an ode: panic", name, r)
-				}
-			}()
-			f()
+		if err := f(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: got %v, want an error wrapping ErrInvalid", name, err)
+		}
+	}
+	func() {
+		defer func() {
+			if r, ok := recover().(string); !ok || !strings.HasPrefix(r, "ode: ") {
+				t.Errorf("nil Trajectory: recovered %v, want an ode: panic", r)
+			}
 		}()
+		s.Integrate(nil, p, x0, 0, []float64{1})
+	}()
+}
+
+// TestBadSettings: every setting a user can pass that cannot be used makes
+// NewSolver record an error (no panic) that Validate, Err, Integrate and
+// IntegrateSens return. rtol 1e300 used to be accepted and gave whatever
+// one step gives; -1 panicked.
+func TestBadSettings(t *testing.T) {
+	pr := testode.Hires()
+	p, x0 := setup(pr)
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, st := range []Settings{
+		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: inf}, {RTol: 1e-20},
+		{ATol: -1}, {ATol: nan}, {ATol: inf},
+		{MaxSteps: -1}, {H0: -1}, {H0: nan}, {HMax: -1}, {HMax: inf},
+		{Method: 7}, {Method: -1},
+		{ATolVec: []float64{1, 1, 1, 1, 1, 1, 1, 0}}, {ATolVec: []float64{1, 1, 1, 1, 1, 1, 1, nan}},
+		{ATolVec: []float64{1, 1, 1, 1, 1, 1, 1, -1}},
+	} {
+		desc := fmt.Sprintf("%+v", st)
+		if err := st.Validate(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Validate returned %v", desc, err)
+		}
+		s := NewSolver(pr.Model, &st)
+		if !errors.Is(s.Err(), ErrInvalid) {
+			t.Errorf("%s: Err returned %v", desc, s.Err())
+		}
+		var tr Trajectory
+		if err := s.Integrate(&tr, p, x0, 0, []float64{1}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Integrate returned %v", desc, err)
+		}
+		if err := s.IntegrateSens(&tr, make([]float64, 80), p, x0, nil, 0, []float64{1}, nil); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: IntegrateSens returned %v", desc, err)
+		}
+	}
+	for _, st := range []Settings{{}, {RTol: 0.5, ATol: 0}, {RTol: 1e-12, ATol: 1e-20, MaxSteps: 1, H0: 1e-3, HMax: 10}} {
+		if err := st.Validate(); err != nil {
+			t.Errorf("%+v: %v", st, err)
+		}
+	}
+}
+
+// wide is a model of n states with empty Jacobian patterns: only its size
+// matters.
+type wide struct{ n int }
+
+func (w wide) Name() string                             { return "wide" }
+func (w wide) StateNames() []string                     { return make([]string, w.n) }
+func (wide) ParamNames() []string                       { return []string{"k"} }
+func (wide) DefaultParams(dst []float64)                {}
+func (wide) InitialState(dst, p []float64)              {}
+func (wide) InitialSens(dst, p []float64)               {}
+func (wide) F(dst []float64, t float64, x, p []float64) { clear(dst) }
+func (w wide) JxPattern() *model.Pattern {
+	return &model.Pattern{Rows: w.n, Cols: w.n, RowPtr: make([]int, w.n+1)}
+}
+func (wide) Jx(dst []float64, t float64, x, p []float64) {}
+func (w wide) JpPattern() *model.Pattern {
+	return &model.Pattern{Rows: w.n, Cols: 1, RowPtr: make([]int, w.n+1)}
+}
+func (wide) Jp(dst []float64, t float64, x, p []float64) {}
+
+// TestMemoryLimit: a model whose dense iteration matrix exceeds the limit
+// gets a *MemoryError from NewSolver's solver, with nothing allocated,
+// instead of running the program out of memory.
+func TestMemoryLimit(t *testing.T) {
+	m := wide{20000}
+	need := MemoryEstimate(20000, 1)
+	if need < 20000*20000*8 {
+		t.Fatalf("estimate %d below the iteration matrix", need)
+	}
+	var me *MemoryError
+	s := NewSolver(m, &Settings{MemoryLimit: 1 << 30})
+	if !errors.As(s.Err(), &me) || me.Need != need || me.Limit != 1<<30 {
+		t.Fatalf("got %v", s.Err())
+	}
+	t.Log(me)
+	var tr Trajectory
+	if err := s.Integrate(&tr, []float64{1}, make([]float64, 20000), 0, []float64{1}); !errors.As(err, &me) {
+		t.Errorf("Integrate returned %v", err)
+	}
+	// The default limit refuses a model that fits no machine (320 GB).
+	if err := NewSolver(wide{200000}, nil).Err(); DefaultMemoryLimit() > 0 && !errors.As(err, &me) {
+		t.Errorf("200000 states with the default limit (%d): got %v", DefaultMemoryLimit(), err)
+	}
+	// No limit: a small model is unaffected either way.
+	if err := NewSolver(wide{10}, &Settings{MemoryLimit: -1}).Err(); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -48,6 +48,11 @@ type Settings struct {
 	// interpolated with the method's own polynomial. The default (false)
 	// lands on every output time, so each is a grid point.
 	Interpolate bool
+	// MemoryLimit is the most memory in bytes NewSolver may allocate (see
+	// MemoryEstimate): 0 means DefaultMemoryLimit(), negative no limit.
+	// Beyond it NewSolver allocates nothing and every integration returns
+	// a *MemoryError instead of the program running out of memory.
+	MemoryLimit int64
 }
 
 // Default tolerances and limits.
@@ -189,6 +194,9 @@ type Solver struct {
 	atol   []float64 // per-state absolute tolerance
 	rtol   float64
 	stats  Stats
+	// err is the reason the settings cannot be used (see Validate); the
+	// workspaces are then not allocated and every integration returns it.
+	err error
 
 	// Sparse Jacobian values: jv is the Jx used for the iteration matrix,
 	// jvS and jpv are Jx and Jp at the current point for sensitivities.
@@ -256,14 +264,20 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	if st.MaxSteps == 0 {
 		st.MaxSteps = DefaultMaxSteps
 	}
-	if st.RTol < 0 || st.ATol < 0 || st.MaxSteps < 0 || st.H0 < 0 || st.HMax < 0 {
-		panic("ode: negative tolerance, step or step count in Settings")
-	}
-	if st.Method != BDF && st.Method != DOPRI5 {
-		panic("ode: unknown Method")
-	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	sv.nx, sv.np = nx, np
+	if err := st.Validate(); err != nil {
+		sv.err = err
+		return sv
+	}
+	if st.ATolVec != nil && len(st.ATolVec) != nx {
+		sv.err = invalid("%d absolute tolerances given for %d states", len(st.ATolVec), nx)
+		return sv
+	}
+	if err := checkMemory(MemoryEstimate(nx, np), st.MemoryLimit, nx, np); err != nil {
+		sv.err = err
+		return sv
+	}
 	sv.jxPat, sv.jpPat = m.JxPattern(), m.JpPattern()
 	if err := sv.jxPat.Validate(); err != nil {
 		panic("ode: invalid Jx pattern: " + err.Error())
@@ -277,15 +291,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.rtol = st.RTol
 	sv.atol = make([]float64, nx)
 	if st.ATolVec != nil {
-		if len(st.ATolVec) != nx {
-			panic("ode: ATolVec length does not match the number of states")
-		}
-		for i, v := range st.ATolVec {
-			if !(v > 0) {
-				panic("ode: ATolVec entries must be positive")
-			}
-			sv.atol[i] = v
-		}
+		copy(sv.atol, st.ATolVec)
 	} else {
 		for i := range sv.atol {
 			sv.atol[i] = st.ATol
@@ -341,7 +347,9 @@ func (s *Solver) Settings() Settings { return s.set }
 // After the first call with the same sizes it allocates nothing. A failure
 // returns a *StepError; tr then holds the steps accepted so far.
 func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) error {
-	s.checkArgs(tr, p, x0, t0, tout)
+	if err := s.checkArgs(tr, p, x0, t0, tout); err != nil {
+		return err
+	}
 	s.sens, s.errcon, s.nsp, s.params = false, false, 0, s.allParams[:0]
 	s.nz = s.nx
 	return s.run(tr, nil, p, x0, nil, t0, tout)
@@ -363,7 +371,9 @@ func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 // (nsp+1)nx system is never formed. With DOPRI5 the sensitivities are
 // integrated explicitly as extra components.
 func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float64, t0 float64, tout []float64, ss *SensSettings) error {
-	s.checkArgs(tr, p, x0, t0, tout)
+	if err := s.checkArgs(tr, p, x0, t0, tout); err != nil {
+		return err
+	}
 	s.sens = true
 	s.errcon = false
 	s.params = s.allParams
@@ -372,14 +382,14 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 		if ss.Params != nil {
 			for k, j := range ss.Params {
 				if j < 0 || j >= s.np {
-					panic("ode: sensitivity parameter index out of range")
+					return invalid("sensitivity parameter index %d is out of range (the model has %d parameters)", j, s.np)
 				}
 				// Each Jp entry feeds one column: a repeated index would
 				// leave the earlier column without its forcing. O(nsp^2)
 				// without allocating, on a short list.
 				for _, i := range ss.Params[:k] {
 					if i == j {
-						panic("ode: sensitivity parameter index repeated in Params")
+						return invalid("sensitivity parameter index %d is repeated in Params", j)
 					}
 				}
 			}
@@ -390,10 +400,10 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	s.nz = s.nx * (1 + s.nsp)
 	blk := s.nx * s.nsp
 	if len(dstS) != len(tout)*blk {
-		panic("ode: dstS length is not len(tout)*nx*nsp")
+		return invalid("the sensitivity output has length %d, want len(tout)*nx*nsp = %d", len(dstS), len(tout)*blk)
 	}
 	if s0 != nil && len(s0) != blk {
-		panic("ode: s0 length is not nx*nsp")
+		return invalid("the initial sensitivities have length %d, want nx*nsp = %d", len(s0), blk)
 	}
 	// Map Jp pattern entries to sensitivity columns.
 	for k := range s.jpCol {
@@ -411,29 +421,39 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	return s.run(tr, dstS, p, x0, s0, t0, tout)
 }
 
-func (s *Solver) checkArgs(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) {
+func (s *Solver) checkArgs(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) error {
+	if s.err != nil {
+		return s.err
+	}
 	if tr == nil {
 		panic("ode: nil Trajectory")
 	}
 	if len(p) != s.np {
-		panic("ode: parameter vector length does not match the model")
+		return invalid("%d parameter values given for a model of %d parameters", len(p), s.np)
 	}
 	if len(x0) != s.nx {
-		panic("ode: initial state length does not match the model")
+		return invalid("an initial state of %d values given for a model of %d states", len(x0), s.nx)
 	}
 	if len(tout) == 0 {
-		panic("ode: no output times")
+		return invalid("no output times")
+	}
+	if math.IsInf(t0, 0) || math.IsNaN(t0) {
+		return invalid("the start time %g is not finite", t0)
 	}
 	prev := t0
-	for _, t := range tout {
+	for i, t := range tout {
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return invalid("output time %d (%g) is not finite", i, t)
+		}
 		if !(t >= prev) {
-			panic("ode: output times must be ascending and >= t0")
+			if i == 0 {
+				return invalid("the first output time %g is before the start time %g", t, t0)
+			}
+			return invalid("output time %d (%g) is before the previous one (%g): output times must be ascending", i, t, prev)
 		}
 		prev = t
 	}
-	if math.IsInf(t0, 0) || math.IsNaN(t0) || math.IsInf(prev, 0) {
-		panic("ode: non-finite time")
-	}
+	return nil
 }
 
 // run is the common driver: initial checks, the first grid point, then the

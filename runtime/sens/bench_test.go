@@ -124,3 +124,30 @@ func camkiiPaper() (model.Model, []float64, []float64) {
 	}
 	return m, p, ts
 }
+
+// benchStiffSolve is one solve of CaMKII with kf__CaM__Ca = 1e9 (issue
+// #16) as pbgen sim runs it (outputs every 0.1 on [0, 10], rtol 1e-6),
+// workspace reused: the stiff case where PBSR must not fall far behind FS.
+func benchStiffSolve(b *testing.B, opt Options) {
+	m, p := stiffCaMKII()
+	ts := uniform(0, 10, 100)
+	s := NewSolver(m, &opt)
+	var res Result
+	if err := s.Solve(&res, p, nil, 0, ts); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Solve(&res, p, nil, 0, ts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStiffSolvePBSR(b *testing.B) { benchStiffSolve(b, Options{Method: PBSR}) }
+func BenchmarkStiffSolveExp(b *testing.B)  { benchStiffSolve(b, Options{Method: Exp}) }
+func BenchmarkStiffSolveFS(b *testing.B)   { benchStiffSolve(b, Options{Method: FS}) }
+func BenchmarkStiffSolveFSErrCon(b *testing.B) {
+	benchStiffSolve(b, Options{Method: FS, ErrCon: true})
+}

@@ -80,7 +80,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	frozen := false
 	frz := &en.frz
 	var frzJx, frzJp float64 // jacNorms(frz)
-	for ; iout < len(ts); iout++ {
+	for ; iout < len(ts) && en.err == nil; iout++ {
 		tl, tr1 := a.t, ts[iout]
 		if !(tr1 > tl) {
 			// A repeated output time: S is where the last one left it (a
@@ -91,7 +91,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 		delta := tr1 - tl
 		var pos uint64 // position in units of delta/2^maxLevel
 		const full = uint64(1) << maxLevel
-		for pos < full {
+		for pos < full && en.err == nil {
 			// Coarsest level allowed by alignment and the remainder.
 			j := 0
 			for j < maxLevel && (pos%(full>>uint(j)) != 0 || pos+(full>>uint(j)) > full) {
@@ -150,6 +150,7 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 			}
 			en.stats.Intervals++
 			en.recordExp(a.t)
+			en.stepT = a.t
 			skip := frozen && converged && nskip < maxSkip && en.fmap.valid && en.fmap.h == h
 			if nCur < 0 && !skip {
 				nCur = frob(cur)
@@ -216,6 +217,11 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 				tp = a.t
 				pp, pa, pb = pa, pb, pp
 				hist++
+			}
+			if frozen {
+				en.accRound(h, frzJx)
+			} else {
+				en.accRound(h, en.normInf(b.jx))
 			}
 			cur, nxt = nxt, cur
 			pos = npos

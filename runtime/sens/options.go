@@ -2,6 +2,7 @@ package sens
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/pbgen/pbgen/runtime/ode"
@@ -68,8 +69,9 @@ const (
 	// InterpLinear interpolates x linearly between the grid points
 	// (the paper's Algorithm 2).
 	InterpLinear
-	// InterpDense uses the trajectory's cubic Hermite dense output (as the
-	// published code uses the solver's dense output).
+	// InterpDense uses the integrator's dense output (ode.Trajectory's
+	// InterpStep: the BDF's Nordsieck polynomial), as the published code
+	// uses the solver's dense output.
 	InterpDense
 )
 
@@ -160,6 +162,11 @@ type Options struct {
 	// ODE are the integrator options; the default method is BDF.
 	ODE ode.Settings
 	// ErrCon includes S in the error control of FS (CVODES errconS).
+	// Without it (the default, as in CVODES) the steps are the state's
+	// alone and S is not controlled: against FS at rtol 1e-10, S was
+	// 9.6e-2 off on CaMKII at the paper's settings (2.4e-4 with ErrCon, at
+	// about the same cost) and 0.58 on CaMKII with kf__CaM__Ca = 1e9 at
+	// rtol 1e-6 (1.4e-4).
 	ErrCon bool
 	// Params are the parameter indices (columns of S, in this order);
 	// nil means all.
@@ -187,13 +194,14 @@ type Options struct {
 	Interp   Interp
 	ExpStep  ExpStep
 	Refine   Refine
-	// CutAtOutputs, when ODE.Interpolate lets the integrator step over
-	// output times, splits the grid interval containing an output time at
-	// it (x there from the dense output) so that S is stepped to it.
-	// Otherwise (the default) S at an output time is the cubic Hermite
-	// interpolant of S and dS/dt = Jx S + Jp at the enclosing grid points.
-	// With ODE.Interpolate false every output is a grid point and this
-	// field is irrelevant.
+	// CutAtOutputs is kept for existing callers and has no effect: when
+	// ODE.Interpolate lets the integrator step over output times, the grid
+	// interval containing an output time is always split at it (x there
+	// from the dense output) so that S is stepped to it. S at an output
+	// time used to be the cubic Hermite interpolant of S and dS/dt = Jx S
+	// + Jp at the enclosing grid points unless this was set: on CaMKII
+	// with kf__CaM__Ca = 1e9 that S was 8e3 (PBSR) and 9e5 (Exp) off in
+	// relative norm, Jx amplifying the error of S in dS/dt.
 	CutAtOutputs bool
 	// ReuseTol is the relative change of the exponential's matrix (in
 	// max-abs entries) below which the previous exponential is reused when
@@ -205,7 +213,9 @@ type Options struct {
 	// Jacobian and the reference matrix An of a cached exponential of the
 	// same step h, for the cached exponential to be reused by ExpEndpoint
 	// (the difference is treated implicitly in the forcing, which keeps
-	// the stiff limit exact). Default 1; negative disables reuse.
+	// the stiff limit exact). Default 1; negative disables reuse. A slot
+	// is also reused, whatever h ||Jb - An||, when ||Jb - An||_inf <= 1%
+	// of ||Jx||_inf (see refRel in endpoint.go).
 	RefTheta float64
 	// Grid selects the sensitivity grid (see Grid).
 	Grid Grid
@@ -215,6 +225,96 @@ type Options struct {
 	// transients), while the state costs little next to S, so the default
 	// for GridDyadic is 0.01; 1 otherwise.
 	StateTolFactor float64
+	// MemoryLimit is the most memory in bytes a Solver may use for its
+	// workspaces and a Solve for its result (see MemoryEstimate): 0 means
+	// ode.DefaultMemoryLimit() (the Go soft memory limit if set, else 3/4
+	// of the available memory), negative no limit. Beyond it NewSolver
+	// allocates nothing and Solve returns a *ode.MemoryError that says
+	// what would fit, instead of the program running out of memory.
+	MemoryLimit int64
+}
+
+// maxMaxDepth bounds Options.MaxDepth: 2^30 pieces per grid interval is
+// already beyond any use, and each level holds three nx x ns blocks.
+const maxMaxDepth = 30
+
+// Validate reports the first option that cannot be used, as an error
+// wrapping ode.ErrInvalid (nil and zero fields, the defaults, are valid):
+// tolerances finite, relative ones 0 (default) or in [ode.MinRTol, 1), absolute ones
+// >= 0; thresholds finite; counts >= 0 and MaxDepth <= 30; enumerations
+// in range; GridDyadic only with PBSR or Exp; and the integrator settings
+// that result (ode.Settings.Validate). The parameter indices are checked
+// by NewSolver, which knows the model. NewSolver records the error and
+// every Solve returns it.
+func (o *Options) Validate() error {
+	_, err := resolve(o)
+	return err
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("sens: %w: "+format, append([]any{ode.ErrInvalid}, args...)...)
+}
+
+func checkRel(name string, v float64) error {
+	if math.IsNaN(v) || v < 0 || v >= 1 {
+		return invalid("the %s %g is not in (0, 1); use a value such as 1e-6", name, v)
+	}
+	if v != 0 && v < ode.MinRTol {
+		return invalid("the %s %g is below %g, what double precision can resolve", name, v, ode.MinRTol)
+	}
+	return nil
+}
+
+func checkAbs(name string, v float64) error {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return invalid("the %s %g is not a finite number >= 0", name, v)
+	}
+	return nil
+}
+
+func checkNum(name string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return invalid("the %s %g is not finite", name, v)
+	}
+	return nil
+}
+
+func validate(o *Options) error {
+	if o.Method < PBSR || o.Method > FS {
+		return invalid("unknown method %v (want FS, PBS, PBSR or Exp)", o.Method)
+	}
+	for _, c := range []error{
+		checkRel("relative tolerance", o.RTol), checkAbs("absolute tolerance", o.ATol),
+		checkRel("sensitivity relative tolerance", o.SensRTol), checkAbs("sensitivity absolute tolerance", o.SensATol),
+		checkNum("Jacobian change threshold JacTol", o.JacTol),
+		checkAbs("refinement factor NIntFactor", o.NIntFactor),
+		checkNum("exponential reuse tolerance ReuseTol", o.ReuseTol),
+		checkNum("reuse bound RefTheta", o.RefTheta),
+		checkAbs("state tolerance factor StateTolFactor", o.StateTolFactor),
+	} {
+		if c != nil {
+			return c
+		}
+	}
+	switch {
+	case o.NMax < 0:
+		return invalid("the refinement bound NMax %d is negative", o.NMax)
+	case o.MaxDepth < 0 || o.MaxDepth > maxMaxDepth:
+		return invalid("the bisection depth MaxDepth %d is not in [0, %d]", o.MaxDepth, maxMaxDepth)
+	case o.Norm < NormInf || o.Norm > Norm2:
+		return invalid("unknown norm %d", o.Norm)
+	case o.Interp < InterpDefault || o.Interp > InterpDense:
+		return invalid("unknown interpolation %d", o.Interp)
+	case o.ExpStep < ExpDefault || o.ExpStep > ExpEndpoint:
+		return invalid("unknown exponential step %d", o.ExpStep)
+	case o.Refine < RefineDefault || o.Refine > RefineLocalError:
+		return invalid("unknown refinement rule %d", o.Refine)
+	case o.Grid < GridDefault || o.Grid > GridDyadic:
+		return invalid("unknown grid %d", o.Grid)
+	case o.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
+		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, not %v", o.Method)
+	}
+	return nil
 }
 
 // resolved options with defaults filled in.
@@ -230,7 +330,6 @@ type config struct {
 	interp             Interp
 	expStep            ExpStep
 	refine             Refine
-	hermiteOut         bool
 	reuseTol           float64
 	refTheta           float64
 	grid               Grid
@@ -239,18 +338,20 @@ type config struct {
 	params             []int
 	paper, interpolate bool
 	noFreeze           bool // tests: no frozen steps near equilibrium
+	memLimit           int64
 }
 
-func resolve(o *Options) config {
+// resolve fills in the defaults of o, or reports why o cannot be used.
+func resolve(o *Options) (config, error) {
 	var d Options
 	if o == nil {
 		o = &d
 	}
-	c := config{method: o.Method, paper: o.Paper, jpCheck: o.JpCheck, norm: o.Norm,
-		errCon: o.ErrCon, ode: o.ODE}
-	if o.Method < PBSR || o.Method > FS {
-		panic("sens: unknown method")
+	if err := validate(o); err != nil {
+		return config{}, err
 	}
+	c := config{method: o.Method, paper: o.Paper, jpCheck: o.JpCheck, norm: o.Norm,
+		errCon: o.ErrCon, ode: o.ODE, memLimit: o.MemoryLimit}
 	if o.Params != nil {
 		c.params = append([]int(nil), o.Params...)
 	}
@@ -268,9 +369,6 @@ func resolve(o *Options) config {
 			c.grid = GridDyadic
 		}
 	}
-	if c.grid == GridDyadic && o.Method != PBSR && o.Method != Exp {
-		panic("sens: GridDyadic needs PBSR or Exp")
-	}
 	stf := o.StateTolFactor
 	if stf == 0 {
 		stf = 1
@@ -279,7 +377,9 @@ func resolve(o *Options) config {
 		}
 	}
 	if c.ode.RTol == 0 {
-		c.ode.RTol = stf * c.rtol
+		// The state's tolerance, tighter than the user's, stays within
+		// what the integrator accepts.
+		c.ode.RTol = math.Max(stf*c.rtol, ode.MinRTol)
 	}
 	if c.ode.ATol == 0 {
 		c.ode.ATol = stf * c.atol
@@ -332,7 +432,6 @@ func resolve(o *Options) config {
 		}
 	}
 	c.interpolate = c.ode.Interpolate
-	c.hermiteOut = c.interpolate && !o.CutAtOutputs
 	c.reuseTol = o.ReuseTol
 	c.refTheta = o.RefTheta
 	if c.refTheta == 0 {
@@ -341,5 +440,8 @@ func resolve(o *Options) config {
 	if c.reuseTol == 0 && !o.Paper {
 		c.reuseTol = 1e-3 * c.rtol
 	}
-	return c
+	if err := c.ode.Validate(); err != nil {
+		return config{}, fmt.Errorf("sens: the state integrator's settings (RTol, ATol scaled by StateTolFactor, or ODE): %w", err)
+	}
+	return c, nil
 }

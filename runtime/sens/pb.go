@@ -1,6 +1,7 @@
 package sens
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -30,10 +31,17 @@ type level struct {
 // engine runs the Peano-Baker methods on a trajectory. All buffers are
 // allocated once for a model and parameter subset.
 type engine struct {
-	m      model.Model
-	cfg    *config
-	nx, ns int
-	jx     *model.Pattern
+	// err is the first reason the method gave up (see MethodError); the
+	// drivers stop at it.
+	err   error
+	stepT float64 // start of the step being taken (for errors)
+	// roundAcc is the integral of ||Jx||_inf over the steps taken (see
+	// accRound).
+	roundAcc float64
+	m        model.Model
+	cfg      *config
+	nx, ns   int
+	jx       *model.Pattern
 	// Reduced Jp: the columns in cfg.params, renumbered.
 	jpRow, jpCol []int
 	jpMap        []int     // full Jp entry -> reduced entry or -1
@@ -56,8 +64,6 @@ type engine struct {
 	jsum, jtmp   []float64 // nnz(Jx)
 	psum         []float64 // reduced nnz(Jp)
 	t1, t2, t3   []float64 // nx*ns
-	sPrev        []float64 // nx*ns
-	dSa, dSb     []float64 // nx*ns
 	ad, e, w     []float64 // nx*nx
 	psi, wt, mm  []float64 // nx*nx
 	end          endState
@@ -119,7 +125,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.psum = make([]float64, nnzp)
 	blk := nx * ns
 	mk := func(n int) []float64 { return make([]float64, n) }
-	en.t1, en.t2, en.t3, en.sPrev, en.dSa, en.dSb = mk(blk), mk(blk), mk(blk), mk(blk), mk(blk), mk(blk)
+	en.t1, en.t2, en.t3 = mk(blk), mk(blk), mk(blk)
 	en.ad, en.e, en.w = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.psi, en.wt, en.mm = mk(nx*nx), mk(nx*nx), mk(nx*nx)
 	en.end = newEndState(nx, ns, nnzx, nnzp, 4)
@@ -175,7 +181,7 @@ func (en *engine) interpX(dst []float64, t float64, k int) {
 		}
 		return
 	}
-	ode.HermiteTo(dst, t, ta, tb, tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
+	tr.InterpStep(dst, t, k)
 }
 
 // ---------------------------------------------------------------- sparse kernels
@@ -218,19 +224,28 @@ func (en *engine) addP(dst []float64, alpha float64, v []float64) {
 	}
 }
 
-// derivTo writes dS/dt = Jx S + Jp at a point.
-func (en *engine) derivTo(dst, s []float64, pt *point) {
-	en.spmm(dst, pt.jx, s)
-	en.addP(dst, 1, pt.jp)
-}
-
 // ---------------------------------------------------------------- steps
+
+// pbsMaxZ bounds dt ||Jx|| (the larger of the end points' norms) on a PBS
+// step. The step multiplies a mode of eigenvalue lambda by 1 + z + z^2/2,
+// z = dt lambda (the series truncated after I2), which for a decaying mode
+// (z real, negative) has modulus at most 1 only for |z| <= 2: beyond it
+// the truncated series grows where the solution decays, and S diverges
+// geometrically. Any induced norm bounds |lambda|, so dt ||Jx|| <= 2 keeps
+// every real decaying mode stable; PBS gives up beyond it (PBSR and Exp
+// take exponential steps there, which are exact for such modes).
+const pbsMaxZ = 2
 
 // pbsStep advances s in place over [a.t, b.t] by the PBS step:
 // S(tb) = PhiF (S(ta) + dt/2 (Pa + PhiB Pb)), PhiF/B = I +- I1 + I2,
 // I1 = dt/2 (Ja+Jb), I2 = dt^2/4 Jb (Ja+Jb). Only sparse products.
 func (en *engine) pbsStep(s []float64, a, b *point) {
 	dt := b.t - a.t
+	if z := dt * math.Max(en.norm(a.jx), en.norm(b.jx)); !(z <= pbsMaxZ) && en.err == nil {
+		en.err = &MethodError{Method: en.cfg.method, Paper: en.cfg.paper, T: a.t, Index: -1, Alternative: PBSR,
+			Reason: fmt.Sprintf("the truncated Peano-Baker series is unstable on the step [%.6g, %.6g]: dt ||Jx|| = %.3g exceeds %g, so the step amplifies the decaying modes of a stiff network instead of damping them", a.t, b.t, z, float64(pbsMaxZ))}
+	}
+	nSa := rowSumMax(s, en.ns)
 	for k := range en.jsum {
 		en.jsum[k] = a.jx[k] + b.jx[k]
 	}
@@ -252,6 +267,87 @@ func (en *engine) pbsStep(s []float64, a, b *point) {
 		s[i] += h2*en.t2[i] + h4*en.t3[i]
 	}
 	en.stats.PBSSteps++
+	en.checkGrowth(s, a, b, nSa)
+}
+
+// pbsGrowth is the slack of checkGrowth over the bound of the linearised
+// dynamics: Jx varies within a step, the bound uses its end points.
+const pbsGrowth = 2
+
+// checkGrowth is the divergence test of a PBS step: S' = Jx S + Jp gives
+// ||S(tb)|| <= e^{dt mu} ||S(ta)|| + dt e^{dt max(mu, 0)} ||Jp|| in the
+// infinity norm, with mu the logarithmic norm of Jx (largest over the end
+// points). A result more than pbsGrowth times that is the truncated series
+// amplifying a mode that the dynamics damp (complex eigenvalues with dt
+// |lambda| <= 2 still allow a growth of up to 2.2 per step).
+func (en *engine) checkGrowth(s []float64, a, b *point, nSa float64) {
+	if en.err != nil {
+		return
+	}
+	dt := b.t - a.t
+	mu := math.Max(en.logNormInf(a.jx), en.logNormInf(b.jx))
+	nP := math.Max(en.pRowSumMax(a.jp), en.pRowSumMax(b.jp))
+	bound := math.Exp(dt*mu)*nSa + dt*math.Exp(dt*math.Max(mu, 0))*nP
+	nSb := rowSumMax(s, en.ns)
+	if nSb <= pbsGrowth*bound+en.cfg.satol || math.IsInf(bound, 1) {
+		return
+	}
+	en.err = &MethodError{Method: en.cfg.method, Paper: en.cfg.paper, T: a.t, Index: -1, Alternative: PBSR,
+		Reason: fmt.Sprintf("the truncated Peano-Baker series diverged on the step [%.6g, %.6g]: ||S|| grew from %.3g to %.3g, above the bound %.3g of the linearised dynamics", a.t, b.t, nSa, nSb, bound)}
+}
+
+// rowSumMax is the infinity norm of the row-major matrix s of ns columns.
+func rowSumMax(s []float64, ns int) float64 {
+	var mx float64
+	for i := 0; i+ns <= len(s); i += ns {
+		var r float64
+		for _, x := range s[i : i+ns] {
+			r += math.Abs(x)
+		}
+		if !(r <= mx) {
+			mx = r
+		}
+	}
+	return mx
+}
+
+// logNormInf is the logarithmic infinity norm of the sparse Jx values v:
+// max over rows of the diagonal entry plus the absolute off-diagonal ones.
+func (en *engine) logNormInf(v []float64) float64 {
+	rp, ci := en.jx.RowPtr, en.jx.ColIdx
+	mx := math.Inf(-1)
+	for i := 0; i+1 < len(rp); i++ {
+		var r float64
+		for k := rp[i]; k < rp[i+1]; k++ {
+			if ci[k] == i {
+				r += v[k]
+			} else {
+				r += math.Abs(v[k])
+			}
+		}
+		if !(r <= mx) {
+			mx = r
+		}
+	}
+	if math.IsInf(mx, -1) {
+		return 0
+	}
+	return mx
+}
+
+// pRowSumMax is the infinity norm of the reduced Jp values v.
+func (en *engine) pRowSumMax(v []float64) float64 {
+	var mx float64
+	for i := 0; i < en.nx; i++ {
+		var r float64
+		for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
+			r += math.Abs(v[k])
+		}
+		if !(r <= mx) {
+			mx = r
+		}
+	}
+	return mx
 }
 
 // expStep advances s in place over [a.t, b.t] with the exponential step
@@ -265,6 +361,7 @@ func (en *engine) expStep(s []float64, a, b *point) {
 // expStepH is expStep with the nominal step length h (b.t - a.t up to
 // rounding; equal nominal lengths let the exponentials be reused).
 func (en *engine) expStepH(s []float64, a, b *point, h float64) {
+	en.stepT = a.t
 	if en.cfg.expStep == ExpEndpoint {
 		nS := frob(s)
 		en.endStep(en.t2, s, a, b, h, nS, en.cfg.srtol*nS+en.cfg.satol)
@@ -304,28 +401,6 @@ func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 	}
 	copy(s, en.t1)
 	en.stats.ExpSteps++
-}
-
-// addDenseP adds D P to dst (nx x ns) for a dense nx x nx D and the reduced
-// sparse Jp values v.
-func (en *engine) addDenseP(dst, d, v []float64) {
-	nx, ns := en.nx, en.ns
-	row, col := en.jpRow, en.jpCol
-	for r := 0; r < nx; r++ {
-		dr := dst[r*ns : (r+1)*ns]
-		drow := d[r*nx : (r+1)*nx]
-		for i, wv := range drow {
-			if wv == 0 {
-				continue
-			}
-			k0, k1 := row[i], row[i+1]
-			vs, cs := v[k0:k1], col[k0:k1]
-			cs = cs[:len(vs)]
-			for k, x := range vs {
-				dr[cs[k]] += wv * x
-			}
-		}
-	}
 }
 
 // expOf makes en.e = e^{hA}, en.w = int_0^h e^{uA} du for the sparse A
@@ -470,6 +545,8 @@ func relChangeP(va, vb []float64) float64 {
 // with the configured method.
 func (en *engine) interval(s []float64, a, b *point, k int) {
 	en.stats.Intervals++
+	en.stepT = a.t
+	en.accRound(b.t-a.t, math.Max(en.normInf(a.jx), en.normInf(b.jx)))
 	switch en.cfg.method {
 	case Exp:
 		en.recordExp(a.t)

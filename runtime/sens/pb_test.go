@@ -74,7 +74,10 @@ func gonumExpInt(a []float64, n int, t float64) (*mat.Dense, *mat.Dense) {
 }
 
 func runEngine(m model.Model, o *Options, tr *ode.Trajectory, p, ts []float64) ([]float64, Stats) {
-	cfg := resolve(o)
+	cfg, err := resolve(o)
+	if err != nil {
+		panic(err)
+	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	params := make([]int, np)
 	for i := range params {

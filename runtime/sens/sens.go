@@ -1,6 +1,7 @@
 package sens
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
@@ -20,6 +21,10 @@ type Stats struct {
 	ExpReuses    int // exponential steps that reused the previous exponential
 	Squarings    int // total squarings over all exponentials
 	JacEvals     int // evaluations of (Jx, Jp) by the sensitivity method
+	// JxIntegral is the integral of ||Jx||_inf over the solve (PBS, PBSR,
+	// Exp): rounding limits the relative accuracy of S to about
+	// roundFloor eps times it (see accRound).
+	JxIntegral float64
 	// Converged counts the steps not computed because S had converged to
 	// the fixed point of a repeated step near equilibrium (GridDyadic).
 	Converged int
@@ -60,6 +65,8 @@ type Solver struct {
 	ode    *ode.Solver
 	tr     ode.Trajectory
 	en     *engine // nil for FS
+	err    error   // why the solver cannot be used (NewSolver)
+	limit  int64   // memory limit once resolved (checkMemory), -1 none, 0 not yet
 	x0     []float64
 	s0full []float64
 	s0     []float64
@@ -67,12 +74,22 @@ type Solver struct {
 }
 
 // NewSolver returns a Solver for m with options opt (nil = defaults).
+// Options that cannot be used (Options.Validate, parameter indices out of
+// range or repeated) and workspaces beyond the memory limit (see
+// MemoryEstimate) do not panic: NewSolver then allocates nothing and every
+// Solve returns the error (also available from Err).
 func NewSolver(m model.Model, opt *Options) *Solver {
 	if m == nil {
 		panic("sens: nil model")
 	}
-	cfg := resolve(opt)
 	nx, np := model.NumStates(m), model.NumParams(m)
+	s := &Solver{m: m, nx: nx, np: np}
+	cfg, err := resolve(opt)
+	if err != nil {
+		s.err = err
+		return s
+	}
+	s.cfg = cfg
 	params := cfg.params
 	if params == nil {
 		params = make([]int, np)
@@ -83,25 +100,41 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	seen := make([]bool, np)
 	for _, j := range params {
 		if j < 0 || j >= np {
-			panic("sens: parameter index out of range")
+			s.err = invalid("sensitivity parameter index %d is out of range (the model has %d parameters)", j, np)
+			return s
 		}
 		if seen[j] {
-			panic("sens: parameter index repeated in Params")
+			s.err = invalid("sensitivity parameter index %d is repeated in Params", j)
+			return s
 		}
 		seen[j] = true
 	}
-	s := &Solver{m: m, cfg: cfg, nx: nx, np: np, params: params}
+	s.params = params
+	ns := len(params)
+	if err := s.checkMemory(memoryEstimate(nx, np, ns, &s.cfg), 0); err != nil {
+		s.err = err
+		return s
+	}
+	// The integrator's own check is part of the one above.
+	s.cfg.ode.MemoryLimit = -1
 	s.ode = ode.NewSolver(m, &s.cfg.ode)
+	if err := s.ode.Err(); err != nil {
+		s.err = fmt.Errorf("sens: %v: %w", s.cfg.method, err)
+		return s
+	}
 	if cfg.method != FS {
 		s.en = newEngine(m, &s.cfg, params)
 	}
-	ns := len(params)
 	s.x0 = make([]float64, nx)
 	s.s0full = make([]float64, nx*np)
 	s.s0 = make([]float64, nx*ns)
 	s.s = make([]float64, nx*ns)
 	return s
 }
+
+// Err returns the error recorded by NewSolver (nil if the solver is
+// usable); every Solve returns it.
+func (s *Solver) Err() error { return s.err }
 
 // Trajectory returns the state trajectory of the last solve (a view, valid
 // until the next solve).
@@ -136,16 +169,26 @@ func (s *Solver) Solve(res *Result, p, x0 []float64, t0 float64, ts []float64) e
 
 // SolveFrom is Solve from the initial condition st (see Start).
 func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) error {
+	if s.err != nil {
+		return s.err
+	}
+	if st0 == nil {
+		st0 = &Start{}
+	}
 	nx, ns := s.nx, len(s.params)
 	x0, t0 := st0.X0, st0.T0
 	if len(p) != s.np {
-		panic("sens: parameter vector length does not match the model")
+		return invalid("%d parameter values given for a model of %d parameters", len(p), s.np)
 	}
 	if x0 != nil && len(x0) != nx {
-		panic("sens: initial state length does not match the model")
+		return invalid("an initial state of %d values given for a model of %d states", len(x0), nx)
 	}
 	if st0.S0 != nil && len(st0.S0) != nx*ns {
-		panic("sens: initial sensitivity length does not match nx x len(Params)")
+		return invalid("initial sensitivities of %d values given, want nx x len(Params) = %d", len(st0.S0), nx*ns)
+	}
+	// The result: len(ts) blocks of x and S.
+	if err := s.checkMemory(0, int64(len(ts))*int64(nx)*int64(ns+1)*8); err != nil {
+		return err
 	}
 	if x0 == nil {
 		s.m.InitialState(s.x0, p)
@@ -195,7 +238,38 @@ func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 	s.fillX(res, ts)
 	s.en.stats = st
 	s.en.run(&s.tr, res.S, p, s.s0, ts, s.s)
+	if s.en.err != nil {
+		return s.en.err
+	}
 	return checkFinite(res, ts)
+}
+
+// MethodError reports that a sensitivity method gave up at time T: it
+// could not meet its tolerance there or its result would have diverged.
+// Its message names the method, the time and a method that would work
+// (Alternative).
+type MethodError struct {
+	Method Method
+	Paper  bool // the method ran with Options.Paper
+	T      float64
+	// Index is the state concerned, -1 if none.
+	Index       int
+	Alternative Method
+	Reason      string
+}
+
+func (e *MethodError) Error() string {
+	m, alt := e.Method.String(), e.Alternative.String()
+	if e.Paper {
+		m += " (paper mode)"
+		if e.Alternative == e.Method {
+			alt += " without paper mode"
+		}
+	}
+	if e.Alternative == FS {
+		return fmt.Sprintf("sens: %s gave up at t = %.6g: %s. Use FS (forward sensitivities) instead.", m, e.T, e.Reason)
+	}
+	return fmt.Sprintf("sens: %s gave up at t = %.6g: %s. Use %s instead (or FS, the forward sensitivities).", m, e.T, e.Reason, alt)
 }
 
 // checkFinite reports the first output time whose S has a non-finite
@@ -247,7 +321,7 @@ func resize(b []float64, n int) []float64 {
 // For repeated solves keep a Solver instead.
 func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, error) {
 	if len(ts) == 0 {
-		panic("sens: no output times")
+		return &Result{}, invalid("no output times")
 	}
 	res := &Result{}
 	err := NewSolver(m, opt).Solve(res, p, nil, ts[0], ts)
@@ -258,6 +332,8 @@ func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, err
 // into dst (len(ts) blocks of nx*ns), using sw as the running S.
 func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64) {
 	en.tr, en.p = tr, p
+	en.err = nil
+	en.roundAcc = 0
 	en.cacheValid = false
 	for i := range en.end.slots {
 		en.end.slots[i].valid = false
@@ -280,9 +356,9 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 		iout++
 	}
 	onGrid := !en.cfg.interpolate && len(tr.Out) == len(ts)
-	cut := en.cfg.interpolate && !en.cfg.hermiteOut
+	cut := en.cfg.interpolate
 	n := tr.Len()
-	for k := 0; k+1 < n; k++ {
+	for k := 0; k+1 < n && en.err == nil; k++ {
 		tb := tr.T[k+1]
 		// Output cuts inside (T[k], T[k+1]).
 		for cut && iout < len(ts) && ts[iout] < tb {
@@ -296,22 +372,10 @@ func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64
 			emit(iout, sw)
 			iout++
 		}
-		hermite := !onGrid && !cut && iout < len(ts) && ts[iout] < tb
-		if hermite {
-			copy(en.sPrev, sw)
-			en.derivTo(en.dSa, sw, a)
-		}
 		b.t = tb
 		copy(b.x, tr.XAt(k+1))
 		en.eval(b)
 		en.interval(sw, a, b, k)
-		if hermite {
-			en.derivTo(en.dSb, sw, b)
-			for iout < len(ts) && ts[iout] < tb {
-				ode.HermiteTo(dst[iout*blk:(iout+1)*blk], ts[iout], a.t, tb, en.sPrev, sw, en.dSa, en.dSb)
-				iout++
-			}
-		}
 		if onGrid {
 			for iout < len(ts) && tr.Out[iout] == k+1 {
 				emit(iout, sw)

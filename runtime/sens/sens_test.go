@@ -57,8 +57,6 @@ func describe(o *Options) string {
 		b.WriteString(" interpolate")
 		if o.CutAtOutputs {
 			b.WriteString("+cut")
-		} else {
-			b.WriteString("+hermite")
 		}
 	}
 	return b.String()
@@ -326,16 +324,4 @@ func TestNonFiniteJacobianIsAnError(t *testing.T) {
 			t.Errorf("%s: err = %v, want a non-finite error by t = 1", describe(&o), err)
 		}
 	}
-}
-
-// TestRepeatedParamsPanic: a parameter index given twice is misuse (each
-// Jp entry feeds one column), refused with a sens: panic, not a silently
-// zero column (found in review).
-func TestRepeatedParamsPanic(t *testing.T) {
-	defer func() {
-		if r, ok := recover().(string); !ok || !strings.HasPrefix(r, "sens: ") {
-			t.Errorf("recovered %v, want a sens: panic", r)
-		}
-	}()
-	NewSolver(testmodels.NewChua(), &Options{Params: []int{1, 1}})
 }

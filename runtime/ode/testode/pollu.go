@@ -47,7 +47,6 @@ type polluTerm struct {
 
 type pollu struct {
 	meta
-	rate  [25]float64
 	fterm [][3]int // (state, reaction, change) for F
 	jx    []polluTerm
 	jp    []polluTerm // here j is the reaction and the factor is the monomial

@@ -1,0 +1,123 @@
+package sens
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pbgen/pbgen/runtime/ode"
+)
+
+// MemoryEstimate returns the bytes a Solver for a model of nx states, with
+// ns sensitivity parameters (and ns model parameters), allocates with
+// options opt: the state integrator's (ode.MemoryEstimate) and, for PBS,
+// PBSR and Exp, about 48 dense nx x nx matrices (exponentials and their
+// cached slots, the W-method and error-filter factors, the exponential's
+// scratch) and 15 + 3 MaxDepth nx x ns blocks. A Solve adds its result,
+// len(ts) (nx + nx ns) values, and the trajectory, a few nx per step. Both
+// grow with nx^2 and nx ns: a network of 20,000 species needs about 150 GB
+// for PBSR.
+func MemoryEstimate(nx, ns int, opt *Options) int64 {
+	c, err := resolve(opt)
+	if err != nil {
+		var d Options
+		c, _ = resolve(&d)
+		if opt != nil {
+			c.method = opt.Method
+		}
+	}
+	return memoryEstimate(nx, ns, ns, &c)
+}
+
+// memoryEstimate is MemoryEstimate for a model of np parameters.
+func memoryEstimate(nx, np, ns int, c *config) int64 {
+	n, p, k := float64(nx), float64(np), float64(ns)
+	b := float64(ode.MemoryEstimate(nx, np)) + 8*(n*p+2*n*k+n)
+	if c.method != FS {
+		depth := float64(c.maxDepth)
+		if depth == 0 {
+			depth = 8
+		}
+		b += 8 * (48*n*n + (15+3*depth)*n*k + 20*n)
+	}
+	if b >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return int64(b)
+}
+
+// checkMemory returns a *ode.MemoryError when the solver's workspaces
+// (work bytes, in NewSolver) or a result (result bytes, in Solve) exceed
+// the memory limit, saying what would fit: another method, fewer
+// parameters or output times.
+func (s *Solver) checkMemory(work, result int64) error {
+	need := work + result
+	if s.limit == 0 {
+		// Resolved once (the default reads /proc/meminfo, which
+		// allocates): later solves allocate nothing. Below ode.SmallMemory
+		// nothing is looked up and the limit stays unresolved.
+		s.limit = ode.ResolveMemoryLimit(s.cfg.memLimit, need)
+		if s.limit < 0 && s.cfg.memLimit == 0 && need < ode.SmallMemory {
+			s.limit = 0
+		}
+	}
+	limit := s.limit
+	if limit <= 0 || need <= limit {
+		return nil
+	}
+	nx, np, ns := s.nx, s.np, len(s.params)
+	m := s.cfg.method
+	var b strings.Builder
+	if result > 0 {
+		fmt.Fprintf(&b, "sens: %v: the result of %d output times needs about %s for %d states and %d parameters, more than the memory limit of %s (Options.MemoryLimit; by default 3/4 of the available memory). Ask for fewer output times or fewer sensitivity parameters (Params).",
+			m, result/(8*int64(nx)*int64(ns+1)), ode.FormatBytes(result), nx, ns, ode.FormatBytes(limit))
+		return &ode.MemoryError{Need: need, Limit: limit, Msg: b.String()}
+	}
+	what := "its dense nx x nx iteration matrix and vectors of nx (1 + parameters)"
+	if m != FS {
+		what = fmt.Sprintf("about 48 dense %d x %d matrices", nx, nx)
+	}
+	fmt.Fprintf(&b, "sens: %v needs about %s for %d states and %d sensitivity parameters (%s), more than the memory limit of %s (Options.MemoryLimit; by default 3/4 of the available memory).",
+		m, ode.FormatBytes(need), nx, ns, what, ode.FormatBytes(limit))
+	// Alternatives: another method with the same parameters, or fewer
+	// parameters with this method.
+	fits := false
+	for _, alt := range []Method{FS, Exp, PBSR, PBS} {
+		if alt == m {
+			continue
+		}
+		c := s.cfg
+		c.method = alt
+		if n := memoryEstimate(nx, np, ns, &c); n <= limit {
+			fmt.Fprintf(&b, " Method %v would need about %s, which fits.", alt, ode.FormatBytes(n))
+			fits = true
+			break
+		}
+	}
+	for i, alt := range []Method{m, FS} {
+		if fits || (i == 1 && alt == m) {
+			break
+		}
+		c := s.cfg
+		c.method = alt
+		lo, hi := 0, ns // the largest number of parameters that fits
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if memoryEstimate(nx, np, mid, &c) <= limit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		if lo > 0 {
+			fmt.Fprintf(&b, " %v with at most %d sensitivity parameters (Params) would fit.", alt, lo)
+			fits = true
+		}
+	}
+	if !fits {
+		c := s.cfg
+		c.method = FS
+		fmt.Fprintf(&b, " No method fits: even FS with one parameter needs about %s; the model is too large for these dense solvers.", ode.FormatBytes(memoryEstimate(nx, np, 1, &c)))
+	}
+	return &ode.MemoryError{Need: need, Limit: limit, Msg: b.String()}
+}

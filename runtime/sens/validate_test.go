@@ -1,0 +1,166 @@
+package sens
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/testmodels"
+)
+
+// TestBadOptions: every option a user can pass that cannot be used (pbgen
+// sim -rtol -1 panicked in ode.NewSolver; -rtol 1e300 returned whatever
+// one step gives) makes NewSolver record an error wrapping ode.ErrInvalid,
+// returned by Validate, Err, Solve and SolveFrom; nothing panics. A
+// parameter index given twice (each Jp entry feeds one column) is refused
+// the same way instead of leaving a column zero.
+func TestBadOptions(t *testing.T) {
+	m := testmodels.NewChua()
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, o := range []Options{
+		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: 1e-20}, {SensRTol: 1e-17}, {ATol: -1}, {ATol: inf}, {ATol: nan},
+		{SensRTol: -1}, {SensRTol: 2}, {SensATol: -1}, {SensATol: nan},
+		{Method: 9}, {Method: -1}, {Method: FS, Grid: GridDyadic}, {Method: PBS, Grid: GridDyadic},
+		{JacTol: nan}, {NIntFactor: -1}, {NIntFactor: inf}, {NMax: -1}, {MaxDepth: -1}, {MaxDepth: 1 << 40},
+		{Norm: 9}, {Interp: 9}, {ExpStep: 9}, {Refine: 9}, {Grid: 9},
+		{ReuseTol: nan}, {RefTheta: inf}, {StateTolFactor: -1}, {StateTolFactor: 1e9},
+		{ODE: ode.Settings{RTol: -1}}, {ODE: ode.Settings{MaxSteps: -1}}, {ODE: ode.Settings{Method: 5}},
+		{ODE: ode.Settings{ATolVec: []float64{1}}},
+		{Params: []int{1, 1}}, {Params: []int{-1}}, {Params: []int{len(p)}},
+	} {
+		desc := fmt.Sprintf("%+v", o)
+		s := NewSolver(m, &o)
+		if !errors.Is(s.Err(), ode.ErrInvalid) || !strings.HasPrefix(s.Err().Error(), "sens: ") {
+			t.Errorf("%s: Err returned %v", desc, s.Err())
+			continue
+		}
+		if o.Params == nil && o.ODE.ATolVec == nil {
+			if err := o.Validate(); !errors.Is(err, ode.ErrInvalid) {
+				t.Errorf("%s: Validate returned %v", desc, err)
+			}
+		}
+		var r Result
+		if err := s.Solve(&r, p, nil, 0, []float64{0, 1}); !errors.Is(err, ode.ErrInvalid) {
+			t.Errorf("%s: Solve returned %v", desc, err)
+		}
+		if _, err := Solve(m, p, []float64{0, 1}, &o); !errors.Is(err, ode.ErrInvalid) {
+			t.Errorf("%s: sens.Solve returned %v", desc, err)
+		}
+	}
+	var nilOpt *Options
+	if err := nilOpt.Validate(); err != nil {
+		t.Error(err)
+	}
+	// Arguments: lengths and times from user data.
+	s := NewSolver(m, nil)
+	ns := model.NumStates(m) * len(p)
+	var r Result
+	for name, err := range map[string]error{
+		"short p":     s.Solve(&r, p[:1], nil, 0, []float64{1}),
+		"short x0":    s.Solve(&r, p, []float64{1}, 0, []float64{1}),
+		"short S0":    s.SolveFrom(&r, p, &Start{X0: make([]float64, model.NumStates(m)), S0: make([]float64, ns-1)}, []float64{1}),
+		"descending":  s.Solve(&r, p, nil, 0, []float64{2, 1}),
+		"NaN time":    s.Solve(&r, p, nil, 0, []float64{nan}),
+		"before t0":   s.Solve(&r, p, nil, 1, []float64{0}),
+		"no outputs":  s.Solve(&r, p, nil, 0, nil),
+		"Solve empty": func() error { _, err := Solve(m, p, nil, nil); return err }(),
+	} {
+		if !errors.Is(err, ode.ErrInvalid) {
+			t.Errorf("%s: got %v, want an error wrapping ode.ErrInvalid", name, err)
+		}
+	}
+}
+
+// wide is a model of n states and np parameters with empty Jacobian
+// patterns: only its size matters.
+type wide struct{ n, np int }
+
+func (w wide) Name() string                             { return "wide" }
+func (w wide) StateNames() []string                     { return make([]string, w.n) }
+func (w wide) ParamNames() []string                     { return make([]string, w.np) }
+func (wide) DefaultParams(dst []float64)                {}
+func (wide) InitialState(dst, p []float64)              { clear(dst) }
+func (wide) InitialSens(dst, p []float64)               { clear(dst) }
+func (wide) F(dst []float64, t float64, x, p []float64) { clear(dst) }
+func (w wide) JxPattern() *model.Pattern {
+	return &model.Pattern{Rows: w.n, Cols: w.n, RowPtr: make([]int, w.n+1)}
+}
+func (wide) Jx(dst []float64, t float64, x, p []float64) {}
+func (w wide) JpPattern() *model.Pattern {
+	return &model.Pattern{Rows: w.n, Cols: w.np, RowPtr: make([]int, w.n+1)}
+}
+func (wide) Jp(dst []float64, t float64, x, p []float64) {}
+
+// TestMemoryLimit: a network of 20,000 species ran out of memory in the
+// dense nx x nx blocks. NewSolver now estimates the memory first and, over
+// the limit, allocates nothing; Solve returns a *ode.MemoryError saying
+// how much is needed and what would fit.
+func TestMemoryLimit(t *testing.T) {
+	const nx, np = 20000, 30
+	m := wide{nx, np}
+	for _, c := range []struct {
+		o    Options
+		want string // in the message
+	}{
+		// 20000^2 x 8 x 48 = 154 GB for PBSR; FS needs 3.3 GB.
+		{Options{Method: PBSR, MemoryLimit: 8 << 30}, "Method FS would need"},
+		{Options{Method: Exp, MemoryLimit: 8 << 30}, "Method FS would need"},
+		{Options{Method: FS, MemoryLimit: 1 << 30}, "No method fits"},
+	} {
+		need := MemoryEstimate(nx, np, &c.o)
+		if need < 8*nx*nx {
+			t.Fatalf("%v: estimate %d below one dense matrix", c.o.Method, need)
+		}
+		s := NewSolver(m, &c.o)
+		var me *ode.MemoryError
+		if !errors.As(s.Err(), &me) || me.Need != need || me.Limit != c.o.MemoryLimit {
+			t.Fatalf("%v: got %v, want a MemoryError of %d bytes", c.o.Method, s.Err(), need)
+		}
+		msg := me.Error()
+		t.Log(msg)
+		if !strings.Contains(msg, c.o.Method.String()) || !strings.Contains(msg, c.want) || !strings.Contains(msg, "GB") {
+			t.Errorf("%v: message %q lacks the method, the size or %q", c.o.Method, msg, c.want)
+		}
+		var r Result
+		if err := s.Solve(&r, make([]float64, np), nil, 0, []float64{1}); !errors.As(err, &me) {
+			t.Errorf("%v: Solve returned %v", c.o.Method, err)
+		}
+	}
+	// Fewer parameters: the nx x ns blocks dominate.
+	o := Options{Method: FS, MemoryLimit: 700e6}
+	err := NewSolver(wide{2000, 2000}, &o).Err()
+	if err == nil || !strings.Contains(err.Error(), "sensitivity parameters (Params) would fit") {
+		t.Errorf("2000 x 2000 FS at 700 MB: %v", err)
+	} else {
+		t.Log(err)
+	}
+	// The default limit refuses what fits no machine (200,000 species:
+	// 15 TB for PBSR).
+	if ode.DefaultMemoryLimit() > 0 {
+		if err := NewSolver(wide{200000, 1}, nil).Err(); err == nil {
+			t.Error("200000 states accepted under the default limit")
+		}
+	}
+	// The result of a solve counts too.
+	cm := testmodels.NewChua()
+	p := make([]float64, model.NumParams(cm))
+	cm.DefaultParams(p)
+	s := NewSolver(cm, &Options{MemoryLimit: 1 << 20})
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var r Result
+	var me *ode.MemoryError
+	if err := s.Solve(&r, p, nil, 0, uniform(0, 1, 20000)); !errors.As(err, &me) || !strings.Contains(err.Error(), "output times") {
+		t.Errorf("20000 outputs at 1 MB: %v", err)
+	}
+	if err := s.Solve(&r, p, nil, 0, uniform(0, 1, 10)); err != nil {
+		t.Error(err)
+	}
+}
