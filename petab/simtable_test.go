@@ -37,7 +37,9 @@ func TestBenchmarkSimulationTable(t *testing.T) {
 		type stat struct {
 			abs, rel  float64
 			bad, rows int
-			worst     string
+			// rows matched without their observable parameters
+			noObsParams int
+			worst       string
 		}
 		measure := func(opt *objective.Options) (st stat, err error) {
 			// The objective directly rather than Evaluate: the nominal
@@ -63,6 +65,15 @@ func TestBenchmarkSimulationTable(t *testing.T) {
 			r := struct{ Sim []float64 }{sim}
 			for i, m := range p.Measurements {
 				ws, ok := want[rowKey(m.ObservableID, m.Preeq, m.Sim, m.Time, strings.Join(m.ObsParams, ";"), "")]
+				if !ok && len(m.ObsParams) > 0 {
+					// An older table without the observable parameters
+					// that the problem now has (Raia_CancerResearch2011's
+					// scaling_* placeholders): matched without them.
+					ws, ok = want[rowKey(m.ObservableID, m.Preeq, m.Sim, m.Time, "", "")]
+					if ok {
+						st.noObsParams++
+					}
+				}
 				if !ok {
 					continue
 				}
@@ -96,6 +107,9 @@ func TestBenchmarkSimulationTable(t *testing.T) {
 		if tight.rows == 0 {
 			t.Logf("| %s | 0 of %d | | | | | | |", name, len(p.Measurements))
 			return
+		}
+		if tight.noObsParams > 0 {
+			t.Logf("%d rows matched without their observable parameters", tight.noObsParams)
 		}
 		t.Logf("| %s | %d of %d | %.2g | %.2g | %d | %.2g | %.2g | %d |", name, tight.rows, len(p.Measurements),
 			tight.abs, tight.rel, tight.bad, def.abs, def.rel, def.bad)
