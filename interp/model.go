@@ -54,6 +54,7 @@ type Model struct {
 	x0p, out   *symbolic.Compiled
 	nscratch   int
 	pool       sync.Pool // *scratch
+	ev         *evProg   // events (model.Events), nil when there are none
 }
 
 // scratch is one evaluation's working memory: the slots of a Compiled
@@ -136,6 +137,9 @@ func New(sys *symbolic.System) (*Model, error) {
 	}
 	m.pool.New = func() any {
 		return &scratch{slots: make([]float64, m.nscratch), x0p: make([]float64, len(m.x0pIdx))}
+	}
+	if err := m.compileEvents(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -102,4 +102,11 @@ func (r *reader) validate() {
 			r.errorf(ru.Line, el, ru.Variable, "species is changed by reactions and by a rule")
 		}
 	}
+	byRule := make(map[string]bool)
+	for _, ru := range m.Rules {
+		if ru.Kind == AssignmentRule {
+			byRule[ru.Variable] = true
+		}
+	}
+	r.validateEvents(constant, byRule)
 }
