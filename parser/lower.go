@@ -60,7 +60,7 @@ type variable struct {
 	reacting      bool      // species: changed by reactions
 	compVarying   bool      // species: compartment has a rule
 	isState       bool
-	evTarget      bool // an event assignment sets it: a state (rate 0 unless reactions or a rate rule change it)
+	evTarget      bool           // an event assignment sets it: a state (rate 0 unless reactions or a rate rule change it)
 	stateIsAmount bool           // species state: amount (else the value in math)
 	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
