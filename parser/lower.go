@@ -674,8 +674,8 @@ func (l *lowering) states(ode *symbolic.ODE) {
 				l.reportUndef(v, "rate rule", v)
 				continue
 			}
-		} else if v.kind != vSpecies {
-			st.Rate = b.Const(0) // only events change it
+		} else if v.kind != vSpecies || !v.reacting {
+			st.Rate = b.Const(0) // only events change it (a boundary or unreacting species, a parameter)
 		} else {
 			st.Rate = l.reactionRate(v)
 			if st.Rate == nil {
