@@ -351,7 +351,7 @@ func (s *solver) update(t float64, x []float64) {
 					q.t = t + d
 				}
 			}
-			if inf.UseValuesFromTriggerTime && q.t > t {
+			if inf.UseValuesFromTriggerTime {
 				q.vals = make([]float64, len(s.ev.EventTargets(k)))
 				s.ev.EventAssign(k, t, x, s.p, q.vals)
 			}
