@@ -138,8 +138,9 @@ func (r *reader) validateEvents(constant map[string]bool, assigned map[string]bo
 // priority and assigned values as expressions of (t, x, p) with rules
 // substituted, like the rates. A value assigned to a species is in the
 // species' units in math; when its state is an amount (its compartment
-// changes) the amount is the value times the compartment's size after
-// the event (the new size when the same event resizes the compartment).
+// changes) the amount is the value times the compartment's size before
+// the event, even when the same event resizes the compartment: every
+// assignment sees the values before the event (SBML Test Suite 01779).
 func (l *lowering) events(ode *symbolic.ODE) {
 	b := l.b
 	idx := make(map[string]int, len(ode.States))
@@ -203,10 +204,7 @@ func (l *lowering) events(ode *symbolic.ODE) {
 				continue
 			}
 			if v.kind == vSpecies && v.stateIsAmount && !v.valueIsAmount {
-				size, resized := vals[v.comp]
-				if !resized {
-					size = l.value(v.comp)
-				}
+				size := l.value(v.comp)
 				if size == nil {
 					l.errs.add(l.m.File, a.Line, "event", label, "the size of compartment %q is undefined", v.comp.id)
 					ok = false
