@@ -211,8 +211,31 @@ func (l *lowering) events(ode *symbolic.ODE) {
 					continue
 				}
 				val = b.Mul(val, size)
+			} else if newSize, resized := vals[v.comp]; v.kind == vSpecies && !v.valueIsAmount && resized {
+				// A concentration state: the amount assigned is val times
+				// the old size, in the new size (01506).
+				if old := l.value(v.comp); old != nil {
+					val = b.Div(b.Mul(val, old), newSize)
+				}
 			}
 			se.Assign = append(se.Assign, symbolic.EventAssign{State: idx[v.id], Value: val})
+		}
+		// A species whose state is a concentration (a rate rule sets it)
+		// keeps its amount when the event resizes its compartment (01505).
+		for _, v := range l.list {
+			if v.kind != vSpecies || v.stateIsAmount || v.valueIsAmount || !v.isState {
+				continue
+			}
+			newSize, resized := vals[v.comp]
+			if _, assigned := vals[v]; !resized || assigned {
+				continue
+			}
+			i, isState := idx[v.id]
+			old := l.value(v.comp)
+			if !isState || old == nil {
+				continue
+			}
+			se.Assign = append(se.Assign, symbolic.EventAssign{State: i, Value: b.Div(b.Mul(l.value(v), old), newSize)})
 		}
 		if ok {
 			ode.Events = append(ode.Events, se)
