@@ -26,7 +26,8 @@
 // trigger time), with its assignments computed then if
 // UseValuesFromTriggerTime. Whenever events are due at one time, the
 // one of highest priority (evaluated at that moment; events without one
-// come last, ties in trigger order) executes, then the triggers are
+// come last; among equal priorities one is chosen at random, as SBML
+// asks, by a generator seeded from Settings.Seed) executes, then the triggers are
 // evaluated again: events whose triggers became true are queued (those
 // without delay are due at once) and events whose triggers became false
 // are dropped from the queue unless persistent. This repeats until no

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -23,6 +24,10 @@ type Settings struct {
 	// MaxEvents bounds the number of event executions in one Solve
 	// (default 100000).
 	MaxEvents int
+	// Seed seeds the choice among due events of equal priority, which
+	// SBML leaves to chance (a PCG generator seeded with (Seed, Seed), so
+	// a Solve is reproducible; the zero value is a valid seed).
+	Seed uint64
 }
 
 // Fired is one execution of an event.
@@ -75,6 +80,8 @@ type solver struct {
 	gl    []float64
 	gr    []float64
 	gc    []float64
+	ties  []int // queue indices of the due events of the highest priority
+	rng   *rand.Rand
 }
 
 // Solve integrates m from (ts[0], x0) with parameters p and returns the
@@ -101,7 +108,9 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 	}
 	s := &solver{m: m, p: p, nx: nx, ttol: 1e-12, maxEv: 100000}
 	var oset ode.Settings
+	var seed uint64
 	if set != nil {
+		seed = set.Seed
 		if set.ODE != nil {
 			oset = *set.ODE
 		}
@@ -113,6 +122,7 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 		}
 	}
 	oset.Interpolate = false
+	s.rng = rand.New(rand.NewPCG(seed, seed))
 	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
 		s.ev, s.ne, s.nr = ev, ev.NumEvents(), ev.NumRoots()
 		for k := 0; k < s.ne; k++ {
@@ -289,7 +299,8 @@ func (s *solver) handle(t float64, x []float64) error {
 	}
 	s.update(t, x)
 	for {
-		best := -1
+		// The due events of the highest priority; one of them at random.
+		s.ties = s.ties[:0]
 		var bestPr float64
 		for i, q := range s.queue {
 			if q.cancel || q.t > t+s.tol(t) {
@@ -303,12 +314,19 @@ func (s *solver) handle(t float64, x []float64) error {
 					pr = math.Inf(-1)
 				}
 			}
-			if best < 0 || pr > bestPr || pr == bestPr && q.seq < s.queue[best].seq {
-				best, bestPr = i, pr
+			switch {
+			case len(s.ties) == 0 || pr > bestPr:
+				s.ties, bestPr = append(s.ties[:0], i), pr
+			case pr == bestPr:
+				s.ties = append(s.ties, i)
 			}
 		}
-		if best < 0 {
+		if len(s.ties) == 0 {
 			break
+		}
+		best := s.ties[0]
+		if len(s.ties) > 1 {
+			best = s.ties[s.rng.IntN(len(s.ties))]
 		}
 		q := s.queue[best]
 		s.queue = slices.Delete(s.queue, best, best+1)
