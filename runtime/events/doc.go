@@ -31,8 +31,9 @@
 // evaluated again: events whose triggers became true are queued (those
 // without delay are due at once) and events whose triggers became false
 // are dropped from the queue unless persistent. This repeats until no
-// event is due. An event executes at most MaxEvents times in total, which
-// stops a model whose events re-trigger each other at one instant.
+// event is due. At most Settings.MaxEvents executions happen at one
+// time, which stops a model whose events re-trigger each other forever
+// at one instant.
 //
 // Outputs at a time where events execute report the state after them.
 //

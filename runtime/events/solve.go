@@ -21,8 +21,9 @@ type Settings struct {
 	// change is placed within TTol*max(1, |t|) after the true time.
 	// Default 1e-12.
 	TTol float64
-	// MaxEvents bounds the number of event executions in one Solve
-	// (default 100000).
+	// MaxEvents bounds the number of event executions at one time
+	// (default 10000): events that keep re-triggering each other at one
+	// instant would otherwise never let time advance.
 	MaxEvents int
 	// Seed seeds the choice among due events of equal priority, which
 	// SBML leaves to chance (a PCG generator seeded with (Seed, Seed), so
@@ -48,7 +49,7 @@ type Result struct {
 func (r *Result) XAt(i int) []float64 { return r.X[i*r.NX : (i+1)*r.NX] }
 
 // ErrTooManyEvents is returned (wrapped) when more than MaxEvents
-// executions happen.
+// executions happen at one time.
 var ErrTooManyEvents = errors.New("events: too many event executions")
 
 // pending is a triggered event waiting for its execution time.
@@ -106,7 +107,7 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 			return nil, fmt.Errorf("events: output times must be finite and ascending (time %d is %g)", i, ts[i])
 		}
 	}
-	s := &solver{m: m, p: p, nx: nx, ttol: 1e-12, maxEv: 100000}
+	s := &solver{m: m, p: p, nx: nx, ttol: 1e-12, maxEv: 10000}
 	var oset ode.Settings
 	var seed uint64
 	if set != nil {
@@ -298,6 +299,7 @@ func (s *solver) handle(t float64, x []float64) error {
 		return nil
 	}
 	s.update(t, x)
+	s.nexec = 0
 	for {
 		// The due events of the highest priority; one of them at random.
 		s.ties = s.ties[:0]
@@ -331,7 +333,7 @@ func (s *solver) handle(t float64, x []float64) error {
 		q := s.queue[best]
 		s.queue = slices.Delete(s.queue, best, best+1)
 		if s.nexec++; s.nexec > s.maxEv {
-			return fmt.Errorf("%w: more than %d (event %q at t=%g)", ErrTooManyEvents, s.maxEv, s.info[q.k].Name, t)
+			return fmt.Errorf("%w: more than %d at t=%g (the last chosen: event %q)", ErrTooManyEvents, s.maxEv, t, s.info[q.k].Name)
 		}
 		tg := s.ev.EventTargets(q.k)
 		vals := q.vals
