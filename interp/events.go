@@ -36,7 +36,7 @@ func (m *Model) compileEvents() error {
 	var trig, roots []*symbolic.Node
 	seenRoot := make(map[*symbolic.Node]bool)
 	nslots, nout := 0, 0
-	for k, e := range evs {
+	for _, e := range evs {
 		if e.Trigger == nil {
 			return fmt.Errorf("interp: model %q: event %q has no trigger", m.sys.ODE.Name, e.Name)
 		}
@@ -77,7 +77,6 @@ func (m *Model) compileEvents() error {
 		}
 		ep.each = append(ep.each, c)
 		nslots, nout = max(nslots, c.ScratchLen()), max(nout, len(prog))
-		_ = k
 	}
 	var err error
 	if ep.trig, err = symbolic.Compile(trig, m.stateNames, m.paramNames); err != nil {

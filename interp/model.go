@@ -71,7 +71,34 @@ var _ model.Model = (*Model)(nil)
 // not its states, parameters or time, if the initial values depend on
 // states or time, or if the Jacobian entries are not sorted and in range.
 // Systems from symbolic.Build satisfy all of this.
+//
+// A system with events is refused (an error saying events are "not
+// supported" here): the integrators and sensitivity solvers that take a
+// model.Model would step over the events and simulate another model.
+// Callers that handle events use NewWithEvents.
 func New(sys *symbolic.System) (*Model, error) {
+	if sys != nil && sys.ODE != nil && len(sys.ODE.Events) > 0 {
+		e := sys.ODE.Events[0]
+		return nil, fmt.Errorf("interp: model %q: event %q: events are not supported by this path (the model has %d; runtime/events.Solve simulates them)", sys.ODE.Name, e.Name, len(sys.ODE.Events))
+	}
+	return newModel(sys)
+}
+
+// NewWithEvents compiles sys as New does, events included: the model
+// implements model.Events (with no events when sys has none), for
+// runtime/events.Solve.
+func NewWithEvents(sys *symbolic.System) (*Model, error) {
+	m, err := newModel(sys)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.compileEvents(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func newModel(sys *symbolic.System) (*Model, error) {
 	if sys == nil || sys.ODE == nil {
 		return nil, fmt.Errorf("interp: nil system")
 	}
@@ -137,9 +164,6 @@ func New(sys *symbolic.System) (*Model, error) {
 	}
 	m.pool.New = func() any {
 		return &scratch{slots: make([]float64, m.nscratch), x0p: make([]float64, len(m.x0pIdx))}
-	}
-	if err := m.compileEvents(); err != nil {
-		return nil, err
 	}
 	return m, nil
 }

@@ -97,7 +97,7 @@ func Lower(path string) (*symbolic.System, error) {
 // Simulate integrates the interpreted model of sys and evaluates its
 // outputs (states included) at ts.
 func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, error) {
-	m, err := interp.New(sys)
+	m, err := interp.NewWithEvents(sys)
 	if err != nil {
 		return nil, err
 	}
