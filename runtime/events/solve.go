@@ -298,7 +298,9 @@ func (s *solver) handle(t float64, x []float64) error {
 	if s.ne == 0 {
 		return nil
 	}
-	s.update(t, x)
+	if err := s.update(t, x); err != nil {
+		return err
+	}
 	s.nexec = 0
 	for {
 		// The due events of the highest priority; one of them at random.
@@ -345,7 +347,9 @@ func (s *solver) handle(t float64, x []float64) error {
 			x[j] = vals[i]
 		}
 		s.res.Fired = append(s.res.Fired, Fired{T: t, Event: q.k})
-		s.update(t, x)
+		if err := s.update(t, x); err != nil {
+			return err
+		}
 	}
 	// Drop cancelled entries.
 	s.queue = slices.DeleteFunc(s.queue, func(q pending) bool { return q.cancel })
@@ -355,7 +359,7 @@ func (s *solver) handle(t float64, x []float64) error {
 // update evaluates the triggers at (t, x): an event whose trigger went
 // from false to true is queued; one whose trigger went false has its
 // queued executions cancelled unless it is persistent.
-func (s *solver) update(t float64, x []float64) {
+func (s *solver) update(t float64, x []float64) error {
 	s.ev.TriggersTo(s.tmpT, t, x, s.p)
 	for k, now := range s.tmpT {
 		was := s.trig[k]
@@ -367,9 +371,10 @@ func (s *solver) update(t float64, x []float64) {
 			s.seq++
 			if inf.HasDelay {
 				d := s.ev.Delay(k, t, x, s.p)
-				if d > 0 {
-					q.t = t + d
+				if !(d >= 0) || math.IsInf(d, 1) {
+					return fmt.Errorf("events: event %q triggered at t=%g has delay %g (SBML requires a finite, non-negative one)", inf.Name, t, d)
 				}
+				q.t = t + d
 			}
 			if inf.UseValuesFromTriggerTime {
 				q.vals = make([]float64, len(s.ev.EventTargets(k)))
@@ -384,4 +389,5 @@ func (s *solver) update(t float64, x []float64) {
 			}
 		}
 	}
+	return nil
 }

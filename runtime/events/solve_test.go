@@ -3,6 +3,7 @@ package events_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -321,5 +322,18 @@ func TestBadArgs(t *testing.T) {
 	}
 	if _, err := events.Solve(m, []float64{1, 2}, []float64{1}, []float64{0, 1}, nil); err == nil {
 		t.Error("wrong p length: no error")
+	}
+}
+
+// TestBadDelay: a negative or NaN delay is an error naming the event.
+func TestBadDelay(t *testing.T) {
+	for _, d := range []float64{-1, math.NaN(), math.Inf(1)} {
+		ev := timeAt(1, model.EventInfo{Name: "late", InitialValue: true, Persistent: true, HasDelay: true},
+			[]int{0}, func(t float64, x, dst []float64) { dst[0] = 0 })
+		ev.delay = func(float64, []float64) float64 { return d }
+		_, err := events.Solve(&decay{nx: 1, evs: []testEvent{ev}}, []float64{1}, []float64{1}, []float64{0, 2}, nil)
+		if err == nil || !strings.Contains(err.Error(), `event "late"`) {
+			t.Errorf("delay %g: got %v", d, err)
+		}
 	}
 }
