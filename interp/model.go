@@ -14,6 +14,14 @@
 // piecewise takes the value of its first true condition, factorial(x) is
 // math.Gamma(x+1), sec(x) is 1/cos(x), asec(x) is acos(1/x).
 //
+// # Events
+//
+// New refuses a system with events: the integrators and sensitivity
+// solvers that take a model.Model do not know them and would simulate
+// another model. NewWithEvents compiles them too (triggers, their root
+// functions, delays, priorities and assigned values) into a Model that
+// implements model.Events, for runtime/events.Solve.
+//
 // # Observables
 //
 // NewObserved compiles a System together with observables h(t, x, p, u)
