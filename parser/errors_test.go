@@ -56,6 +56,9 @@ func TestErrors(t *testing.T) {
 		{name: "trigger math", doc: l3(basics + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
 <trigger initialValue="true" persistent="true">` + ma("\n<apply><gt/><ci>Q</ci><cn>1</cn></apply>") + `</trigger></event></listOfEvents>`),
 			marker: `<apply><gt/><ci>Q`, want: `event "E1": unknown identifier "Q"`},
+		{name: "event id as a value", doc: l3(basics + law("\n<ci>E1</ci>") + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
+<trigger initialValue="true" persistent="true">` + ma(`<true/>`) + `</trigger></event></listOfEvents>`),
+			marker: `<ci>E1`, want: `reaction "R": event "E1" used as a value`},
 		{name: "delay in an event", doc: l3(basics + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
 <trigger initialValue="true" persistent="true">` + ma("\n<apply>"+csym("delay")+"<ci>S</ci><cn>1</cn></apply>") + `</trigger></event></listOfEvents>`),
 			marker: `<csymbol`, want: `event "E1": csymbol delay is not supported`},

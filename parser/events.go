@@ -189,6 +189,11 @@ func (l *lowering) events(ode *symbolic.ODE) {
 				continue
 			}
 			v := l.vars[a.Variable]
+			if v == nil {
+				l.errs.add(l.m.File, a.Line, "eventAssignment", label, "variable %q does not exist", a.Variable)
+				ok = false
+				continue
+			}
 			if _, isState := idx[v.id]; !isState {
 				ok = false // its state could not be formed: already reported
 				continue
@@ -200,7 +205,7 @@ func (l *lowering) events(ode *symbolic.ODE) {
 		for _, a := range ev.Assignments {
 			v := l.vars[a.Variable]
 			val, has := vals[v]
-			if !has {
+			if v == nil || !has {
 				continue
 			}
 			if v.kind == vSpecies && v.stateIsAmount && !v.valueIsAmount {

@@ -861,6 +861,9 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 		case e.kind == "functionDefinition":
 			r.errorf(n.line, sc.el, sc.id, "function %q used as a value", n.name)
 			return r.nan()
+		case e.kind == "event":
+			r.errorf(n.line, sc.el, sc.id, "event %q used as a value", n.name)
+			return r.nan()
 		}
 		return b.Sym(n.name, symbolic.KindOther)
 	case mPiecewise:
