@@ -48,7 +48,8 @@
 //
 // # Refused constructs
 //
-// Algebraic rules, fast reactions, stoichiometryMath, csymbol
+// Events unless Options.Events is set (see below), algebraic rules, fast
+// reactions, stoichiometryMath, csymbol
 // delay and rateOf, other MathML elements, SBML Level 1 and every package
 // other than layout and render (a required package is refused even when
 // no element of it appears) are refused with an error that says "... is
@@ -157,8 +158,12 @@
 //
 // Events are read whole (trigger with initialValue and persistent,
 // delay, priority, useValuesFromTriggerTime, event assignments; Level 2
-// events read as initialValue and persistent true) and lowered into
-// ODE.Events in document order, named by id or "event#k" (k from 1).
+// events read as initialValue and persistent true). ODE lowers them into
+// ODE.Events in document order, named by id or "event#k" (k from 1),
+// only when Options.Events is set; otherwise it refuses each event ("event
+// is not supported"), since a caller that does not simulate them
+// (runtime/ode or runtime/sens alone) would silently simulate another
+// model.
 // Every variable an event assigns becomes a state (rate 0 unless
 // reactions or a rate rule change it), and a compartment an event
 // resizes counts as varying, so the species inside have amounts as

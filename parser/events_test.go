@@ -50,7 +50,11 @@ func TestLowerEvents(t *testing.T) {
 	if s := m.Summary(); s.Events != 2 {
 		t.Errorf("Summary: %d events, want 2", s.Events)
 	}
-	ode, err := m.ODE(nil)
+	// Without Options.Events the events are refused by name.
+	if _, err := m.ODE(nil); err == nil || !strings.Contains(err.Error(), `ev.xml:8: event "E1": event is not supported`) {
+		t.Errorf("ODE(nil): got %v, want the first event refused", err)
+	}
+	ode, err := m.ODE(&Options{Events: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func FuzzRead(f *testing.F) {
 		m, err := Read(bytes.NewReader(doc), "fuzz.xml")
 		var ode *symbolic.ODE
 		if err == nil {
-			ode, err = m.ODE(&Options{SensCompartments: true, SensInitials: true})
+			ode, err = m.ODE(&Options{SensCompartments: true, SensInitials: true, Events: true})
 		}
 		if err == nil {
 			if _, berr := symbolic.Build(ode); berr != nil && !strings.HasPrefix(berr.Error(), "symbolic: ") {

@@ -26,6 +26,12 @@ type Options struct {
 	// math (concentration unless hasOnlySubstanceUnits). x0 then depends
 	// on p.
 	SensInitials bool
+	// Events lowers the model's events into ODE.Events. Without it a
+	// model with events is refused ("event is not supported", at each
+	// event's line): a caller that integrates with runtime/ode or
+	// runtime/sens alone would step over them and simulate another
+	// model. Callers that simulate with runtime/events set it.
+	Events bool
 }
 
 // Variable kinds, in the order their states are listed.
@@ -122,6 +128,14 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		initState: make(map[*variable]uint8),
 		valState:  make(map[*variable]uint8),
 		undef:     make(map[*variable]string),
+	}
+	if !opt.Events {
+		for k, ev := range m.Events {
+			l.errs.add(m.File, ev.Line, "event", ev.label(k), "event is not supported")
+		}
+		if err := l.errs.Err(); err != nil {
+			return nil, err
+		}
 	}
 	l.collect()
 	params := l.sensParams(opt)

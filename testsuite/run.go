@@ -81,13 +81,13 @@ func Run(c *Case, opt *Options) Outcome {
 }
 
 // Lower reads, lowers and differentiates an SBML file with the default
-// options.
+// options, events included (Simulate handles them).
 func Lower(path string) (*symbolic.System, error) {
 	m, err := parser.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.ODE(nil)
+	o, err := m.ODE(&parser.Options{Events: true})
 	if err != nil {
 		return nil, err
 	}
