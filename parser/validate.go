@@ -3,7 +3,7 @@ package parser
 // validate checks the references between components once all are read.
 func (r *reader) validate() {
 	m := r.m
-	if len(m.Compartments)+len(m.Species)+len(m.Parameters)+len(m.Reactions) == 0 {
+	if len(m.Compartments)+len(m.Species)+len(m.Parameters)+len(m.Reactions)+len(m.Events) == 0 {
 		r.errorf(m.Line, "model", m.ID, "model is empty")
 	}
 	isKind := func(id, kind string) bool { return r.ids[id].kind == kind && id != "" }
