@@ -137,7 +137,18 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 	return s.res, s.run(ode.NewSolver(m, &oset), x0, ts)
 }
 
-func (s *solver) run(os *ode.Solver, x0, ts []float64) error {
+func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
+	var tr ode.Trajectory
+	if s.ne == 0 {
+		// No events: one integration landing on every output time.
+		if err := ig.Integrate(&tr, s.p, x0, ts[0], ts); err != nil {
+			return err
+		}
+		for _, k := range tr.Out {
+			s.res.X = append(s.res.X, tr.XAt(k)...)
+		}
+		return nil
+	}
 	t := ts[0]
 	x := slices.Clone(x0)
 	// Before the start every trigger has its initial value.
@@ -148,7 +159,6 @@ func (s *solver) run(os *ode.Solver, x0, ts []float64) error {
 		return err
 	}
 	iout := 0
-	var tr ode.Trajectory
 	for iout < len(ts) {
 		for iout < len(ts) && ts[iout] <= t {
 			s.res.X = append(s.res.X, x...)
@@ -171,7 +181,7 @@ func (s *solver) run(os *ode.Solver, x0, ts []float64) error {
 			}
 			continue
 		}
-		if err := os.Integrate(&tr, s.p, x, t, []float64{tend}); err != nil {
+		if err := ig.Integrate(&tr, s.p, x, t, []float64{tend}); err != nil {
 			return err
 		}
 		tc, xc, found := s.scan(&tr)
