@@ -97,7 +97,8 @@ func (r *reader) event(e *elem) {
 			})
 		}
 	}
-	if trig == nil && r.m.Level < 3 || (r.m.Level == 3 && r.m.Version == 1 && trig == nil) {
+	// L3v2 made the trigger optional (an event without one never fires).
+	if trig == nil && !(r.m.Level == 3 && r.m.Version >= 2) {
 		r.errorf(e.line, "event", label, "no trigger")
 	}
 	r.m.Events = append(r.m.Events, ev)
