@@ -194,3 +194,17 @@ func TestEventCases(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedSkipsEvents: the generated path counts an event case as
+// skipped (codegen refuses events by name), never as failed or run.
+func TestGeneratedSkipsEvents(t *testing.T) {
+	dir, _ := suites.SBMLCases(t)
+	c, err := ReadCase(dir + "/01697")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, pkg := generateCase(c, t.TempDir())
+	if out.Status != Skipped || pkg != "" || !strings.Contains(out.Reason, "events are not supported by generated code") {
+		t.Errorf("got %v %q (package %q), want skipped for its events", out.Status, out.Reason, pkg)
+	}
+}
