@@ -19,6 +19,10 @@ type evProg struct {
 	roots   *symbolic.Compiled
 	each    []*symbolic.Compiled
 	pool    sync.Pool // *evScratch
+	// Derivatives (model.EventDerivs): of the root functions, and per
+	// event of its delay and assigned values.
+	rootDeriv *derivProg
+	deriv     []*derivProg
 }
 
 type evScratch struct{ slots, trig, out []float64 }
@@ -77,6 +81,12 @@ func (m *Model) compileEvents() error {
 		}
 		ep.each = append(ep.each, c)
 		nslots, nout = max(nslots, c.ScratchLen()), max(nout, len(prog))
+		// Row 0 the delay, then the values: prog without the priority.
+		d, err := m.compileDerivs(append([]*symbolic.Node{prog[0]}, prog[2:]...))
+		if err != nil {
+			return fmt.Errorf("interp: model %q: event %q: derivatives: %w", m.sys.ODE.Name, e.Name, err)
+		}
+		ep.deriv = append(ep.deriv, d)
 	}
 	var err error
 	if ep.trig, err = symbolic.Compile(trig, m.stateNames, m.paramNames); err != nil {
@@ -84,6 +94,9 @@ func (m *Model) compileEvents() error {
 	}
 	if ep.roots, err = symbolic.Compile(roots, m.stateNames, m.paramNames); err != nil {
 		return fmt.Errorf("interp: model %q: event roots: %w", m.sys.ODE.Name, err)
+	}
+	if ep.rootDeriv, err = m.compileDerivs(roots); err != nil {
+		return fmt.Errorf("interp: model %q: derivatives of event roots: %w", m.sys.ODE.Name, err)
 	}
 	nslots = max(nslots, ep.trig.ScratchLen(), ep.roots.ScratchLen())
 	ntrig := len(trig)
@@ -177,4 +190,121 @@ func (m *Model) EventAssign(k int, t float64, x, p, dst []float64) {
 		panic("interp: EventAssign: dst length mismatch")
 	}
 	m.evalEvent(k, t, x, p, func(out []float64) { copy(dst, out[2:]) })
+}
+
+// derivProg is a list of expressions' derivatives compiled: root r of c
+// is the derivative of expression row[r] in t (kind 't'), a state or a
+// parameter (kind 'x' or 'p', index col[r]).
+type derivProg struct {
+	c    *symbolic.Compiled
+	row  []int
+	kind []byte
+	col  []int
+}
+
+// compileDerivs forms the non-zero first derivatives of exprs in t, the
+// states and the parameters.
+func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
+	b := m.sys.B
+	stateIdx := make(map[string]int, m.nx)
+	for i, s := range m.stateNames {
+		stateIdx[s] = i
+	}
+	paramIdx := make(map[string]int, m.np)
+	for j, s := range m.paramNames {
+		paramIdx[s] = j
+	}
+	dp := &derivProg{}
+	var roots []*symbolic.Node
+	for r, e := range exprs {
+		for _, s := range symbolic.FreeSymbols(e) {
+			var kind byte
+			var col int
+			switch s.Kind {
+			case symbolic.KindTime:
+				kind = 't'
+			case symbolic.KindState:
+				kind, col = 'x', stateIdx[s.Name]
+			case symbolic.KindParam:
+				kind, col = 'p', paramIdx[s.Name]
+			default:
+				continue
+			}
+			d, err := b.Diff(e, s)
+			if err != nil {
+				return nil, err
+			}
+			if d.IsConst(0) {
+				continue
+			}
+			roots = append(roots, d)
+			dp.row, dp.kind, dp.col = append(dp.row, r), append(dp.kind, kind), append(dp.col, col)
+		}
+	}
+	c, err := symbolic.Compile(roots, m.stateNames, m.paramNames)
+	if err != nil {
+		return nil, err
+	}
+	dp.c = c
+	return dp, nil
+}
+
+// eval evaluates the derivatives at (t, x, p) and passes each non-zero
+// one to f.
+func (dp *derivProg) eval(t float64, x, p []float64, f func(row int, kind byte, col int, v float64)) {
+	out := make([]float64, dp.c.NumRoots())
+	dp.c.EvalTo(out, make([]float64, dp.c.ScratchLen()), t, x, p)
+	for r, v := range out {
+		f(dp.row[r], dp.kind[r], dp.col[r], v)
+	}
+}
+
+var _ model.EventDerivs = (*Model)(nil)
+
+// RootGrad writes the gradient of root function j in x and p into dx and
+// dp and returns its derivative in t. It allocates (derivatives serve
+// sensitivities at events, not the integrator's inner loop).
+func (m *Model) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
+	if len(x) != m.nx || len(p) != m.np || len(dx) != m.nx || len(dp) != m.np {
+		panic("interp: RootGrad: x, p, dx or dp length mismatch")
+	}
+	clear(dx)
+	clear(dp)
+	var dt float64
+	m.ev.rootDeriv.eval(t, x, p, func(row int, kind byte, col int, v float64) {
+		if row != j {
+			return
+		}
+		switch kind {
+		case 't':
+			dt = v
+		case 'x':
+			dx[col] = v
+		case 'p':
+			dp[col] = v
+		}
+	})
+	return dt
+}
+
+// EventDeriv writes the derivatives of event k's delay and assigned
+// values into d (model.EventDerivs).
+func (m *Model) EventDeriv(k int, t float64, x, p []float64, d *model.EventDeriv) {
+	n := len(m.ev.targets[k]) + 1
+	if len(x) != m.nx || len(p) != m.np || len(d.X) != n*m.nx || len(d.P) != n*m.np || len(d.T) != n {
+		panic("interp: EventDeriv: x, p or derivative slice length mismatch")
+	}
+	clear(d.X)
+	clear(d.P)
+	clear(d.T)
+	m.ev.deriv[k].eval(t, x, p, func(row int, kind byte, col int, v float64) {
+		switch kind {
+		case 't':
+			d.T[row] = v
+		case 'x':
+			d.X[row*m.nx+col] = v
+		case 'p':
+			d.P[row*m.np+col] = v
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -96,5 +97,91 @@ func TestEvents(t *testing.T) {
 	m2, err := interp.NewWithEvents(sys)
 	if err != nil || m2.NumEvents() != 0 || m2.NumRoots() != 0 {
 		t.Errorf("no events: %v, %d events", err, m2.NumEvents())
+	}
+}
+
+// TestEventDerivs: RootGrad and EventDeriv against central differences.
+func TestEventDerivs(t *testing.T) {
+	sys := testnet.Toy()
+	b := sys.B
+	names, params := sys.ODE.StateNames(), sys.ODE.ParamNames()
+	x0, x1 := b.Sym(names[0], symbolic.KindState), b.Sym(names[1], symbolic.KindState)
+	p0 := b.Sym(params[0], symbolic.KindParam)
+	tt := b.Time()
+	sys.ODE.Events = []symbolic.Event{{
+		Name:    "E",
+		Trigger: b.Rel(symbolic.OpGt, b.Mul(x0, x1), b.Mul(p0, tt)),
+		Delay:   b.Mul(p0, x0),
+		Assign: []symbolic.EventAssign{
+			{State: 0, Value: b.Mul(x0, p0, tt)},
+			{State: 1, Value: b.Pow(x1, b.Const(2))},
+		},
+	}}
+	m, err := interp.NewWithEvents(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ed model.EventDerivs = m
+	nx, np := len(names), len(params)
+	p := make([]float64, np)
+	m.DefaultParams(p)
+	x := make([]float64, nx)
+	for i := range x {
+		x[i] = 0.5 + float64(i)
+	}
+	const t0, h = 1.5, 1e-6
+	// vals is root 0 then delay and the assigned values at (t, x, p).
+	vals := func(t float64, x, p []float64) []float64 {
+		g := make([]float64, ed.NumRoots())
+		ed.RootsTo(g, t, x, p)
+		v := make([]float64, 2)
+		ed.EventAssign(0, t, x, p, v)
+		return []float64{g[0], ed.Delay(0, t, x, p), v[0], v[1]}
+	}
+	fd := func(perturb func(s float64) (float64, []float64, []float64)) []float64 {
+		tp, xp, pp := perturb(h)
+		tm, xm, pm := perturb(-h)
+		a, c := vals(tp, xp, pp), vals(tm, xm, pm)
+		for i := range a {
+			a[i] = (a[i] - c[i]) / (2 * h)
+		}
+		return a
+	}
+	dx, dp := make([]float64, nx), make([]float64, np)
+	gt := ed.RootGrad(0, t0, x, p, dx, dp)
+	d := &model.EventDeriv{X: make([]float64, 3*nx), P: make([]float64, 3*np), T: make([]float64, 3)}
+	ed.EventDeriv(0, t0, x, p, d)
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-6*(1+math.Abs(want)) {
+			t.Errorf("%s: %g, want %g (central difference)", what, got, want)
+		}
+	}
+	want := fd(func(s float64) (float64, []float64, []float64) { return t0 + s, x, p })
+	near("dg/dt", gt, want[0])
+	for r := 0; r < 3; r++ {
+		near("d(row)/dt", d.T[r], want[1+r])
+	}
+	for j := 0; j < nx; j++ {
+		want := fd(func(s float64) (float64, []float64, []float64) {
+			xs := append([]float64(nil), x...)
+			xs[j] += s
+			return t0, xs, p
+		})
+		near("dg/dx", dx[j], want[0])
+		for r := 0; r < 3; r++ {
+			near("d(row)/dx", d.X[r*nx+j], want[1+r])
+		}
+	}
+	for j := 0; j < np; j++ {
+		want := fd(func(s float64) (float64, []float64, []float64) {
+			ps := append([]float64(nil), p...)
+			ps[j] += s
+			return t0, x, ps
+		})
+		near("dg/dp", dp[j], want[0])
+		for r := 0; r < 3; r++ {
+			near("d(row)/dp", d.P[r*np+j], want[1+r])
+		}
 	}
 }

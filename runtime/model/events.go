@@ -62,3 +62,28 @@ type EventInfo struct {
 	UseValuesFromTriggerTime bool
 	HasDelay, HasPriority    bool
 }
+
+// EventDerivs is the optional interface of a model.Events that also gives
+// the derivatives of its root functions, delays and assigned values, which
+// sensitivities across events need: at an event located at tau where root
+// g crosses zero, dtau/dp = -(g_x S + g_p) / (g_x f + g_t), and the
+// sensitivities of the assigned states jump through the assignment's
+// derivatives (S+ = G_x S- + G_p + (f+ - G_x f- - G_t) dtau/dp for an
+// event without delay). It is optional and additive like Events.
+type EventDerivs interface {
+	Events
+	// RootGrad writes dg_j/dx into dx (length NumStates) and dg_j/dp
+	// into dp (length NumParams) at (t, x, p) and returns dg_j/dt.
+	RootGrad(j int, t float64, x, p, dx, dp []float64) float64
+	// EventDeriv writes the derivatives of event k at (t, x, p) into d,
+	// dense, every entry written: row 0 is the delay (zero without one),
+	// row 1+i the value assigned to EventTargets(k)[i].
+	EventDeriv(k int, t float64, x, p []float64, d *EventDeriv)
+}
+
+// EventDeriv receives the derivatives of an event with n targets,
+// caller-owned, row-major with n+1 rows (see EventDerivs.EventDeriv): X is
+// (n+1) x nx, P (n+1) x np and T n+1 (the partial derivatives in t).
+type EventDeriv struct {
+	X, P, T []float64
+}
