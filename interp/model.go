@@ -20,7 +20,10 @@
 // solvers that take a model.Model do not know them and would simulate
 // another model. NewWithEvents compiles them too (triggers, their root
 // functions, delays, priorities and assigned values) into a Model that
-// implements model.Events, for runtime/events.Solve.
+// implements model.Events, for runtime/events.Solve, and
+// model.EventDerivs (their first derivatives, formed symbolically once).
+// A derivative that cannot be formed (a factorial of a variable) makes
+// NewWithEvents fail, as symbolic.Build fails for such a rate.
 //
 // # Observables
 //

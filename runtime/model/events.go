@@ -18,8 +18,8 @@ package model
 // It is optional and additive: a model without it has no events, and
 // generated code that does not implement it keeps compiling, so adding it
 // needed no GenVersion bump. interp.Model implements it; codegen refuses
-// models with events for now. Derivatives (of the roots and of the
-// assignments, for sensitivities across events) are not part of it yet.
+// models with events for now. The derivatives that sensitivities across
+// events need are in the optional EventDerivs.
 type Events interface {
 	// NumEvents is the number of events, in document order.
 	NumEvents() int
