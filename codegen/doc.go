@@ -15,7 +15,8 @@
 // original ids, the default parameter values, the CSR patterns of Jx and Jp
 // as array literals, and type Model with the methods of model.Model plus
 // Outputs and OutputsTo. Large networks (Options.SplitFiles) put F into
-// f.go, Jx, Jp into jac.go and the observables' functions into obs.go.
+// f.go, Jx, Jp into jac.go, the observables' functions into obs.go and
+// the assignment sets' into assign.go.
 //
 // # Observables and estimation problems
 //
@@ -32,6 +33,19 @@
 // structurally non-zero ones are emitted: Observe clears d's six slices,
 // as the contract writes them whole, and the function then writes its
 // non-zeros, indexed by the State and Param constants.
+//
+// With Options.Assignments (the state assignments of PEtab v2
+// experiments at later periods' starts, which package petab lowers),
+// Model also implements model.Assigner, in the same way: NumAssignments,
+// the target tables (assignPtr, assignTargets: the states of each set,
+// ascending, so the values of a set are permuted to that order), and
+// Assign, which checks its arguments, clears d.X and d.P when d is not
+// nil and dispatches to assignK (the values) or assignDerivK (the values
+// and their structurally non-zero derivatives dg/dx, dg/dp from
+// symbolic.Diff, one body). Without assignments nothing of this is
+// emitted, so such a package is byte for byte what it was before
+// assignments were supported, and it needs no new runtime (model.Assigner
+// is optional; no GenVersion bump).
 //
 // With Options.Problem, problem.go holds func Problem(), which returns a
 // new copy of the problem on each call, written as a Go composite literal

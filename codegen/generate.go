@@ -33,11 +33,17 @@ type Options struct {
 	// longer bodies are split into helper functions. Default 500.
 	ChunkSize int
 	// SplitFiles is the total number of statements above which the output
-	// is split into model.go, f.go, jac.go (and obs.go). Default 2000.
+	// is split into model.go, f.go, jac.go (and obs.go, assign.go).
+	// Default 2000.
 	SplitFiles int
 	// Observables, when not empty, make Model a model.Observables as well:
 	// the measurement model of an estimation problem (see Observable).
 	Observables []Observable
+	// Assignments, when not empty, make Model a model.Assigner as well:
+	// the state assignments of an estimation problem's experiments at
+	// later periods' starts (see Assignment). A System without them
+	// generates exactly what it did before assignments existed.
+	Assignments []Assignment
 	// Problem, when not nil, is emitted into problem.go as a function
 	// Problem returning a fresh copy of it, written as a Go composite
 	// literal: a pointer to a struct of exported fields that are numbers,
@@ -61,6 +67,8 @@ type generator struct {
 	obs       []Observable
 	obsU      []map[string]int // placeholder name -> index in u, per observable
 	obsDerivs [][]obsDeriv     // per observable (checkObservables)
+	assigns   []Assignment     // as given
+	asg       []asgSet         // checked and differentiated (checkAssignments)
 	problem   any
 
 	nx, np, nout int
@@ -115,7 +123,7 @@ func withDefaults(sys *symbolic.System, opt *Options) *generator {
 		o = *opt
 	}
 	g := &generator{sys: sys, pkg: o.Package, source: o.Source, chunkSize: o.ChunkSize, splitFiles: o.SplitFiles,
-		obs: o.Observables, problem: o.Problem}
+		obs: o.Observables, assigns: o.Assignments, problem: o.Problem}
 	if g.source == "" {
 		g.source = sys.ODE.Source
 	}
@@ -164,6 +172,9 @@ func (g *generator) files(secs []emitted) map[string][]jen.Code {
 	if len(g.obs) > 0 {
 		files["model.go"] = append(files["model.go"], g.observableDecls()...)
 	}
+	if len(g.asg) > 0 {
+		files["model.go"] = append(files["model.go"], g.assignDecls()...)
+	}
 	if g.problem != nil {
 		files["problem.go"] = g.problemDecls()
 	}
@@ -209,6 +220,9 @@ func (g *generator) check() error {
 		return err
 	}
 	if err := g.checkObservables(); err != nil {
+		return err
+	}
+	if err := g.checkAssignments(); err != nil {
 		return err
 	}
 	return g.checkProblem()
@@ -410,6 +424,9 @@ func (g *generator) packageDoc() string {
 	s += "\n\nType Model implements the runtime's model.Model contract with straight-line code: each shared subexpression is computed once, and no evaluation method allocates. States and parameters are in the order of StateNames and ParamNames, and of the State* and Param* index constants."
 	if len(g.obs) > 0 {
 		s += fmt.Sprintf("\n\nModel also implements model.Observables: the %d observables of an estimation problem, with their noise scales and the structurally non-zero derivatives of both.", len(g.obs))
+	}
+	if len(g.asg) > 0 {
+		s += fmt.Sprintf("\n\nModel also implements model.Assigner: the %d sets of states that the experiments assign at later periods' starts, with the structurally non-zero derivatives of the new values.", len(g.asg))
 	}
 	if g.problem != nil {
 		s += " Problem returns the estimation problem itself, its data included, for the runtime's objective: objective.New(New(), Problem(), opt) needs neither the problem's files nor the generator."

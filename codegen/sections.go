@@ -13,9 +13,10 @@ import (
 // the value of each of its roots into dst. F, Jx, Jp, InitialState,
 // InitialSens and OutputsTo are sections; body turns a section into code.
 //
-// To add one (observables h and sigma and their derivatives, event root
-// functions and assignments): write a constructor like fSection, list it
-// in (*generator).sections, and have check validate the symbols its roots
+// To add one (as the observables' h and sigma and the assignment sets'
+// values, each with their derivatives, were added; event root functions
+// would be next): write a constructor like fSection, list it in
+// (*generator).sections, and have check validate the symbols its roots
 // may use. Nothing else in the generator knows the sections by name.
 type section struct {
 	method string // method name on Model, e.g. "Jx"
@@ -58,11 +59,15 @@ func (s *section) addTo(root *symbolic.Node, k int, lhs jen.Code, comment string
 
 // sections lists the evaluation methods in output order: those of
 // model.Model, then, for a measurement model, two functions per
-// observable (its value, and its value with derivatives).
+// observable (its value, and its value with derivatives), then two per
+// assignment set (likewise).
 func (g *generator) sections() []*section {
 	secs := []*section{g.fSection(), g.jxSection(), g.jpSection(), g.x0Section(), g.x0pSection(), g.outputSection()}
 	for k := range g.obs {
 		secs = append(secs, g.obsValueSection(k), g.obsDerivSection(k))
+	}
+	for k := range g.asg {
+		secs = append(secs, g.asgValueSection(k), g.asgDerivSection(k))
 	}
 	return secs
 }

@@ -71,7 +71,9 @@
 // Chain c draws its random numbers from a PCG generator seeded from
 // (Options.Seed, c) alone, and each worker owns its target, so the chains
 // are identical whatever Options.Workers is, provided the target is
-// deterministic.
+// deterministic. Options.FirstChain runs chains k, k+1, ... alone, exactly
+// as they are in a run of all chains, so separate processes (a Slurm job
+// array, pbgen sample -chain-index) can run the chains of one analysis.
 //
 // # Use from a command
 //

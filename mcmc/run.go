@@ -122,6 +122,9 @@ func Run(ctx context.Context, newTarget func() (Target, error), opt *Options) (*
 			o.StepSize = 1.65 * math.Pow(float64(dim), -1.0/6)
 		}
 	}
+	if o.FirstChain < 0 {
+		return nil, fmt.Errorf("mcmc: first chain %d", o.FirstChain)
+	}
 	if o.Names != nil && len(o.Names) != dim {
 		return nil, fmt.Errorf("mcmc: %d names for %d parameters", len(o.Names), dim)
 	}
@@ -276,6 +279,8 @@ func defaultInit(lo, hi []float64, rng *rand.Rand, dst []float64) {
 // runChain runs chain c on t and fills out.
 func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options, out *Chain, prog *progressState) error {
 	n := t.Dim()
+	c0 := c           // position in the Result and the progress counters
+	c += o.FirstChain // the chain's index: its generator and Chain.Index
 	rng := chainRNG(o.Seed, c)
 	k := newKernel(t, o.Sampler, lo, hi, rng)
 	t0 := time.Now()
@@ -374,7 +379,7 @@ func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options
 		}
 		ad.update(a)
 		warmAccept += a
-		prog.add(c, a, k.failed)
+		prog.add(c0, a, k.failed)
 		if acc != nil && it >= firstWindow && it < lastEnd {
 			acc.add(k.cur.theta)
 		}
@@ -422,7 +427,7 @@ func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options
 		copy(out.Draws[it*n:], k.cur.theta)
 		out.LogPost[it] = k.cur.lp
 		out.AcceptStat[it] = a
-		prog.add(c, a, k.failed)
+		prog.add(c0, a, k.failed)
 	}
 	out.SampleTime = time.Since(t1)
 	out.Index = c
@@ -430,7 +435,7 @@ func runChain(ctx context.Context, t Target, lo, hi []float64, c int, o *Options
 	out.Failed = k.failed
 	out.FirstFailure = k.firstFailure
 	out.Evals = k.evals
-	prog.finish(c)
+	prog.finish(c0)
 	return nil
 }
 

@@ -103,6 +103,12 @@ type Options struct {
 	// Seed determines all random numbers; chain c uses a generator derived
 	// from (Seed, c) only.
 	Seed uint64
+	// FirstChain is the index of the first chain to run (default 0): Run
+	// runs chains FirstChain, ..., FirstChain+Chains-1, each exactly as a
+	// run of more chains with the same Seed would (Chain.Index and Init's
+	// chain argument are these indices). It lets separate processes (a
+	// Slurm job array) run the chains of one analysis, to be merged.
+	FirstChain int
 	// Workers is the number of goroutines, each owning one Target
 	// (default min(Chains, GOMAXPROCS)).
 	Workers int

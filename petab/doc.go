@@ -8,10 +8,11 @@
 // builds an objective per call, which suits the command line; for
 // thousands of evaluations (optimisers, MCMC) build one with
 // objective.New(p.Model, p.Objective, opt) and call its Eval, with theta
-// on the parameter scales. Problem.System and Problem.ObservableExprs are
-// the lowered model in symbolic form, which `pbgen petab -gen` compiles
-// (with codegen) into a package whose New and Problem take the place of
-// p.Model and p.Objective without the tables or the generator.
+// on the parameter scales. Problem.System, Problem.ObservableExprs and
+// Problem.AssignExprs are the lowered model in symbolic form, which
+// `pbgen petab -gen` compiles (with codegen) into a package whose New
+// and Problem take the place of p.Model and p.Objective without the
+// tables or the generator.
 //
 // # Reading
 //

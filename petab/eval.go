@@ -7,9 +7,10 @@ import (
 	"github.com/pbgen/pbgen/runtime/objective"
 )
 
-// This file is the only one that calls runtime/objective's evaluation API
-// (objective.New, Objective.Eval), so that a change of names there is one
-// edit here.
+// This file and target.go (the sampler's posterior) are the only ones
+// that call runtime/objective's evaluation API (objective.New,
+// Objective.Eval), so that a change of names there is an edit in two
+// places.
 
 func evaluate(p *Problem, theta []float64, opt *EvalOptions) (*EvalResult, error) {
 	o, err := objective.New(p.Model, p.Objective, &objective.Options{

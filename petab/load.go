@@ -38,6 +38,12 @@ type Problem struct {
 	// concurrent use.
 	System          *symbolic.System
 	ObservableExprs []interp.Observable
+	// AssignExprs are the state assignment sets of Model
+	// (model.Assigner) in symbolic form, over System's states, parameters
+	// and time: those of v2 experiments' later periods, numbered as
+	// objective.Period.Assign refers to them. Empty for a problem without
+	// any; pbgen petab -gen compiles them with the rest.
+	AssignExprs []interp.Assignment
 	// Objective is the estimation problem in the runtime's terms.
 	Objective *objective.Problem
 	// Rows[e][d] is the index in Measurements of
@@ -253,7 +259,7 @@ func (l *lowering) lower() {
 		e.add(p.SBML.File, 0, "", "lowering: %v", err)
 		return
 	}
-	p.Model, p.System, p.ObservableExprs = m, sys, obsModels
+	p.Model, p.System, p.ObservableExprs, p.AssignExprs = m, sys, obsModels, l.assigns
 	for _, o := range p.Observables {
 		ob.Observables = append(ob.Observables, objective.Observable{ID: o.ID, Transform: o.Transform, Noise: o.Distribution})
 	}

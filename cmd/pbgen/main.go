@@ -10,6 +10,7 @@
 //	pbgen testsuite [flags] DIR                run SBML (or -petab) test-suite cases
 //	pbgen petab [flags] problem.yaml           evaluate a PEtab problem (llh, chi2, gradient, FIM)
 //	pbgen petab check problem.yaml             summarise a PEtab problem, or list its errors
+//	pbgen sample [flags] problem.yaml          sample its posterior (MCMC; -chain-index, -merge for Slurm)
 //	pbgen version                              print the version
 //
 // Flags may come before or after the file, as with the go command; an
@@ -99,6 +100,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdTestsuite(args[1:], stdout, stderr)
 	case args[0] == "petab":
 		err = cmdPEtab(args[1:], stdout, stderr)
+	case args[0] == "sample":
+		err = cmdSample(args[1:], stdout, stderr)
 	case args[0] == "gen":
 		err = cmdGen(args[1:], stdout, stderr)
 	default:
@@ -172,6 +175,7 @@ func usage(w io.Writer) {
   pbgen testsuite [flags] DIR              run SBML Test Suite cases in DIR
   pbgen petab [flags] problem.yaml         evaluate a PEtab problem (llh, chi2, -grad, -fim)
   pbgen petab check problem.yaml           summarise a PEtab problem or list its errors
+  pbgen sample [flags] problem.yaml        sample a PEtab problem's posterior (MCMC)
   pbgen version                            print the version and build information
 Run 'pbgen <command> -h' for a command's flags.
 `)

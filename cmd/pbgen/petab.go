@@ -28,9 +28,9 @@ func (s paramSet) Set(v string) error {
 	if !ok || id == "" {
 		return fmt.Errorf("want id=value, found %q", v)
 	}
-	x, err := strconv.ParseFloat(val, 64)
+	x, err := parseNumber(val)
 	if err != nil {
-		return fmt.Errorf("%s: %q is not a number", id, val)
+		return fmt.Errorf("%s: %v", id, err)
 	}
 	s[id] = x
 	return nil
@@ -166,8 +166,9 @@ func writeFile(path string, fill func(io.Writer) error) error {
 }
 
 // genPEtab is pbgen petab -gen: it loads the problem and writes the Go
-// package of its lowered model, observables and data (codegen.Generate
-// with Observables and Problem) into dir. The evaluation flags mean
+// package of its lowered model, observables, state assignment sets and
+// data (codegen.Generate with Observables, Assignments and Problem) into
+// dir. The evaluation flags mean
 // nothing here and are refused, as is a bad -pkg before anything is read.
 func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 	var evalFlags []string
@@ -201,7 +202,11 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 	for k, o := range p.ObservableExprs {
 		obs[k] = codegen.Observable{ID: o.ID, H: o.H, Sigma: o.Sigma, U: o.U, NObs: o.NObs}
 	}
-	files, err := codegen.Generate(p.System, &codegen.Options{Package: pkg, Source: sourceName(path), Observables: obs, Problem: p.Objective})
+	asg := make([]codegen.Assignment, len(p.AssignExprs))
+	for k, a := range p.AssignExprs {
+		asg[k] = codegen.Assignment{States: a.States, Values: a.Values}
+	}
+	files, err := codegen.Generate(p.System, &codegen.Options{Package: pkg, Source: sourceName(path), Observables: obs, Assignments: asg, Problem: p.Objective})
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}

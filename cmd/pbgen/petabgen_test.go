@@ -14,14 +14,18 @@ import (
 )
 
 // petabGenCases are the problems TestPEtabGenerated compiles: the shipped
-// ones, a few of the benchmark collection, and every case of the PEtab test
-// suite that petab.Load accepts (placeholders, transformations,
-// pre-equilibration, steady states, condition expressions), when the
-// suites are there.
+// ones, package petab's multi-period fixtures (states assigned at later
+// periods' starts, a compartment resized under concentration-based
+// species), a few of the benchmark collection, and every case of the PEtab
+// test suite that petab.Load accepts (placeholders, transformations,
+// pre-equilibration, steady states, condition expressions, state
+// assignments at period starts), when the suites are there.
 func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 	for _, c := range []struct{ pkg, yaml string }{
 		{"camkiipetab", "../../networks/petab/CaMKII/problem.yaml"},
 		{"perelson", "../../networks/petab/Perelson_Science1996/Perelson_Science1996.yaml"},
+		{"periods", "../../petab/testdata/periods/problem.yaml"},
+		{"volume", "../../petab/testdata/volume/problem.yaml"},
 	} {
 		abs, err := filepath.Abs(c.yaml)
 		if err != nil {
@@ -60,7 +64,7 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 			id := filepath.Base(dir)
 			yaml := filepath.Join(dir, "_"+id+".yaml")
 			if _, err := petab.Load(yaml); err != nil {
-				continue // not supported (events, several periods): nothing to generate
+				continue // not supported (events): nothing to generate
 			}
 			cases = append(cases, struct{ pkg, yaml string }{"suite" + v[1:2] + "_" + id, yaml})
 		}
@@ -148,7 +152,10 @@ func TestGeneratedPEtabPackageIsFresh(t *testing.T) {
 // problem into a temporary module and runs there a test that compares the
 // generated package with the interpreted path (petab.Load): the embedded
 // problem equal to Problem.Objective, Observe with its derivatives equal to
-// interp's to rounding at seeded random points, and the objective's LLH,
+// interp's to rounding at seeded random points, so are Assign's values and
+// derivatives where the problem assigns states at period starts (and a
+// problem without assignments gives a model without model.Assigner), and
+// the objective's LLH,
 // Chi2, gradient and Fisher information equal to 1e-8 relative with the
 // same options, at the nominal point and away from it; Eval of the
 // generated package must not allocate after the first call.
@@ -258,8 +265,9 @@ func TestAgainstInterpreted(t *testing.T) {
 			}
 			checkNoAllocs(t, c.m)
 			obs := compareObserve(t, c.m, p)
+			asg := compareAssign(t, c.m, p)
 			llh, grad, fim := compareObjective(t, c.m, c.prob, p)
-			t.Logf("%s: max rel. diff. Observe %.1e, llh %.1e, grad %.1e, fim %.1e", c.name, obs, llh, grad, fim)
+			t.Logf("%s: max rel. diff. Observe %.1e, Assign %.1e, llh %.1e, grad %.1e, fim %.1e", c.name, obs, asg, llh, grad, fim)
 		})
 	}
 }
@@ -334,6 +342,83 @@ func compareObserve(t *testing.T, g genModel, p *petab.Problem) float64 {
 	return worst
 }
 
+// compareAssign checks the generated model's assignment sets against
+// interp's: the same number and targets, and Assign's values and
+// derivatives equal to rounding at seeded random points (NaN-filled
+// slices catch entries left unwritten). A problem without assignments
+// must give a model that does not implement model.Assigner.
+func compareAssign(t *testing.T, g genModel, p *petab.Problem) float64 {
+	im := p.Model
+	ga, ok := g.(model.Assigner)
+	if n := im.NumAssignments(); n == 0 || !ok {
+		if n != 0 || ok {
+			t.Fatalf("interp has %d assignment sets; generated model implements model.Assigner: %v", n, ok)
+		}
+		return 0
+	}
+	if ga.NumAssignments() != im.NumAssignments() {
+		t.Fatalf("%d assignment sets, interp %d", ga.NumAssignments(), im.NumAssignments())
+	}
+	nx, np := model.NumStates(im), model.NumParams(im)
+	rng := rand.New(rand.NewPCG(3, 3))
+	base := make([]float64, np)
+	im.DefaultParams(base)
+	nan := func(n int) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = math.NaN()
+		}
+		return s
+	}
+	worst := 0.0
+	for k := range im.NumAssignments() {
+		tg := ga.AssignTargets(k)
+		if !slices.Equal(tg, im.AssignTargets(k)) {
+			t.Fatalf("assignment set %d: targets %v, interp %v", k, tg, im.AssignTargets(k))
+		}
+		n := len(tg)
+		for range 50 {
+			tt := 10 * rng.Float64()
+			x, pp := make([]float64, nx), make([]float64, np)
+			for i := range x {
+				x[i] = 0.1 + 3*rng.Float64()
+			}
+			for j := range pp {
+				pp[j] = base[j] * (0.5 + rng.Float64())
+				if pp[j] == 0 {
+					pp[j] = rng.Float64()
+				}
+			}
+			vg, vi, v0 := nan(n), nan(n), nan(n)
+			dg := &model.AssignDeriv{X: nan(n * nx), P: nan(n * np)}
+			di := &model.AssignDeriv{X: nan(n * nx), P: nan(n * np)}
+			ga.Assign(k, tt, x, pp, vg, dg)
+			im.Assign(k, tt, x, pp, vi, di)
+			ga.Assign(k, tt, x, pp, v0, nil)
+			if !slices.Equal(v0, vg) {
+				t.Errorf("assignment set %d: Assign without derivatives gives %v, with %v", k, v0, vg)
+			}
+			for q, pr := range [][2][]float64{{vg, vi}, {dg.X, di.X}, {dg.P, di.P}} {
+				for i := range pr[1] {
+					a, b := pr[0][i], pr[1][i]
+					if math.IsNaN(a) != math.IsNaN(b) {
+						t.Fatalf("assignment set %d, part %d, entry %d: %g, interp %g", k, q, i, a, b)
+					}
+					if math.IsNaN(b) {
+						continue
+					}
+					d := relDiff(a, b, 1e-300)
+					worst = math.Max(worst, d)
+					if d > 1e-12 {
+						t.Errorf("assignment set %d, part %d, entry %d: %.17g, interp %.17g", k, q, i, a, b)
+					}
+				}
+			}
+		}
+	}
+	return worst
+}
+
 // compareObjective evaluates the generated and the interpreted objective
 // with the same options at the nominal point and at a point moved by up to
 // 0.2 on each parameter's scale (inside its bounds), returning the largest
@@ -389,15 +474,19 @@ func compareObjective(t *testing.T, g genModel, prob *objective.Problem, p *peta
 	if llh > 1e-8 || grad > 1e-8 || fim > 1e-8 {
 		t.Errorf("generated and interpreted objectives differ: llh/chi2 %.2e, grad %.2e, fim %.2e (relative)", llh, grad, fim)
 	}
-	// The objective's own allocations are runtime/objective's business
-	// (logged); the generated model's evaluation methods must add none.
-	t.Logf("Eval allocations per call: generated %v, interpreted %v",
-		testing.AllocsPerRun(2, func() { og.Eval(nominal, &rg) }), testing.AllocsPerRun(2, func() { oi.Eval(nominal, &ri) }))
+	// Workspaces are reused: an Eval after the first allocates nothing,
+	// through the generated package as through interp.
+	ag := testing.AllocsPerRun(2, func() { og.Eval(nominal, &rg) })
+	ai := testing.AllocsPerRun(2, func() { oi.Eval(nominal, &ri) })
+	if ag != 0 || ai != 0 {
+		t.Errorf("Eval allocates: %v per call generated, %v interpreted", ag, ai)
+	}
 	return llh, grad, fim
 }
 
 // checkNoAllocs checks that the generated model's evaluation methods,
-// Observe with and without derivatives included, allocate nothing.
+// Observe and Assign with and without derivatives included, allocate
+// nothing.
 func checkNoAllocs(t *testing.T, g genModel) {
 	nx, np := model.NumStates(g), model.NumParams(g)
 	x, p := make([]float64, nx), make([]float64, np)
@@ -426,6 +515,18 @@ func checkNoAllocs(t *testing.T, g genModel) {
 		})
 		if n != 0 {
 			t.Errorf("observable %d: the generated evaluation methods allocate %v times", k, n)
+		}
+	}
+	if a, ok := g.(model.Assigner); ok {
+		for k := range a.NumAssignments() {
+			n := len(a.AssignTargets(k))
+			dst, d := make([]float64, n), &model.AssignDeriv{X: make([]float64, n*nx), P: make([]float64, n*np)}
+			if allocs := testing.AllocsPerRun(10, func() {
+				a.Assign(k, 1, x, p, dst, nil)
+				a.Assign(k, 1, x, p, dst, d)
+			}); allocs != 0 {
+				t.Errorf("assignment set %d: Assign allocates %v times", k, allocs)
+			}
 		}
 	}
 }
