@@ -161,7 +161,8 @@ type Options struct {
 	// ODE.ATol are zero. Defaults 1e-6 and 1e-8.
 	RTol, ATol float64
 	// Params are the parameter indices (columns of S, in this order);
-	// nil means all.
+	// nil means all, an empty non-nil slice none (x only: the
+	// sensitivity engine does not run).
 	Params []int
 	// ErrCon includes S in the error control of FS (CVODES errconS); the
 	// other methods ignore it. Without it (the default, as in CVODES) the
@@ -378,7 +379,7 @@ func resolve(o *Options) (config, error) {
 	c := config{method: o.Method, paper: o.Paper, jpCheck: t.JpCheck, norm: t.Norm,
 		errCon: o.ErrCon, ode: o.ODE, memLimit: o.MemoryLimit}
 	if o.Params != nil {
-		c.params = append([]int(nil), o.Params...)
+		c.params = append(make([]int, 0, len(o.Params)), o.Params...) // empty but not nil: no columns
 	}
 	c.rtol, c.atol = orDefault(o.RTol, 1e-6), orDefault(o.ATol, 1e-8)
 	c.grid = t.Grid

@@ -43,3 +43,34 @@ func TestSolveFromContinues(t *testing.T) {
 		}
 	}
 }
+
+// With no sensitivity columns the Peano-Baker engine does not run: the
+// state is the whole result, and it equals the state of a solve with S.
+func TestNoColumnsSkipsEngine(t *testing.T) {
+	m := testmodels.NewChua()
+	p := make([]float64, 2)
+	m.DefaultParams(p)
+	ts := []float64{0, 1, 2, 5}
+	for _, meth := range []Method{PBSR, Exp, PBS, FS} {
+		with, err := Solve(m, p, ts, &Options{Method: meth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := Solve(m, p, ts, &Options{Method: meth, Params: []int{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if without.NS != 0 || len(without.S) != 0 {
+			t.Fatalf("%v: %d columns, %d S values with Params empty", meth, without.NS, len(without.S))
+		}
+		st := without.Stats
+		if st.Exponentials != 0 || st.Intervals != 0 || st.PBSSteps != 0 || st.JacEvals != 0 {
+			t.Errorf("%v without columns: engine ran (%+v)", meth, st)
+		}
+		for i := range with.X {
+			if with.X[i] != without.X[i] {
+				t.Fatalf("%v: x differs without columns at %d: %g vs %g", meth, i, without.X[i], with.X[i])
+			}
+		}
+	}
+}
