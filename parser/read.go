@@ -879,6 +879,8 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 		return b.Piecewise(args...)
 	case mCall:
 		return r.call(n, sc)
+	case mRateOf:
+		return r.rateOf(n, sc)
 	}
 	args := make([]*symbolic.Node, len(n.args))
 	for i, a := range n.args {
