@@ -279,7 +279,7 @@ func (r *reader) list(s *xmlStream, l *elem, want string, f func(*elem)) {
 }
 
 // sbmlKids lists the SBML children of the elements read whole that may
-// be valid (stoichiometryMath is refused, not invalid); listItems the one
+// be valid; listItems the one
 // child name of the lists inside them. Elements not listed (events,
 // which are refused whole) accept anything.
 var (
@@ -508,10 +508,6 @@ func (r *reader) checkKids(e *elem, id string, allowed ...string) {
 		}
 		seen[k.local] = k.line
 		if !contains(allowed, k.local) {
-			if k.local == "stoichiometryMath" {
-				r.refuse(k.line, e.local, id, "stoichiometryMath")
-				continue
-			}
 			r.errorf(k.line, e.local, id, "unexpected element <%s>", k.local)
 		}
 	}
@@ -677,6 +673,7 @@ func (r *reader) reaction(e *elem) {
 			r.kineticLaw(l, rx)
 		}
 	}
+	r.stoichiometryMath(e, rx)
 	r.m.Reactions = append(r.m.Reactions, rx)
 	if r.rxByID == nil {
 		r.rxByID = make(map[string]*Reaction)
@@ -690,7 +687,7 @@ func (r *reader) speciesRef(e *elem) *SpeciesReference {
 	if id != "" {
 		r.declare(id, "speciesReference", e.line)
 	}
-	r.checkKids(e, id)
+	r.checkKids(e, id, "stoichiometryMath")
 	sr.Species = r.idRef(e, id, "species")
 	if sr.Species == "" {
 		r.errorf(e.line, "speciesReference", id, "missing species")
