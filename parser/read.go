@@ -166,6 +166,9 @@ func (r *reader) document(s *xmlStream) *Model {
 		return nil
 	}
 	r.ns = root.space
+	if usesComp(root) {
+		return r.compDocument(s, root, level, version) // comp.go
+	}
 	for _, a := range root.attrs {
 		if a.Name.Local == "required" && a.Name.Space != "" && strings.TrimSpace(a.Value) == "true" {
 			r.refuse(root.line, "sbml", "", "required SBML package "+strconv.Quote(pkgName(a.Name.Space)))
