@@ -365,6 +365,7 @@ func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, parent *
 			continue
 		}
 		in.ids[id] = s
+		in.subs[id] = nil // known, in case it cannot be made
 		sdoc, sdef := f.lookup(doc, ref, s.line, depth)
 		if sdef == nil {
 			continue
@@ -454,6 +455,9 @@ func (f *flattener) resolve(in *inst, ref *elem) (*inst, *elem) {
 			if !ok || te.space != compNS || te.local != "submodel" {
 				r.errorf(k.line, "comp:sBaseRef", "", "%s is not a submodel", what)
 				return nil, nil
+			}
+			if sub == nil {
+				return nil, nil // it could not be made: reported
 			}
 			return f.resolve(sub, k)
 		}
@@ -553,9 +557,8 @@ func (f *flattener) subOf(in *inst, ref *elem) *inst {
 	sub, ok := in.subs[s]
 	if !ok {
 		f.r.errorf(ref.line, "comp:"+ref.local, s, "submodel %q does not exist in %s", s, in.name())
-		return nil
 	}
-	return sub
+	return sub // nil after an error, reported
 }
 
 // canon is the global id that the global id g finally stands for, and
@@ -693,6 +696,9 @@ func (f *flattener) copyElem(in *inst, e *elem, bound scopeNames) *elem {
 		for _, l := range e.kids {
 			if l.local == "listOfLocalParameters" || l.local == "listOfParameters" {
 				for _, p := range l.kids {
+					if f.removed[instElem{in, p}] {
+						continue // a deleted local parameter no longer shadows
+					}
 					if id, ok := p.attr("id"); ok {
 						bound[strings.TrimSpace(id)] = true
 					}
@@ -714,7 +720,7 @@ func (f *flattener) copyElem(in *inst, e *elem, bound scopeNames) *elem {
 	}
 	c.segs = append(c.segs, e.segs...)
 	for _, k := range e.kids {
-		if k.space == compNS {
+		if k.space == compNS || f.removed[instElem{in, k}] {
 			continue
 		}
 		if k.space == mathNS && k.local == "math" {
@@ -785,6 +791,16 @@ func (f *flattener) mathNode(in *inst, e *elem, bound scopeNames) *elem {
 		}
 		g, cfs := f.global(in, name)
 		x := xCi(g, e.line)
+		if t := in.ids[name]; t != nil && t.local == "reaction" && isSBMLCore(t.space) && g == in.prefix+name {
+			// A reaction's rate in the submodel's units: the flat rate
+			// times the time factors, divided by the extent factors.
+			// A replaced reaction is its replacement's, converted only
+			// by the replacement's conversion factor (cases 01182, 01183).
+			if len(in.tcf) > 0 {
+				x = xApply("times", append([]*elem{x}, ciList(f.factors(in.tcf), e.line)...)...)
+			}
+			cfs = append(cfs, f.factors(in.xcf)...)
+		}
 		if len(cfs) > 0 {
 			x = xApply("divide", x, product(cfs, e.line))
 		}
