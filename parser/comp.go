@@ -35,9 +35,10 @@ package parser
 //
 // # Refused
 //
-// Replacing or deleting a whole submodel, replacedElement with the
-// deletion attribute, and events in comp models (while events are not
-// supported) are refused by name. unitRef replacements and deletions are
+// Replacing or deleting a whole submodel or a port, and events in comp
+// models (while events are not supported) are refused by name. A
+// replacedElement with the deletion attribute replaces what that
+// deletion deleted. unitRef replacements and deletions are
 // accepted and have no effect (units are not converted). Errors in an
 // external file name that file, and errors in flattened components the
 // line of the component in the file it came from.
@@ -104,10 +105,11 @@ type inst struct {
 	ids      map[string]*elem // local SId -> element
 	metaids  map[string]*elem
 	ports    map[string]*elem
-	subs     map[string]*inst // submodel instances by submodel id
-	tcf, xcf []cref           // time and extent conversion factors, outermost first
-	cf       string           // the definition's model-wide conversionFactor (local id)
-	gone     bool             // a deleted submodel
+	subs     map[string]*inst    // submodel instances by submodel id
+	tcf, xcf []cref              // time and extent conversion factors, outermost first
+	cf       string              // the definition's model-wide conversionFactor (local id)
+	deleted  map[string]instElem // what the submodel's deletions with an id deleted, by that id
+	gone     bool                // a deleted submodel
 }
 
 // cref is an id local to an instance.
@@ -393,6 +395,12 @@ func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, parent *
 				}
 				ti, te := f.resolve(child, d)
 				f.remove(ti, te, d, "deletion")
+				if did, ok := cattr(d, "id"); ok && te != nil {
+					if child.deleted == nil {
+						child.deleted = make(map[string]instElem)
+					}
+					child.deleted[did] = instElem{ti, te}
+				}
 			}
 		}
 	}
@@ -438,9 +446,15 @@ func (f *flattener) resolve(in *inst, ref *elem) (*inst, *elem) {
 		te, what = in.metaids[mid], "metaid "+strconv.Quote(mid)
 	} else if _, ok := cattr(ref, "unitRef"); ok {
 		return nil, nil // units are not converted: nothing to replace
-	} else if _, ok := cattr(ref, "deletion"); ok {
-		r.refuse(ref.line, "comp:"+ref.local, "", "comp replacement of a deletion")
-		return nil, nil
+	} else if d, ok := cattr(ref, "deletion"); ok {
+		// A replacement of what a deletion deleted: the deleted element,
+		// whose references now name the replacement.
+		x, found := in.deleted[d]
+		if !found {
+			r.errorf(ref.line, "comp:"+ref.local, "", "deletion %q does not exist in %s", d, in.name())
+			return nil, nil
+		}
+		return x.in, x.e
 	} else {
 		r.errorf(ref.line, "comp:"+ref.local, "", "reference names nothing (no portRef, idRef, metaIdRef or unitRef)")
 		return nil, nil
