@@ -146,6 +146,7 @@ func (r *reader) compDocument(s *xmlStream, root *elem, level, version int) *Mod
 			r.refuse(root.line, "sbml", "", "required SBML package "+strconv.Quote(pkgName(a.Name.Space)))
 		}
 	}
+	r.noteOptional(root)
 	doc := r.readCompDoc(s, root, r.file)
 	if doc == nil {
 		return nil

@@ -78,6 +78,8 @@ type reader struct {
 	rxByID  map[string]*Reaction
 	depth   int  // conv recursion depth
 	tooDeep bool // the depth error was reported
+
+	optional map[string]bool // namespaces of packages declared required="false" (packages.go)
 }
 
 func (r *reader) errorf(line int, el, id, format string, args ...any) {
@@ -127,7 +129,7 @@ func (r *reader) core(e *elem) bool {
 	if e.space == r.ns {
 		return true
 	}
-	if harmlessPackage(e.space) {
+	if r.ignorable(e.space) {
 		return false
 	}
 	id, _ := e.attr("id")
@@ -174,6 +176,7 @@ func (r *reader) document(s *xmlStream) *Model {
 			r.refuse(root.line, "sbml", "", "required SBML package "+strconv.Quote(pkgName(a.Name.Space)))
 		}
 	}
+	r.noteOptional(root)
 	var m *Model
 	for k := s.next(); k != nil; k = s.next() {
 		switch {
@@ -316,7 +319,7 @@ var (
 // MathML content, and unknown MathML elements. Elements of ignored
 // packages are dropped unread.
 func (r *reader) judge(p, k *elem) kidVerdict {
-	if k.space != r.ns && k.space != mathNS && harmlessPackage(k.space) {
+	if k.space != r.ns && k.space != mathNS && r.ignorable(k.space) {
 		return kidDrop
 	}
 	if p.space == mathNS {
