@@ -59,6 +59,14 @@ const compNS = "http://www.sbml.org/sbml/level3/version1/comp/version1"
 // cycle of model references is reported, not followed.
 const maxCompDepth = 32
 
+// MaxFlatElements bounds the elements of a flattened comp model. Each
+// level of submodels can multiply the model (a definition holding two
+// submodels of one holding two of ...), so a small document could
+// otherwise flatten to an exponentially large one. A document at the
+// MaxBytes limit has a few million elements; the bound allows that much
+// again after flattening.
+const MaxFlatElements = 1 << 22
+
 // usesComp reports whether the root declares the comp namespace.
 func usesComp(root *elem) bool {
 	for _, a := range root.attrs {
@@ -136,6 +144,10 @@ type flattener struct {
 	removed  map[instElem]bool
 	insts    []*inst // parents before their submodels
 	active   map[*elem]bool
+	sizes    map[*elem]int    // elements in a definition's tree
+	total    int              // elements of all instances so far
+	tooBig   bool             // MaxFlatElements was passed (reported)
+	origin   map[*elem]string // file each flat component came from
 }
 
 // compDocument reads a document that uses comp: the whole document as
@@ -157,7 +169,8 @@ func (r *reader) compDocument(s *xmlStream, root *elem, level, version int) *Mod
 		}
 		return nil
 	}
-	f := &flattener{r: r, redirect: make(map[string]redirect), removed: make(map[instElem]bool), active: make(map[*elem]bool)}
+	f := &flattener{r: r, redirect: make(map[string]redirect), removed: make(map[instElem]bool), active: make(map[*elem]bool),
+		sizes: make(map[*elem]int), origin: make(map[*elem]string)}
 	top := f.instantiate(doc, doc.main, "", nil, nil, nil, 0)
 	if len(r.errs) > 0 || top == nil {
 		return nil
@@ -170,7 +183,7 @@ func (r *reader) compDocument(s *xmlStream, root *elem, level, version int) *Mod
 	if cf, ok := flat.attr("conversionFactor"); ok {
 		m.ConversionFactor = strings.TrimSpace(cf)
 	}
-	r.flatModel(flat)
+	r.flatModel(flat, f.origin)
 	if len(r.errs) > 0 {
 		return m
 	}
@@ -248,6 +261,10 @@ func isSBMLCore(space string) bool {
 // folder), or the main model's id.
 func (f *flattener) lookup(doc *compDoc, ref string, line int, depth int) (*compDoc, *elem) {
 	r := f.r
+	if depth > maxCompDepth {
+		r.errorf(line, "comp:externalModelDefinition", ref, "model references nested deeper than %d (a cycle of external model definitions?)", maxCompDepth)
+		return nil, nil
+	}
 	if d, ok := doc.defs[ref]; ok {
 		return doc, d
 	}
@@ -329,6 +346,18 @@ func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, parent *
 	if f.active[def] || depth > maxCompDepth {
 		id, _ := def.attr("id")
 		r.errorf(def.line, "comp:modelDefinition", id, "model instantiates itself through its submodels")
+		return nil
+	}
+	if f.tooBig {
+		return nil
+	}
+	if f.sizes[def] == 0 {
+		f.sizes[def] = treeSize(def)
+	}
+	if f.total += f.sizes[def]; f.total > MaxFlatElements {
+		f.tooBig = true
+		id, _ := def.attr("id")
+		r.errorf(def.line, "comp:modelDefinition", id, "flattened model larger than %d elements (submodels multiply)", MaxFlatElements)
 		return nil
 	}
 	f.active[def] = true
@@ -613,6 +642,9 @@ func (f *flattener) render(top *inst) *elem {
 	flat := &elem{space: f.r.ns, local: "model", line: top.def.line}
 	for _, a := range top.def.attrs {
 		if a.Name.Space == "" {
+			if a.Name.Local == "conversionFactor" {
+				a.Value, _ = f.global(top, strings.TrimSpace(a.Value))
+			}
 			flat.attrs = append(flat.attrs, a)
 		}
 	}
@@ -641,7 +673,9 @@ func (f *flattener) render(top *inst) *elem {
 				if f.removed[instElem{in, c}] {
 					continue
 				}
-				dst.kids = append(dst.kids, f.copyElem(in, c, nil))
+				cp := f.copyElem(in, c, nil)
+				f.origin[cp] = in.doc.file
+				dst.kids = append(dst.kids, cp)
 			}
 		}
 	}
@@ -826,12 +860,28 @@ func (f *flattener) mathNode(in *inst, e *elem, bound scopeNames) *elem {
 			return xApply("divide", e, product(f.factors(in.tcf), e.line))
 		}
 		return e
-	case e.local == "apply" && len(e.kids) > 0 && e.kids[0].local == "csymbol":
+	case e.local == "apply" && len(e.kids) == 2 && e.kids[0].local == "csymbol" && e.kids[1].local == "ci":
 		url, _ := e.kids[0].attr("definitionURL")
-		if strings.TrimSpace(url) == symbolsURL+"rateOf" && len(in.tcf) > 0 {
-			inner := f.copyMath(in, e, bound, nil)
-			return xApply("times", append([]*elem{inner}, ciList(f.factors(in.tcf), e.line)...)...)
+		if strings.TrimSpace(url) != symbolsURL+"rateOf" {
+			break
 		}
+		// rateOf names its target, never an expression: a replaced
+		// target's conversion factors (constants) divide the rate, and
+		// the submodel's time runs slower by its time factors.
+		name := e.kids[1].text()
+		if bound[name] {
+			return e
+		}
+		g, cfs := f.global(in, name)
+		x := &elem{space: e.space, local: e.local, attrs: e.attrs, line: e.line,
+			kids: []*elem{e.kids[0], xCi(g, e.kids[1].line)}, segs: []string{"", "", ""}}
+		if len(in.tcf) > 0 {
+			x = xApply("times", append([]*elem{x}, ciList(f.factors(in.tcf), e.line)...)...)
+		}
+		if len(cfs) > 0 {
+			x = xApply("divide", x, product(cfs, e.line))
+		}
+		return x
 	}
 	if len(e.kids) == 0 {
 		return e
@@ -869,9 +919,18 @@ func product(ids []string, line int) *elem {
 
 // flatModel reads the components of the flat model, as model reads those
 // of a streamed one.
-func (r *reader) flatModel(flat *elem) {
+func (r *reader) flatModel(flat *elem, origin map[*elem]string) {
+	main := r.file
+	defer func() { r.file = main }()
 	each := func(l *elem, want string, f func(*elem)) {
 		for _, e := range l.kids {
+			// Errors found while reading a component name the file it
+			// came from (an external model definition's); errors found
+			// later, once all are read, name the main file.
+			r.file = main
+			if o := origin[e]; o != "" {
+				r.file = o
+			}
 			if want != "" && e.local != want {
 				id, _ := e.attr("id")
 				r.errorf(e.line, e.local, id, "unexpected element in <%s>", l.local)
@@ -909,4 +968,12 @@ func (r *reader) flatModel(flat *elem) {
 			r.errorf(l.line, l.local, "", "unknown element in <model>")
 		}
 	}
+}
+
+func treeSize(e *elem) int {
+	n := 1
+	for _, k := range e.kids {
+		n += treeSize(k)
+	}
+	return n
 }

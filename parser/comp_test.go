@@ -201,3 +201,71 @@ func TestOptionalPackage(t *testing.T) {
 		t.Errorf("states %s", got)
 	}
 }
+
+// TestCompTimeRateOf: in a submodel whose time runs 4 times slower,
+// a rate rule p' = 1 becomes p' = 1/4 in model time, and rateOf(p) in
+// the submodel still reads 1 (its own time units).
+func TestCompTimeRateOf(t *testing.T) {
+	doc := compRoot + `<model id="top">
+<listOfParameters><parameter id="tc" value="4" constant="true"/></listOfParameters>
+<comp:listOfSubmodels><comp:submodel comp:id="A" comp:modelRef="d" comp:timeConversionFactor="tc"/></comp:listOfSubmodels></model>
+<comp:listOfModelDefinitions><comp:modelDefinition id="d">
+<listOfParameters><parameter id="p" value="0" constant="false"/><parameter id="q" constant="false"/></listOfParameters>
+<listOfRules><rateRule variable="p">` + ma(cn("1")) + `</rateRule>
+<assignmentRule variable="q">` + ma(rateOfCi("p")) + `</assignmentRule></listOfRules>
+</comp:modelDefinition></comp:listOfModelDefinitions></sbml>`
+	p := evalAt(lowerDoc(t, doc, nil), 1, nil)
+	if !near(p.f[0], 0.25) || !near(p.out["A__q"], 1) {
+		t.Errorf("A__p' = %v, A__q = %v; want 0.25, 1", p.f[0], p.out["A__q"])
+	}
+}
+
+// TestCompBlowUp: definitions that each hold two submodels of the next
+// flatten to 2^n copies; past MaxFlatElements that is an error, not a
+// run out of memory.
+func TestCompBlowUp(t *testing.T) {
+	var defs strings.Builder
+	const n = 30
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&defs, `<comp:modelDefinition id="d%d"><listOfParameters><parameter id="x" value="1" constant="true"/></listOfParameters>
+<comp:listOfSubmodels><comp:submodel comp:id="a" comp:modelRef="d%d"/><comp:submodel comp:id="b" comp:modelRef="d%d"/></comp:listOfSubmodels></comp:modelDefinition>
+`, i, i+1, i+1)
+	}
+	fmt.Fprintf(&defs, `<comp:modelDefinition id="d%d"><listOfParameters><parameter id="x" value="1" constant="true"/></listOfParameters></comp:modelDefinition>`, n)
+	doc := compRoot + `<model id="top"><comp:listOfSubmodels><comp:submodel comp:id="s" comp:modelRef="d0"/></comp:listOfSubmodels></model>
+<comp:listOfModelDefinitions>` + defs.String() + `</comp:listOfModelDefinitions></sbml>`
+	_, err := Read(strings.NewReader(doc), "big.xml")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("flattened model larger than %d elements", MaxFlatElements)) {
+		t.Errorf("got %v, want the flattened size limit", err)
+	}
+}
+
+// TestCompExternalErrors: an error in an external model definition's
+// file names that file; a missing file is an error at the
+// externalModelDefinition.
+func TestCompExternalErrors(t *testing.T) {
+	dir := t.TempDir()
+	ext := compRoot + `<model id="lib">
+<listOfParameters><parameter id="x" value="1.2.3" constant="true"/></listOfParameters></model></sbml>`
+	if err := os.WriteFile(filepath.Join(dir, "lib.xml"), []byte(ext), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"lib.xml", filepath.Join(dir, "lib.xml") + `:4: parameter "A__x": attribute value: `},
+		{"none.xml", filepath.Join(dir, "main.xml") + `:5: comp:externalModelDefinition "X": open `},
+	} {
+		main := compRoot + `<model id="top">
+<comp:listOfSubmodels><comp:submodel comp:id="A" comp:modelRef="X"/></comp:listOfSubmodels></model>
+<comp:listOfExternalModelDefinitions><comp:externalModelDefinition comp:id="X" comp:source="` + c.src + `"/></comp:listOfExternalModelDefinitions>
+</sbml>`
+		path := filepath.Join(dir, "main.xml")
+		if err := os.WriteFile(path, []byte(main), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFile(path)
+		var list ErrorList
+		if !errors.As(err, &list) || !strings.HasPrefix(list[0].Error(), c.want) {
+			t.Errorf("source %s: got %v, want %s...", c.src, err, c.want)
+		}
+	}
+}
