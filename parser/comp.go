@@ -171,6 +171,10 @@ func (r *reader) compDocument(s *xmlStream, root *elem, level, version int) *Mod
 	}
 	f := &flattener{r: r, redirect: make(map[string]redirect), removed: make(map[instElem]bool), active: make(map[*elem]bool),
 		sizes: make(map[*elem]int), origin: make(map[*elem]string)}
+	if n := f.expandedSize(doc, doc.main, 0, make(map[*elem]float64)); n > MaxFlatElements {
+		r.errorf(doc.main.line, "model", idOf(doc.main), "flattened model larger than %d elements (submodels multiply: about %.3g)", MaxFlatElements, n)
+		return nil
+	}
 	top := f.instantiate(doc, doc.main, "", nil, nil, nil, 0)
 	if len(r.errs) > 0 || top == nil {
 		return nil
@@ -975,5 +979,34 @@ func treeSize(e *elem) int {
 	for _, k := range e.kids {
 		n += treeSize(k)
 	}
+	return n
+}
+
+// expandedSize is the number of elements def flattens to, computed on
+// the definitions (memoised) before any instance is made. A cycle of
+// definitions counts once here; instantiate reports it.
+func (f *flattener) expandedSize(doc *compDoc, def *elem, depth int, memo map[*elem]float64) float64 {
+	if n, ok := memo[def]; ok {
+		return n
+	}
+	memo[def] = 0 // a cycle adds nothing
+	n := float64(treeSize(def))
+	if depth <= maxCompDepth {
+		for _, l := range def.kids {
+			if l.space != compNS || l.local != "listOfSubmodels" {
+				continue
+			}
+			for _, s := range l.kids {
+				ref, _ := cattr(s, "modelRef")
+				if ref == "" {
+					continue
+				}
+				if sdoc, sdef := f.lookup(doc, ref, s.line, depth); sdef != nil {
+					n += f.expandedSize(sdoc, sdef, depth+1, memo)
+				}
+			}
+		}
+	}
+	memo[def] = n
 	return n
 }
