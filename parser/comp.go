@@ -284,14 +284,14 @@ func (f *flattener) lookup(doc *compDoc, ref string, line int, depth int) (*comp
 	}
 	src, _ := cattr(x, "source")
 	src = strings.TrimPrefix(src, "file:")
-	if src == "" || strings.Contains(src, "://") {
-		r.errorf(x.line, "comp:externalModelDefinition", ref, "source %q is not a file name", src)
+	// Only files beside the document (or below its folder) are read: a
+	// model must not make the reader open arbitrary paths.
+	if src == "" || strings.Contains(src, "://") || filepath.IsAbs(src) || strings.HasPrefix(src, "/") ||
+		!filepath.IsLocal(filepath.FromSlash(src)) {
+		r.errorf(x.line, "comp:externalModelDefinition", ref, "source %q is not a file in the document's folder", src)
 		return nil, nil
 	}
-	path := src
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(doc.dir, src)
-	}
+	path := filepath.Join(doc.dir, filepath.FromSlash(src))
 	ext, ok := doc.loaded[path]
 	if !ok {
 		if depth >= maxCompDepth {

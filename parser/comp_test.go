@@ -253,6 +253,8 @@ func TestCompExternalErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"lib.xml", filepath.Join(dir, "lib.xml") + `:4: parameter "A__x": attribute value: `},
 		{"none.xml", filepath.Join(dir, "main.xml") + `:5: comp:externalModelDefinition "X": open `},
+		{"../lib.xml", filepath.Join(dir, "main.xml") + `:5: comp:externalModelDefinition "X": source "../lib.xml" is not a file in the document's folder`},
+		{"/etc/passwd", filepath.Join(dir, "main.xml") + `:5: comp:externalModelDefinition "X": source "/etc/passwd" is not a file in the document's folder`},
 	} {
 		main := compRoot + `<model id="top">
 <comp:listOfSubmodels><comp:submodel comp:id="A" comp:modelRef="X"/></comp:listOfSubmodels></model>
