@@ -2,7 +2,7 @@
 # runs (see .ci/run).
 GO ?= go
 
-.PHONY: test generate check testsuite bench bench-ode fuzz cvodes demo slurm-test
+.PHONY: test generate check testsuite bench bench-ode fuzz cvodes demo petab-check slurm-test
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
@@ -30,9 +30,18 @@ testsuite:
 cvodes:
 	bash scripts/install-sundials.sh
 
-# The paper's experiments side by side with FS and CVODES.
+# The PEtab benchmark collection's accuracy checks in full (issue #11):
+# gradients of FS, PBSR and Exp against finite differences on every
+# problem with at most 100 states, and the per-problem differences from
+# the collection's simulation tables. `make test` runs the cheap subset of
+# the gradient check. Tens of minutes on 2 cores.
+petab-check:
+	PBGEN_LONG=1 $(GO) test ./petab -run 'BenchmarkGradients|BenchmarkSimulationTable' -count=1 -v -timeout 3h
+
+# The paper's experiments and the PEtab benchmark collection's problems
+# (-petab, in $(SHARED)/petab-benchmark) side by side with FS and CVODES.
 bench: cvodes
-	$(GO) run -tags cvodes ./cmd/pbbench -o results
+	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes ./cmd/pbbench -o results -petab
 
 # Work-precision table of the integrators on the stiff reference problems.
 bench-ode:

@@ -85,8 +85,8 @@ type generator struct {
 // function of sys and opt. It returns an error if sys is malformed (unknown
 // symbols, initial values depending on states or time, unsorted or
 // out-of-range Jacobian entries), if the package name is not a valid
-// identifier, or if the generated source does not parse (with the
-// line-numbered source in the message).
+// identifier, if sys has events (ErrEvents), or if the generated source
+// does not parse (with the line-numbered source in the message).
 func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
 	g, err := newGenerator(sys, opt)
 	if err != nil {
@@ -100,6 +100,9 @@ func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
 func newGenerator(sys *symbolic.System, opt *Options) (*generator, error) {
 	if sys == nil || sys.ODE == nil {
 		return nil, fmt.Errorf("codegen: nil system")
+	}
+	if err := checkEvents(sys); err != nil {
+		return nil, err
 	}
 	g := withDefaults(sys, opt)
 	if !token.IsIdentifier(g.pkg) || g.pkg == "_" {

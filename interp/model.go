@@ -14,6 +14,17 @@
 // piecewise takes the value of its first true condition, factorial(x) is
 // math.Gamma(x+1), sec(x) is 1/cos(x), asec(x) is acos(1/x).
 //
+// # Events
+//
+// New refuses a system with events: the integrators and sensitivity
+// solvers that take a model.Model do not know them and would simulate
+// another model. NewWithEvents compiles them too (triggers, their root
+// functions, delays, priorities and assigned values) into a Model that
+// implements model.Events, for runtime/events.Solve, and
+// model.EventDerivs (their first derivatives, formed symbolically once).
+// A derivative that cannot be formed (a factorial of a variable) makes
+// NewWithEvents fail, as symbolic.Build fails for such a rate.
+//
 // # Observables
 //
 // NewObserved compiles a System together with observables h(t, x, p, u)
@@ -54,6 +65,7 @@ type Model struct {
 	x0p, out   *symbolic.Compiled
 	nscratch   int
 	pool       sync.Pool // *scratch
+	ev         *evProg   // events (model.Events), nil when there are none
 }
 
 // scratch is one evaluation's working memory: the slots of a Compiled
@@ -70,7 +82,34 @@ var _ model.Model = (*Model)(nil)
 // not its states, parameters or time, if the initial values depend on
 // states or time, or if the Jacobian entries are not sorted and in range.
 // Systems from symbolic.Build satisfy all of this.
+//
+// A system with events is refused (an error saying events are "not
+// supported" here): the integrators and sensitivity solvers that take a
+// model.Model would step over the events and simulate another model.
+// Callers that handle events use NewWithEvents.
 func New(sys *symbolic.System) (*Model, error) {
+	if sys != nil && sys.ODE != nil && len(sys.ODE.Events) > 0 {
+		e := sys.ODE.Events[0]
+		return nil, fmt.Errorf("interp: model %q: event %q: events are not supported by this path (the model has %d; runtime/events.Solve simulates them)", sys.ODE.Name, e.Name, len(sys.ODE.Events))
+	}
+	return newModel(sys)
+}
+
+// NewWithEvents compiles sys as New does, events included: the model
+// implements model.Events (with no events when sys has none), for
+// runtime/events.Solve.
+func NewWithEvents(sys *symbolic.System) (*Model, error) {
+	m, err := newModel(sys)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.compileEvents(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func newModel(sys *symbolic.System) (*Model, error) {
 	if sys == nil || sys.ODE == nil {
 		return nil, fmt.Errorf("interp: nil system")
 	}

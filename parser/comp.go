@@ -35,8 +35,9 @@ package parser
 //
 // # Refused
 //
-// Replacing or deleting a whole submodel or a port, and events in comp
-// models (while events are not supported) are refused by name. A
+// Event delays are multiplied by the time factors (their triggers and
+// assignments see the converted time and values like other math).
+// Replacing or deleting a whole submodel or a port is refused by name. A
 // replacedElement with the deletion attribute replaces what that
 // deletion deleted. unitRef replacements and deletions are
 // accepted and have no effect (units are not converted). Errors in an
@@ -770,6 +771,10 @@ func (f *flattener) copyElem(in *inst, e *elem, bound scopeNames) *elem {
 		div = append(div, f.factors(in.tcf)...)
 	case "rateRule":
 		div = append(div, f.factors(in.tcf)...)
+	case "delay": // an event's delay, in the submodel's time units
+		if isSBMLCore(e.space) {
+			mul = append(mul, f.factors(in.tcf)...)
+		}
 	}
 	c.segs = append(c.segs, e.segs...)
 	for _, k := range e.kids {
@@ -964,10 +969,7 @@ func (r *reader) flatModel(flat *elem, origin map[*elem]string) {
 		case "listOfReactions":
 			each(l, "reaction", r.reaction)
 		case "listOfEvents":
-			for _, e := range l.kids {
-				id, _ := e.attr("id")
-				r.refuse(e.line, e.local, id, "event")
-			}
+			each(l, "event", r.event)
 		default:
 			r.errorf(l.line, l.local, "", "unknown element in <model>")
 		}

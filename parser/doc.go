@@ -80,12 +80,12 @@
 //
 // # Refused constructs
 //
-// Events, algebraic rules, fast reactions, csymbol delay, other MathML
-// elements, SBML Level 1 and every package other than comp, layout,
-// render and those declared required="false" (a required package is
-// refused even when no element of it appears) are refused with an error
-// that says "... is not supported" and names the element, its id and its
-// line.
+// Events unless Options.Events is set (see below), algebraic rules, fast
+// reactions, csymbol delay, other MathML elements, SBML Level 1 and every
+// package other than comp, layout, render and those declared
+// required="false" (a required package is refused even when no element of
+// it appears) are refused with an error that says "... is not supported"
+// and names the element, its id and its line.
 //
 // # Errors
 //
@@ -185,6 +185,31 @@
 // whose initial value is not finite at the default parameters (division
 // by zero, an undefined value) is an error. An L2 compartment without a
 // size has size 1 (as an L1 volume), except in 0 dimensions.
+//
+// # Lowering: events
+//
+// Events are read whole (trigger with initialValue and persistent,
+// delay, priority, useValuesFromTriggerTime, event assignments; Level 2
+// events read as initialValue and persistent true). ODE lowers them into
+// ODE.Events in document order, named by id or "event#k" (k from 1),
+// only when Options.Events is set; otherwise it refuses each event ("event
+// is not supported"), since a caller that does not simulate them
+// (runtime/ode or runtime/sens alone) would silently simulate another
+// model.
+// Every variable an event assigns becomes a state (rate 0 unless
+// reactions or a rate rule change it), and a compartment an event
+// resizes counts as varying, so the species inside have amounts as
+// states: an event that resizes a compartment leaves amounts unchanged
+// and concentrations follow. Trigger, delay, priority and assigned values
+// are expressions of (t, x, p) with rules substituted, like the rates; a
+// value assigned to a species is in its units in math and is converted to
+// the state's units with the compartment size before the event (every
+// assignment of one event sees the values before it). A species whose
+// state is a concentration (a rate rule sets it) in a compartment the
+// event resizes is rescaled so that its amount is kept. An L3v2 trigger
+// without math never fires; an assignment without math does nothing.
+// Event assignments to constants, to variables set by assignment rules,
+// or twice in one event are errors.
 //
 // # Lowering: outputs
 //

@@ -42,8 +42,26 @@ func TestErrors(t *testing.T) {
 		name, doc, marker, want string
 		lower                   bool // the error appears in ODE, not Read
 	}{
-		{name: "event", doc: l3(basics + `<listOfEvents>
-<event id="E1" useValuesFromTriggerTime="true"/></listOfEvents>`), marker: `<event id`, want: `event "E1": event is not supported`},
+		{name: "event assigns a constant", doc: l3(basics + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
+<trigger initialValue="true" persistent="true">` + ma(`<true/>`) + `</trigger><listOfEventAssignments>
+<eventAssignment variable="k">` + ma(`<cn>2</cn>`) + `</eventAssignment></listOfEventAssignments></event></listOfEvents>`),
+			marker: `<eventAssignment`, want: `eventAssignment "E1": assignment to the constant parameter "k"`},
+		{name: "event assigns an unknown id", doc: l3(basics + `<listOfEvents><event useValuesFromTriggerTime="true">
+<trigger initialValue="true" persistent="true">` + ma(`<true/>`) + `</trigger><listOfEventAssignments>
+<eventAssignment variable="Q">` + ma(`<cn>2</cn>`) + `</eventAssignment></listOfEventAssignments></event></listOfEvents>`),
+			marker: `<eventAssignment`, want: `eventAssignment "event#1": variable "Q" does not exist`},
+		{name: "trigger flags", doc: l3(basics + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
+<trigger persistent="true">` + ma(`<true/>`) + `</trigger></event></listOfEvents>`),
+			marker: `<trigger`, want: `event "E1": trigger has no initialValue (required in Level 3)`},
+		{name: "trigger math", doc: l3(basics + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
+<trigger initialValue="true" persistent="true">` + ma("\n<apply><gt/><ci>Q</ci><cn>1</cn></apply>") + `</trigger></event></listOfEvents>`),
+			marker: `<apply><gt/><ci>Q`, want: `event "E1": unknown identifier "Q"`},
+		{name: "event id as a value", doc: l3(basics + law("\n<ci>E1</ci>") + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
+<trigger initialValue="true" persistent="true">` + ma(`<true/>`) + `</trigger></event></listOfEvents>`),
+			marker: `<ci>E1`, want: `reaction "R": event "E1" used as a value`},
+		{name: "delay in an event", doc: l3(basics + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
+<trigger initialValue="true" persistent="true">` + ma("\n<apply>"+csym("delay")+"<ci>S</ci><cn>1</cn></apply>") + `</trigger></event></listOfEvents>`),
+			marker: `<csymbol`, want: `event "E1": csymbol delay is not supported`},
 		{name: "algebraic rule", doc: l3(basics + `<listOfRules>
 <algebraicRule>` + ma(`<ci>k</ci>`) + `</algebraicRule></listOfRules>`), marker: `<algebraicRule`, want: `algebraicRule: algebraic rule is not supported`},
 		{name: "fast reaction", doc: l3(basics + `<listOfReactions>

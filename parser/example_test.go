@@ -58,7 +58,7 @@ func Example() {
 	_, err = parser.Read(strings.NewReader(strings.Replace(doc, `reversible="false"`, `reversible="false" fast="true"`, 1)), "decay.xml")
 	fmt.Println(err)
 	// Output:
-	// {Species:2 Parameters:1 Compartments:1 Reactions:1 AssignmentRules:0 RateRules:0 InitialAssignments:0 FunctionDefinitions:0 LocalParameters:0}
+	// {Species:2 Parameters:1 Compartments:1 Reactions:1 AssignmentRules:0 RateRules:0 InitialAssignments:0 FunctionDefinitions:0 LocalParameters:0 Events:0}
 	// state A concentration
 	// state B concentration
 	// param k 0.5

@@ -26,6 +26,12 @@ type Options struct {
 	// math (concentration unless hasOnlySubstanceUnits). x0 then depends
 	// on p.
 	SensInitials bool
+	// Events lowers the model's events into ODE.Events. Without it a
+	// model with events is refused ("event is not supported", at each
+	// event's line): a caller that integrates with runtime/ode or
+	// runtime/sens alone would step over them and simulate another
+	// model. Callers that simulate with runtime/events set it.
+	Events bool
 }
 
 // Variable kinds, in the order their states are listed.
@@ -60,6 +66,7 @@ type variable struct {
 	reacting      bool      // species: changed by reactions
 	compVarying   bool      // species: compartment has a rule
 	isState       bool
+	evTarget      bool           // an event assignment sets it: a state (rate 0 unless reactions or a rate rule change it)
 	stateIsAmount bool           // species state: amount (else the value in math)
 	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
@@ -126,6 +133,14 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		valState:  make(map[*variable]uint8),
 		undef:     make(map[*variable]string),
 	}
+	if !opt.Events {
+		for k, ev := range m.Events {
+			l.errs.add(m.File, ev.Line, "event", ev.label(k), "event is not supported")
+		}
+		if err := l.errs.Err(); err != nil {
+			return nil, err
+		}
+	}
 	l.collect()
 	params := l.sensParams(opt)
 	if err := l.errs.Err(); err != nil {
@@ -138,6 +153,7 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 	if err := m.B.Bounded(MaxExprSize, func() {
 		l.states(ode)
 		l.outputs(ode)
+		l.events(ode)
 	}); err != nil {
 		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
 		return nil, l.errs.Err()
@@ -207,6 +223,14 @@ func (l *lowering) collect() {
 			v.ar = ru.Math
 		}
 	}
+	for _, ev := range m.Events {
+		for _, a := range ev.Assignments {
+			if v := l.vars[a.Variable]; v != nil {
+				v.evTarget = true
+				v.isState = true
+			}
+		}
+	}
 	l.uses = make(map[*variable][]speciesUse)
 	for _, rx := range m.Reactions {
 		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
@@ -229,12 +253,14 @@ func (l *lowering) collect() {
 			dims = 3
 		}
 		v.valueIsAmount = s.HasOnlySubstanceUnits || dims == 0
-		v.compVarying = v.comp.ar != nil || v.comp.rr != nil
+		// A compartment an event resizes varies too: the amounts of its
+		// species are what an event leaves unchanged.
+		v.compVarying = v.comp.ar != nil || v.comp.rr != nil || v.comp.evTarget
 		v.reacting = v.reacting && !s.BoundaryCondition && !s.Constant
 		switch {
 		case v.rr != nil:
 			v.stateIsAmount = v.valueIsAmount
-		case v.reacting:
+		case v.reacting || v.evTarget:
 			v.isState = true
 			v.stateIsAmount = v.valueIsAmount || v.compVarying
 		}
@@ -673,6 +699,8 @@ func (l *lowering) states(ode *symbolic.ODE) {
 				l.reportUndef(v, "rate rule", v)
 				continue
 			}
+		} else if v.kind != vSpecies || !v.reacting {
+			st.Rate = b.Const(0) // only events change it (a boundary or unreacting species, a parameter)
 		} else {
 			st.Rate = l.reactionRate(v)
 			if st.Rate == nil {
@@ -773,6 +801,18 @@ func (l *lowering) checkClosed(ode *symbolic.ODE) {
 	}
 	for _, o := range ode.Outputs {
 		exprs = append(exprs, o.Expr)
+	}
+	for _, e := range ode.Events {
+		exprs = append(exprs, e.Trigger)
+		if e.Delay != nil {
+			exprs = append(exprs, e.Delay)
+		}
+		if e.Priority != nil {
+			exprs = append(exprs, e.Priority)
+		}
+		for _, a := range e.Assign {
+			exprs = append(exprs, a.Value)
+		}
 	}
 	seen := make(map[*symbolic.Node]bool)
 	var walk func(*symbolic.Node)

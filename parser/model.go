@@ -25,6 +25,7 @@ type Model struct {
 	Reactions           []*Reaction
 	InitialAssignments  []*InitialAssignment
 	Rules               []*Rule
+	Events              []*Event
 
 	B *symbolic.Builder // owns every node of the model's math and of the ODEs lowered from it
 
@@ -138,6 +139,7 @@ type Summary struct {
 	AssignmentRules, RateRules, InitialAssignments int
 	FunctionDefinitions                            int
 	LocalParameters                                int
+	Events                                         int
 }
 
 // Summary counts the model's components.
@@ -149,6 +151,7 @@ func (m *Model) Summary() Summary {
 		Reactions:           len(m.Reactions),
 		InitialAssignments:  len(m.InitialAssignments),
 		FunctionDefinitions: len(m.FunctionDefinitions),
+		Events:              len(m.Events),
 	}
 	for _, r := range m.Rules {
 		if r.Kind == RateRule {

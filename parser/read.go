@@ -249,13 +249,7 @@ func (r *reader) model(s *xmlStream) {
 		case "listOfReactions":
 			r.list(s, l, "reaction", r.reaction)
 		case "listOfEvents":
-			for e := s.next(); e != nil; e = s.next() {
-				if r.core(e) {
-					id, _ := e.attr("id")
-					r.refuse(e.line, e.local, id, "event")
-				}
-				s.skip()
-			}
+			r.list(s, l, "event", r.event)
 		default:
 			r.errorf(l.line, l.local, "", "unknown element in <model>")
 			s.skip()
@@ -285,9 +279,8 @@ func (r *reader) list(s *xmlStream, l *elem, want string, f func(*elem)) {
 }
 
 // sbmlKids lists the SBML children of the elements read whole that may
-// be valid; listItems the one
-// child name of the lists inside them. Elements not listed (events,
-// which are refused whole) accept anything.
+// be valid; listItems the one child name of the lists inside them.
+// Elements not listed accept anything.
 var (
 	sbmlKids = map[string][]string{
 		"functionDefinition": nil, "compartment": nil, "species": nil, "parameter": nil, "localParameter": nil,
@@ -296,15 +289,18 @@ var (
 		"speciesReference": {"stoichiometryMath"}, "modifierSpeciesReference": nil,
 		"kineticLaw":        {"listOfParameters", "listOfLocalParameters"},
 		"stoichiometryMath": nil,
+		"event":             {"trigger", "delay", "priority", "listOfEventAssignments"},
+		"trigger":           nil, "delay": nil, "priority": nil, "eventAssignment": nil,
 	}
 	listItems = map[string]string{
 		"listOfReactants": "speciesReference", "listOfProducts": "speciesReference",
 		"listOfModifiers": "modifierSpeciesReference", "listOfParameters": "parameter",
-		"listOfLocalParameters": "localParameter",
+		"listOfLocalParameters": "localParameter", "listOfEventAssignments": "eventAssignment",
 	}
 	takesMath = map[string]bool{
 		"functionDefinition": true, "initialAssignment": true, "assignmentRule": true, "rateRule": true,
 		"algebraicRule": true, "kineticLaw": true, "stoichiometryMath": true,
+		"trigger": true, "delay": true, "priority": true, "eventAssignment": true,
 	}
 	mathSyntax = map[string]bool{
 		"cn": true, "ci": true, "csymbol": true, "apply": true, "piecewise": true, "piece": true,
@@ -866,6 +862,9 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 			return r.nan()
 		case e.kind == "functionDefinition":
 			r.errorf(n.line, sc.el, sc.id, "function %q used as a value", n.name)
+			return r.nan()
+		case e.kind == "event":
+			r.errorf(n.line, sc.el, sc.id, "event %q used as a value", n.name)
 			return r.nan()
 		}
 		return b.Sym(n.name, symbolic.KindOther)

@@ -92,7 +92,7 @@ func TestSuite(t *testing.T) {
 		for i, file := range files {
 			m, err := ReadFile(file)
 			if err == nil {
-				_, err = m.ODE(&Options{SensCompartments: true, SensInitials: true})
+				_, err = m.ODE(&Options{SensCompartments: true, SensInitials: true, Events: true})
 			}
 			if c.core {
 				if i == 0 {

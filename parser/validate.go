@@ -3,7 +3,7 @@ package parser
 // validate checks the references between components once all are read.
 func (r *reader) validate() {
 	m := r.m
-	if len(m.Compartments)+len(m.Species)+len(m.Parameters)+len(m.Reactions) == 0 {
+	if len(m.Compartments)+len(m.Species)+len(m.Parameters)+len(m.Reactions)+len(m.Events) == 0 {
 		r.errorf(m.Line, "model", m.ID, "model is empty")
 	}
 	isKind := func(id, kind string) bool { return r.ids[id].kind == kind && id != "" }
@@ -102,4 +102,11 @@ func (r *reader) validate() {
 			r.errorf(ru.Line, el, ru.Variable, "species is changed by reactions and by a rule")
 		}
 	}
+	byRule := make(map[string]bool)
+	for _, ru := range m.Rules {
+		if ru.Kind == AssignmentRule {
+			byRule[ru.Variable] = true
+		}
+	}
+	r.validateEvents(constant, byRule)
 }

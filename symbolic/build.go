@@ -11,6 +11,10 @@ import (
 // X0p = dX0/dp, each sorted by (Row, Col) without structural zeros (an
 // entry whose simplified derivative is the constant 0 is left out).
 //
+// Events are checked like outputs (time, states and parameters only;
+// assignment targets are states, once per event) and passed on in
+// sys.ODE.Events; their derivatives are not formed here.
+//
 // It returns an error, naming the offending state or parameter, if ode
 // has no Builder, a name is empty or used twice (states and parameters share one
 // namespace; outputs have their own), a Rate, Init or output Expr is nil or comes
@@ -158,6 +162,14 @@ func Build(ode *ODE) (*System, error) {
 		if _, _, err := check("expression", o.Name, o.Expr, false, outNodes); err != nil {
 			return nil, err
 		}
+	}
+
+	evNodes := make(map[*Node]bool)
+	if err := checkEvents(ode, func(what, name string, n *Node) error {
+		_, _, err := check(what, name, n, false, evNodes)
+		return err
+	}); err != nil {
+		return nil, err
 	}
 
 	var err error

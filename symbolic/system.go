@@ -12,6 +12,7 @@ type ODE struct {
 	States  []State  // in state order
 	Params  []Param  // sensitivity parameters, in order
 	Outputs []Output // extra observables (e.g. assignment-rule species), optional
+	Events  []Event  // discrete changes of the state, in document order, optional
 }
 
 // State is one state variable: dx/dt = Rate, x(t0) = Init.

@@ -4,6 +4,10 @@
 // lowers each case with pbgen's reader, simulates it, and compares the
 // requested variables with the expected results by the suite's criterion
 // |expected - actual| <= absolute + relative * |expected| at every time.
+//
+// Models with events are lowered with parser.Options.Events and
+// simulated with runtime/events (interp.NewWithEvents); the generated
+// path refuses them (codegen.ErrEvents) and counts them as skipped.
 package testsuite
 
 import (

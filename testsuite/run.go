@@ -8,6 +8,7 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/symbolic"
@@ -80,13 +81,13 @@ func Run(c *Case, opt *Options) Outcome {
 }
 
 // Lower reads, lowers and differentiates an SBML file with the default
-// options.
+// options, events included (Simulate handles them).
 func Lower(path string) (*symbolic.System, error) {
 	m, err := parser.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.ODE(nil)
+	o, err := m.ODE(&parser.Options{Events: true})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func Lower(path string) (*symbolic.System, error) {
 // Simulate integrates the interpreted model of sys and evaluates its
 // outputs (states included) at ts.
 func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, error) {
-	m, err := interp.New(sys)
+	m, err := interp.NewWithEvents(sys)
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +115,9 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 	x0 := make([]float64, nx)
 	m.InitialState(x0, p)
 	rtol, atol := opt.tolerances()
-	s := ode.NewSolver(m, &ode.Settings{RTol: rtol, ATol: atol, MaxSteps: 1000000})
-	var tr ode.Trajectory
-	if err := s.Integrate(&tr, p, x0, ts[0], ts); err != nil {
+	oset := &ode.Settings{RTol: rtol, ATol: atol, MaxSteps: 1000000}
+	xAt, err := integrate(m, oset, p, x0, ts)
+	if err != nil {
 		return nil, err
 	}
 	obs, _ := m.(model.Observer)
@@ -127,7 +128,7 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 		nout = len(obs.Outputs())
 	}
 	for k, t := range ts {
-		x := tr.XAt(tr.Out[k])
+		x := xAt(k)
 		row := make([]float64, nx+nout)
 		copy(row, x)
 		if obs != nil {
@@ -136,6 +137,25 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 		sim.Values = append(sim.Values, row)
 	}
 	return sim, nil
+}
+
+// integrate solves the state at ts: through runtime/events when m has
+// events, else with one ode integration landing on every output time.
+// It returns the state at output k.
+func integrate(m model.Model, oset *ode.Settings, p, x0, ts []float64) (func(k int) []float64, error) {
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		r, err := events.Solve(m, p, x0, ts, &events.Settings{ODE: oset})
+		if err != nil {
+			return nil, err
+		}
+		return r.XAt, nil
+	}
+	s := ode.NewSolver(m, oset)
+	var tr ode.Trajectory
+	if err := s.Integrate(&tr, p, x0, ts[0], ts); err != nil {
+		return nil, err
+	}
+	return func(k int) []float64 { return tr.XAt(tr.Out[k]) }, nil
 }
 
 // column finds the simulated column for a requested variable, honouring

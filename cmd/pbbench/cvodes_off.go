@@ -2,7 +2,16 @@
 
 package main
 
+import (
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
 const haveCVODES = false
+
+// cvodesObjectiveSolver is nil without CVODES: no CVODES FS column.
+var cvodesObjectiveSolver func(model.Model, *sens.Options) (objective.Solver, error)
 
 func cvodesSolvers(spec *modelSpec, p []float64) []*solver { return nil }
 

@@ -11,6 +11,9 @@ import (
 
 const haveCVODES = true
 
+// cvodesObjectiveSolver runs the PEtab objectives' solves on CVODES FS.
+var cvodesObjectiveSolver = cvodes.NewObjectiveSolver
+
 // cvodesSolver runs SUNDIALS CVODES (BDF, dense LU, analytic Jx; staggered
 // FS with S' = Jx S + Jp when sens).
 func cvodesSolver(name string, spec *modelSpec, p []float64, rtol, atol float64, sens, errcon bool) *solver {

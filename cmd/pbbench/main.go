@@ -7,8 +7,10 @@
 //	make bench                      # installs libsundials-dev, -tags cvodes
 //	go run ./cmd/pbbench -o results # without CVODES
 //
-// Flags choose the models, the number of timed solves and the sizes of the
-// random linear system.
+// Flags choose the models, the number of timed solves, the sizes of the
+// random linear system and the PEtab problems (-petab: the benchmark
+// collection's problems with at most 100 states, evaluated through
+// runtime/objective with FS, PBSR, Exp and CVODES FS; see petab.go).
 package main
 
 import (
@@ -33,6 +35,13 @@ type config struct {
 	// linear system (see timeBudget).
 	linBudget time.Duration
 	wp        bool
+
+	petab          bool
+	petabDir       string
+	petabOnly      string
+	petabMaxStates int
+	petabReps      int
+	petabBudget    time.Duration
 	// the sampling section (sample.go)
 	sample                                    bool
 	sampleProblem                             string
@@ -50,6 +59,12 @@ func main() {
 	flag.IntVar(&c.linReps, "linear-reps", 5, "timed solves per method and n of the random linear system (at most)")
 	flag.DurationVar(&c.linBudget, "linear-budget", 10*time.Second, "time for the timed solves of one method and n of the random linear system: fewer solves past it (at least one; none after a warm-up longer than it, which is then the measurement)")
 	flag.BoolVar(&c.wp, "wp", true, "print the work-precision view")
+	flag.BoolVar(&c.petab, "petab", true, "time the PEtab benchmark collection's problems (llh, gradient, FIM) with our methods and CVODES FS")
+	flag.StringVar(&c.petabDir, "petab-dir", "", "folder of the PEtab benchmark problems (default: the shared folder's petab-benchmark, see internal/suites)")
+	flag.StringVar(&c.petabOnly, "petab-problems", "", "comma-separated substrings of the problems to run (empty: all)")
+	flag.IntVar(&c.petabMaxStates, "petab-max-states", 100, "skip PEtab problems with more states")
+	flag.IntVar(&c.petabReps, "petab-reps", 51, "timed rounds per PEtab problem and mode, each evaluating every method once (at most; the median is reported)")
+	flag.DurationVar(&c.petabBudget, "petab-budget", 3*time.Second, "time for the timed rounds of one PEtab problem and mode: fewer rounds past it, but at least 3")
 	flag.BoolVar(&c.sample, "sample", true, "run the sampling section: ESS per second of SMMALA (PBSR, Exp, FS), MALA and RWM and the sampler's overhead on a PEtab problem")
 	flag.StringVar(&c.sampleProblem, "sample-problem", "networks/petab/CaMKII/problem.yaml", "PEtab `problem` of the sampling section")
 	flag.IntVar(&c.sampleChains, "sample-chains", 2, "chains per sampler in the sampling section")
@@ -66,6 +81,7 @@ type Results struct {
 	CVODES  bool           `json:"cvodes"`
 	Table   []*ModelResult `json:"table1"`
 	Linear  *LinearResult  `json:"random_linear,omitempty"`
+	Petab   []*PetabResult `json:"petab,omitempty"`
 	Targets []*Target      `json:"targets"`
 	// Sampling is the sampling section (-sample).
 	Sampling *SamplingResult `json:"sampling,omitempty"`
@@ -124,6 +140,13 @@ func run(c *config) error {
 		if err := plotLinear(filepath.Join(c.out, "random-linear.png"), lr); err != nil {
 			return err
 		}
+	}
+	if c.petab {
+		pr, err := benchPetab(c)
+		if err != nil {
+			return fmt.Errorf("petab: %v", err)
+		}
+		res.Petab = pr
 	}
 	if !haveCVODES {
 		fmt.Println("\nnote: the CVODES targets need -tags cvodes (make bench)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -13,6 +14,16 @@ type Target struct {
 	Bound    float64 `json:"bound"`
 	AtLeast  bool    `json:"at_least"` // measured >= bound is met; else measured <= bound
 	Met      bool    `json:"met"`
+}
+
+// MarshalJSON writes a target not measured (NaN) with "measured": null,
+// which encoding/json cannot do for a float64.
+func (t *Target) MarshalJSON() ([]byte, error) {
+	type plain Target
+	return json.Marshal(struct {
+		*plain
+		Measured num `json:"measured"`
+	}{(*plain)(t), num(t.Measured)})
 }
 
 func (t *Target) check() {
@@ -69,6 +80,9 @@ func checkTargets(res *Results) []*Target {
 			add("PKA: CVODES FS (errconS on) / PBSR > 1", r("FS errcon on (CVODES)", "PBSR (ours)"), 1, true)
 			add("PKA: CVODES FS (errconS on) / Exp > 1", r("FS errcon on (CVODES)", "Exp (ours)"), 1, true)
 		}
+	}
+	if haveCVODES {
+		petabTargets(res.Petab, add)
 	}
 	if lr := res.Linear; lr != nil {
 		for _, e := range []struct {

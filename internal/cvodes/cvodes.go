@@ -223,6 +223,14 @@ func byColumn(p *model.Pattern) (colPtr, row, k []int) {
 // On failure Solve returns an *Error; the outputs before the failing time
 // are written, the rest are unspecified, and the Solver stays usable.
 func (s *Solver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, dstS []float64) error {
+	return s.SolveFrom(p, x0, nil, t0, tout, dstX, dstS)
+}
+
+// SolveFrom is Solve with S(t0) = s0 (nx x np row-major, the layout of
+// dstS's blocks) instead of InitialSens(p); s0 nil means InitialSens(p).
+// A PEtab experiment after pre-equilibration starts from a state and
+// sensitivities that are not the model's initial values.
+func (s *Solver) SolveFrom(p, x0, s0 []float64, t0 float64, tout []float64, dstX, dstS []float64) error {
 	if s.pb == nil {
 		panic("cvodes: Solve on a closed Solver")
 	}
@@ -239,6 +247,9 @@ func (s *Solver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, dstS [
 	if s.ns > 0 && len(dstS) != nt*nx*np {
 		panic("cvodes: dstS length mismatch")
 	}
+	if s.ns > 0 && s0 != nil && len(s0) != nx*np {
+		panic("cvodes: s0 length mismatch")
+	}
 	prev := t0
 	for _, t := range tout {
 		if !(t >= prev) || math.IsInf(t, 0) {
@@ -253,7 +264,11 @@ func (s *Solver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, dstS [
 	copy(s.x0, x0)
 	var s0p, dstSp *C.double
 	if s.ns > 0 {
-		s.m.InitialSens(s.s0, s.p)
+		if s0 != nil {
+			copy(s.s0, s0)
+		} else {
+			s.m.InitialSens(s.s0, s.p)
+		}
 		s0p = (*C.double)(unsafe.Pointer(&s.s0[0]))
 		dstSp = (*C.double)(unsafe.Pointer(&dstS[0]))
 	}

@@ -3,6 +3,7 @@ package objective
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -42,6 +43,21 @@ type Options struct {
 	// SteadyTMax is the time after which a steady state that has not been
 	// reached is an error; default 1e10.
 	SteadyTMax float64
+	// NewSolver makes the solver of x and S for one sensitivity-column
+	// layout (m is the objective's wrapped model, opt the resolved solver
+	// options); nil means sens.NewSolver. It exists so that a benchmark can
+	// run the same objective on another integrator (internal/cvodes runs
+	// CVODES through it). Steady states are still reached by the state
+	// integrator of runtime/ode; only the solves of x and S go through it.
+	NewSolver func(m model.Model, opt *sens.Options) (Solver, error)
+}
+
+// Solver is what the objective needs of a sensitivity solver:
+// *sens.Solver's SolveFrom (see there for the contract). res.Stats.ODE's
+// Steps and Rejected are read into Stats. A Solver that also implements
+// io.Closer is closed by Objective.Close.
+type Solver interface {
+	SolveFrom(res *sens.Result, p []float64, st *sens.Start, ts []float64) error
 }
 
 // Result receives an evaluation; its slices are reused by later calls.
@@ -243,13 +259,18 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	}
 	c.consL = conservation(m, c.sampleParams())
 	nw := min(o.Workers, max(1, len(c.exps)))
-	c.workers = make([]*worker, nw)
-	for w := range c.workers {
+	c.workers = make([]*worker, 0, nw)
+	for w := 0; w < nw; w++ {
 		var exps []int
 		for e := w; e < len(c.exps); e += nw {
 			exps = append(exps, e)
 		}
-		c.workers[w] = c.newWorker(exps)
+		wk, err := c.newWorker(exps)
+		if err != nil {
+			c.closeSolvers()
+			return nil, err
+		}
+		c.workers = append(c.workers, wk)
 	}
 	c.part = make([]partial, len(c.exps))
 	for e := range c.part {
@@ -625,7 +646,22 @@ func (o *Objective) Close() {
 			close(w.start)
 		}
 	}
+	if !c.isClosed {
+		c.closeSolvers()
+	}
 	c.isClosed = true
+}
+
+// closeSolvers closes the solvers that hold resources outside Go (a
+// Solver from Options.NewSolver that implements io.Closer).
+func (c *core) closeSolvers() {
+	for _, w := range c.workers {
+		for _, s := range w.solvers {
+			if cl, ok := s.(io.Closer); ok {
+				cl.Close()
+			}
+		}
+	}
 }
 
 // Eval evaluates the problem at theta (length len(Params()), on the

@@ -185,8 +185,8 @@ func (w *worker) steadySens(e, g int, x, S []float64, t0 float64) (float64, erro
 			return t, fmt.Errorf("no steady state by t = %g (max |f_i|/(atol+rtol|x_i|) = %.3g)", t, w.fScale(tm, t, x))
 		}
 		w.ts[0] = min(t+h, tmax)
-		st := sens.Start{T0: t, X0: x, S0: S}
-		err := sv.SolveFrom(&w.ssRes, w.q[:nc], &st, w.ts[:])
+		w.st = sens.Start{T0: t, X0: x, S0: S}
+		err := sv.SolveFrom(&w.ssRes, w.q[:nc], &w.st, w.ts[:])
 		w.count(e, &w.ssRes, true)
 		if err != nil {
 			return t, err

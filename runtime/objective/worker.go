@@ -2,6 +2,7 @@ package objective
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -17,13 +18,16 @@ type worker struct {
 	exps    []int        // the experiments this worker solves
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
-	solvers []*sens.Solver
+	solvers []Solver
 	odes    []*ode.Solver // state only, for steady states (nil: none there)
 	tr      ode.Trajectory
 	res     sens.Result
 	ssRes   sens.Result // the steady-state chunks
 	q       []float64   // the thetaModel's (unused) parameter vector
 	ts      [1]float64
+	// st is the start of a solve, kept here because a pointer passed
+	// through the Solver interface escapes (a local would allocate).
+	st sens.Start
 
 	pPre, pSim []float64 // model parameters
 	dPre, dSim []float64 // dp_j/dtheta of the mapped parameters
@@ -56,7 +60,7 @@ type worker struct {
 
 // newWorker returns a worker for experiments exps, with solvers for the
 // column groups they use only (the others stay nil).
-func (c *core) newWorker(exps []int) *worker {
+func (c *core) newWorker(exps []int) (*worker, error) {
 	nx, np := c.nx, c.np
 	w := &worker{c: c, exps: exps}
 	used := make([]bool, len(c.groups))
@@ -95,7 +99,7 @@ func (c *core) newWorker(exps []int) *worker {
 	}
 	oset.Interpolate = false
 	w.models = make([]*thetaModel, len(c.groups))
-	w.solvers = make([]*sens.Solver, len(c.groups))
+	w.solvers = make([]Solver, len(c.groups))
 	w.odes = make([]*ode.Solver, len(c.groups))
 	for i, g := range c.groups {
 		if !used[i] {
@@ -103,7 +107,20 @@ func (c *core) newWorker(exps []int) *worker {
 		}
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models[i] = tm
-		w.solvers[i] = sens.NewSolver(tm, &so)
+		if c.opt.NewSolver == nil {
+			w.solvers[i] = sens.NewSolver(tm, &so)
+		} else {
+			sv, err := c.opt.NewSolver(tm, &so)
+			if err != nil {
+				for _, s := range w.solvers {
+					if cl, ok := s.(io.Closer); ok {
+						cl.Close()
+					}
+				}
+				return nil, fmt.Errorf("objective: %w", err)
+			}
+			w.solvers[i] = sv
+		}
 		if steady[i] {
 			w.odes[i] = ode.NewSolver(tm, &oset)
 		}
@@ -133,7 +150,7 @@ func (c *core) newWorker(exps []int) *worker {
 	w.u, w.du = mk(maxU), mk(maxU)
 	w.d = model.ObsDeriv{HX: mk(nx), SX: mk(nx), HP: mk(np), SP: mk(np), HU: mk(maxU), SU: mk(maxU)}
 	w.gz, w.gs = mk(maxL), mk(maxL)
-	return w
+	return w, nil
 }
 
 // params fills p and dp (for the mapped parameters) from condition cd.
@@ -247,8 +264,8 @@ func (w *worker) solve(e int, out *Result) error {
 			continue // a period of length 0: the next starts at once
 		}
 		if n > 0 {
-			st := sens.Start{T0: ph.t0, X0: x, S0: s}
-			err := w.solvers[ph.group].SolveFrom(&w.res, w.q[:ncs], &st, ph.times)
+			w.st = sens.Start{T0: ph.t0, X0: x, S0: s}
+			err := w.solvers[ph.group].SolveFrom(&w.res, w.q[:ncs], &w.st, ph.times)
 			w.count(e, &w.res, false)
 			if err != nil {
 				if k > 0 {

@@ -1,0 +1,111 @@
+//go:build cvodes
+
+package cvodes
+
+import (
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// SensSolver runs CVODES forward sensitivities behind the interface of
+// runtime/objective's solvers (objective.Solver, the contract of
+// sens.Solver.SolveFrom), so that a PEtab objective can be evaluated with
+// CVODES FS on exactly the model, conditions and starts that our methods
+// see: the comparison AMICI users would make. Make one with
+// NewObjectiveSolver as objective.Options.NewSolver.
+type SensSolver struct {
+	s      *Solver
+	m      model.Model
+	nx, np int
+	x0, s0 []float64
+}
+
+// NewObjectiveSolver returns a SensSolver for m with the objective's
+// resolved solver options: the tolerances (opt.ODE's when set, else
+// opt.RTol and opt.ATol), ErrCon, and opt.ODE.MaxSteps (default 100000, as
+// runtime/ode's; CVODES counts it per output time). Sensitivities are
+// computed for all of m's parameters (the objective's model has one per
+// sensitivity column; opt.Params is ignored, the objective never sets it);
+// a model without parameters gets the state alone.
+func NewObjectiveSolver(m model.Model, opt *sens.Options) (objective.Solver, error) {
+	var o sens.Options
+	if opt != nil {
+		o = *opt
+	}
+	rtol, atol := o.RTol, o.ATol
+	if o.ODE.RTol != 0 {
+		rtol = o.ODE.RTol
+	}
+	if o.ODE.ATol != 0 {
+		atol = o.ODE.ATol
+	}
+	if rtol == 0 {
+		rtol = 1e-6 // sens's defaults, not this package's
+	}
+	if atol == 0 {
+		atol = 1e-8
+	}
+	maxSteps := o.ODE.MaxSteps
+	if maxSteps == 0 {
+		maxSteps = ode.DefaultMaxSteps
+	}
+	nx, np := model.NumStates(m), model.NumParams(m)
+	s, err := New(m, Options{RTol: rtol, ATol: atol, MaxSteps: maxSteps, ErrCon: o.ErrCon, Sens: np > 0})
+	if err != nil {
+		return nil, err
+	}
+	return &SensSolver{s: s, m: m, nx: nx, np: np, x0: make([]float64, nx), s0: make([]float64, nx*np)}, nil
+}
+
+// SolveFrom solves from st as sens.Solver.SolveFrom does: X0 nil means
+// InitialState(p) (and S0 nil then InitialSens(p)); S0 nil with X0 given
+// means S(T0) = 0. res.Stats.ODE gets CVODES's steps and error-test
+// failures (Rejected) of this solve.
+func (c *SensSolver) SolveFrom(res *sens.Result, p []float64, st *sens.Start, ts []float64) error {
+	nx, np := c.nx, c.np
+	x0 := st.X0
+	if x0 == nil {
+		c.m.InitialState(c.x0, p)
+		x0 = c.x0
+	}
+	s0 := st.S0
+	if s0 == nil {
+		if st.X0 == nil {
+			c.m.InitialSens(c.s0, p)
+		} else {
+			clear(c.s0)
+		}
+		s0 = c.s0
+	}
+	res.NX, res.NS = nx, np
+	res.T = append(res.T[:0], ts...)
+	res.X = grow(res.X, len(ts)*nx)
+	res.S = grow(res.S, len(ts)*nx*np)
+	times := res.Stats.ExpTimes[:0]
+	res.Stats = sens.Stats{ExpTimes: times}
+	err := c.s.SolveFrom(p, x0, s0, st.T0, ts, res.X, res.S)
+	last := c.s.LastStats()
+	res.Stats.ODE = ode.Stats{Steps: last.Steps, Rejected: last.ErrTestFails + last.NonlinConvFails,
+		ErrFails: last.ErrTestFails, FEvals: last.FEvals, JacEvals: last.JacEvals, LUs: last.LUs,
+		NewtonIters: last.NonlinIters, NewtonFails: last.NonlinConvFails, SensNewtonIters: last.SensNonlinIters,
+		SensNewtonFails: last.SensConvFails}
+	return err
+}
+
+// Stats returns CVODES's counters summed over all solves.
+func (c *SensSolver) Stats() Stats { return c.s.Stats() }
+
+// Close frees the C memory (objective.Objective.Close calls it).
+func (c *SensSolver) Close() error {
+	c.s.Close()
+	return nil
+}
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}

@@ -1,0 +1,310 @@
+package interp
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/symbolic"
+)
+
+// evProg holds a model's events compiled: the triggers (one root each,
+// 1 or 0), the root functions of all triggers, and per event a program
+// whose roots are its delay, its priority and its assigned values.
+type evProg struct {
+	info    []model.EventInfo
+	targets [][]int
+	trig    *symbolic.Compiled
+	roots   *symbolic.Compiled
+	each    []*symbolic.Compiled
+	pool    sync.Pool // *evScratch
+	// Derivatives (model.EventDerivs): of the root functions, and per
+	// event of its delay and assigned values.
+	rootDeriv *derivProg
+	deriv     []*derivProg
+}
+
+type evScratch struct{ slots, trig, out []float64 }
+
+var _ model.Events = (*Model)(nil)
+
+// compileEvents compiles sys.ODE.Events (nothing when there are none).
+func (m *Model) compileEvents() error {
+	evs := m.sys.ODE.Events
+	if len(evs) == 0 {
+		return nil
+	}
+	b := m.sys.B
+	ep := &evProg{}
+	var trig, roots []*symbolic.Node
+	seenRoot := make(map[*symbolic.Node]bool)
+	nslots, nout := 0, 0
+	for _, e := range evs {
+		if e.Trigger == nil {
+			return fmt.Errorf("interp: model %q: event %q has no trigger", m.sys.ODE.Name, e.Name)
+		}
+		trig = append(trig, e.Trigger)
+		for _, g := range b.Roots(e.Trigger) {
+			if !seenRoot[g] {
+				seenRoot[g] = true
+				roots = append(roots, g)
+			}
+		}
+		ep.info = append(ep.info, model.EventInfo{
+			Name: e.Name, InitialValue: e.InitialValue, Persistent: e.Persistent,
+			UseValuesFromTriggerTime: e.UseValuesFromTriggerTime,
+			HasDelay:                 e.Delay != nil, HasPriority: e.Priority != nil,
+		})
+		as := slices.Clone(e.Assign)
+		slices.SortFunc(as, func(a, c symbolic.EventAssign) int { return a.State - c.State })
+		zero := b.Const(0)
+		prog := []*symbolic.Node{zero, zero}
+		if e.Delay != nil {
+			prog[0] = e.Delay
+		}
+		if e.Priority != nil {
+			prog[1] = e.Priority
+		}
+		var tg []int
+		for _, a := range as {
+			if a.State < 0 || a.State >= m.nx || len(tg) > 0 && tg[len(tg)-1] == a.State {
+				return fmt.Errorf("interp: model %q: event %q: bad or repeated target state %d", m.sys.ODE.Name, e.Name, a.State)
+			}
+			tg = append(tg, a.State)
+			prog = append(prog, a.Value)
+		}
+		ep.targets = append(ep.targets, tg)
+		c, err := symbolic.Compile(prog, m.stateNames, m.paramNames)
+		if err != nil {
+			return fmt.Errorf("interp: model %q: event %q: %w", m.sys.ODE.Name, e.Name, err)
+		}
+		ep.each = append(ep.each, c)
+		nslots, nout = max(nslots, c.ScratchLen()), max(nout, len(prog))
+		// Row 0 the delay, then the values: prog without the priority.
+		d, err := m.compileDerivs(append([]*symbolic.Node{prog[0]}, prog[2:]...))
+		if err != nil {
+			return fmt.Errorf("interp: model %q: event %q: derivatives: %w", m.sys.ODE.Name, e.Name, err)
+		}
+		ep.deriv = append(ep.deriv, d)
+	}
+	var err error
+	if ep.trig, err = symbolic.Compile(trig, m.stateNames, m.paramNames); err != nil {
+		return fmt.Errorf("interp: model %q: event triggers: %w", m.sys.ODE.Name, err)
+	}
+	if ep.roots, err = symbolic.Compile(roots, m.stateNames, m.paramNames); err != nil {
+		return fmt.Errorf("interp: model %q: event roots: %w", m.sys.ODE.Name, err)
+	}
+	if ep.rootDeriv, err = m.compileDerivs(roots); err != nil {
+		return fmt.Errorf("interp: model %q: derivatives of event roots: %w", m.sys.ODE.Name, err)
+	}
+	nslots = max(nslots, ep.trig.ScratchLen(), ep.roots.ScratchLen())
+	ntrig := len(trig)
+	ep.pool.New = func() any {
+		return &evScratch{slots: make([]float64, nslots), trig: make([]float64, ntrig), out: make([]float64, nout)}
+	}
+	m.ev = ep
+	return nil
+}
+
+// NumEvents returns the number of events.
+func (m *Model) NumEvents() int {
+	if m.ev == nil {
+		return 0
+	}
+	return len(m.ev.info)
+}
+
+// EventInfo returns event k's name and flags.
+func (m *Model) EventInfo(k int) model.EventInfo { return m.ev.info[k] }
+
+// EventTargets returns the states event k sets, ascending (do not modify).
+func (m *Model) EventTargets(k int) []int { return m.ev.targets[k] }
+
+// NumRoots returns the number of root functions of the triggers.
+func (m *Model) NumRoots() int {
+	if m.ev == nil {
+		return 0
+	}
+	return m.ev.roots.NumRoots()
+}
+
+// TriggersTo writes the trigger values at (t, x, p) into dst.
+func (m *Model) TriggersTo(dst []bool, t float64, x, p []float64) {
+	if len(dst) != m.NumEvents() || len(x) != m.nx || len(p) != m.np {
+		panic("interp: TriggersTo: dst, x or p length mismatch")
+	}
+	if m.ev == nil {
+		return
+	}
+	s := m.ev.pool.Get().(*evScratch)
+	m.ev.trig.EvalTo(s.trig, s.slots, t, x, p)
+	for k, v := range s.trig {
+		dst[k] = v != 0 && v == v // NaN is false
+	}
+	m.ev.pool.Put(s)
+}
+
+// RootsTo writes the root functions at (t, x, p) into dst.
+func (m *Model) RootsTo(dst []float64, t float64, x, p []float64) {
+	if len(dst) != m.NumRoots() || len(x) != m.nx || len(p) != m.np {
+		panic("interp: RootsTo: dst, x or p length mismatch")
+	}
+	if m.ev == nil {
+		return
+	}
+	s := m.ev.pool.Get().(*evScratch)
+	m.ev.roots.EvalTo(dst, s.slots, t, x, p)
+	m.ev.pool.Put(s)
+}
+
+// evalEvent evaluates event k's program and passes its values to f.
+func (m *Model) evalEvent(k int, t float64, x, p []float64, f func(out []float64)) {
+	if len(x) != m.nx || len(p) != m.np {
+		panic("interp: event: x or p length mismatch")
+	}
+	c := m.ev.each[k]
+	s := m.ev.pool.Get().(*evScratch)
+	out := s.out[:c.NumRoots()]
+	c.EvalTo(out, s.slots, t, x, p)
+	f(out)
+	m.ev.pool.Put(s)
+}
+
+// Delay returns event k's delay at (t, x, p) (0 without a delay).
+func (m *Model) Delay(k int, t float64, x, p []float64) (d float64) {
+	m.evalEvent(k, t, x, p, func(out []float64) { d = out[0] })
+	return d
+}
+
+// Priority returns event k's priority at (t, x, p).
+func (m *Model) Priority(k int, t float64, x, p []float64) (pr float64) {
+	m.evalEvent(k, t, x, p, func(out []float64) { pr = out[1] })
+	return pr
+}
+
+// EventAssign writes the new values of event k's targets at (t, x, p)
+// into dst.
+func (m *Model) EventAssign(k int, t float64, x, p, dst []float64) {
+	if len(dst) != len(m.ev.targets[k]) {
+		panic("interp: EventAssign: dst length mismatch")
+	}
+	m.evalEvent(k, t, x, p, func(out []float64) { copy(dst, out[2:]) })
+}
+
+// derivProg is a list of expressions' derivatives compiled: root r of c
+// is the derivative of expression row[r] in t (kind 't'), a state or a
+// parameter (kind 'x' or 'p', index col[r]).
+type derivProg struct {
+	c    *symbolic.Compiled
+	row  []int
+	kind []byte
+	col  []int
+}
+
+// compileDerivs forms the non-zero first derivatives of exprs in t, the
+// states and the parameters.
+func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
+	b := m.sys.B
+	stateIdx := make(map[string]int, m.nx)
+	for i, s := range m.stateNames {
+		stateIdx[s] = i
+	}
+	paramIdx := make(map[string]int, m.np)
+	for j, s := range m.paramNames {
+		paramIdx[s] = j
+	}
+	dp := &derivProg{}
+	var roots []*symbolic.Node
+	for r, e := range exprs {
+		for _, s := range symbolic.FreeSymbols(e) {
+			var kind byte
+			var col int
+			switch s.Kind {
+			case symbolic.KindTime:
+				kind = 't'
+			case symbolic.KindState:
+				kind, col = 'x', stateIdx[s.Name]
+			case symbolic.KindParam:
+				kind, col = 'p', paramIdx[s.Name]
+			default:
+				continue
+			}
+			d, err := b.Diff(e, s)
+			if err != nil {
+				return nil, err
+			}
+			if d.IsConst(0) {
+				continue
+			}
+			roots = append(roots, d)
+			dp.row, dp.kind, dp.col = append(dp.row, r), append(dp.kind, kind), append(dp.col, col)
+		}
+	}
+	c, err := symbolic.Compile(roots, m.stateNames, m.paramNames)
+	if err != nil {
+		return nil, err
+	}
+	dp.c = c
+	return dp, nil
+}
+
+// eval evaluates the derivatives at (t, x, p) and passes each non-zero
+// one to f.
+func (dp *derivProg) eval(t float64, x, p []float64, f func(row int, kind byte, col int, v float64)) {
+	out := make([]float64, dp.c.NumRoots())
+	dp.c.EvalTo(out, make([]float64, dp.c.ScratchLen()), t, x, p)
+	for r, v := range out {
+		f(dp.row[r], dp.kind[r], dp.col[r], v)
+	}
+}
+
+var _ model.EventDerivs = (*Model)(nil)
+
+// RootGrad writes the gradient of root function j in x and p into dx and
+// dp and returns its derivative in t. It allocates (derivatives serve
+// sensitivities at events, not the integrator's inner loop).
+func (m *Model) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
+	if len(x) != m.nx || len(p) != m.np || len(dx) != m.nx || len(dp) != m.np {
+		panic("interp: RootGrad: x, p, dx or dp length mismatch")
+	}
+	clear(dx)
+	clear(dp)
+	var dt float64
+	m.ev.rootDeriv.eval(t, x, p, func(row int, kind byte, col int, v float64) {
+		if row != j {
+			return
+		}
+		switch kind {
+		case 't':
+			dt = v
+		case 'x':
+			dx[col] = v
+		case 'p':
+			dp[col] = v
+		}
+	})
+	return dt
+}
+
+// EventDeriv writes the derivatives of event k's delay and assigned
+// values into d (model.EventDerivs).
+func (m *Model) EventDeriv(k int, t float64, x, p []float64, d *model.EventDeriv) {
+	n := len(m.ev.targets[k]) + 1
+	if len(x) != m.nx || len(p) != m.np || len(d.X) != n*m.nx || len(d.P) != n*m.np || len(d.T) != n {
+		panic("interp: EventDeriv: x, p or derivative slice length mismatch")
+	}
+	clear(d.X)
+	clear(d.P)
+	clear(d.T)
+	m.ev.deriv[k].eval(t, x, p, func(row int, kind byte, col int, v float64) {
+		switch kind {
+		case 't':
+			d.T[row] = v
+		case 'x':
+			d.X[row*m.nx+col] = v
+		case 'p':
+			d.P[row*m.np+col] = v
+		}
+	})
+}

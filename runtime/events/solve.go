@@ -1,0 +1,403 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+)
+
+// Settings are the options of Solve. A nil *Settings means the defaults;
+// a zero field means that field's default.
+type Settings struct {
+	// ODE are the integrator's settings (nil: ode's defaults).
+	// Interpolate is ignored: each segment ends exactly at its end time.
+	ODE *ode.Settings
+	// TTol is the relative time tolerance of event location: a trigger
+	// change is placed within TTol*max(1, |t|) after the true time.
+	// Default 1e-12.
+	TTol float64
+	// MaxEvents bounds the number of event executions at one time
+	// (default 10000): events that keep re-triggering each other at one
+	// instant would otherwise never let time advance.
+	MaxEvents int
+	// Seed seeds the choice among due events of equal priority, which
+	// SBML leaves to chance (a PCG generator seeded with (Seed, Seed), so
+	// a Solve is reproducible; the zero value is a valid seed).
+	Seed uint64
+}
+
+// Fired is one execution of an event.
+type Fired struct {
+	T     float64
+	Event int
+}
+
+// Result is the state at the output times and the events executed.
+type Result struct {
+	NX    int
+	T     []float64 // the output times
+	X     []float64 // len(T)*NX, row i = x(T[i]) after the events at T[i]
+	Fired []Fired   // executions in order
+}
+
+// XAt returns the state at output i (a view).
+func (r *Result) XAt(i int) []float64 { return r.X[i*r.NX : (i+1)*r.NX] }
+
+// ErrTooManyEvents is returned (wrapped) when more than MaxEvents
+// executions happen at one time.
+var ErrTooManyEvents = errors.New("events: too many event executions")
+
+// pending is a triggered event waiting for its execution time.
+type pending struct {
+	k      int
+	t      float64   // execution time
+	vals   []float64 // assigned values computed at the trigger time, or nil
+	seq    int       // trigger order, for ties
+	cancel bool
+}
+
+type solver struct {
+	m     model.Model
+	ev    model.Events
+	info  []model.EventInfo
+	p     []float64
+	nx    int
+	ne    int
+	nr    int
+	ttol  float64
+	maxEv int
+	trig  []bool // trigger values at the current point
+	tmpT  []bool
+	queue []pending
+	seq   int
+	res   *Result
+	nexec int
+	xbuf  []float64
+	gl    []float64
+	gr    []float64
+	gc    []float64
+	ties  []int // queue indices of the due events of the highest priority
+	rng   *rand.Rand
+}
+
+// Solve integrates m from (ts[0], x0) with parameters p and returns the
+// state at every time of ts (ascending, starting at the start time),
+// handling m's events if it implements model.Events (see the package
+// doc). x0 and p are not modified. Errors of the integrator are returned
+// as they are (a *ode.StepError, or one wrapping ode.ErrInvalid);
+// ts empty or not ascending is an error.
+func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
+	if m == nil {
+		panic("events: nil model")
+	}
+	nx := model.NumStates(m)
+	if len(x0) != nx || len(p) != model.NumParams(m) {
+		return nil, fmt.Errorf("events: x0 has %d values and p %d, want %d and %d", len(x0), len(p), nx, model.NumParams(m))
+	}
+	if len(ts) == 0 {
+		return nil, errors.New("events: no output times")
+	}
+	for i := range ts {
+		if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || i > 0 && ts[i] < ts[i-1] {
+			return nil, fmt.Errorf("events: output times must be finite and ascending (time %d is %g)", i, ts[i])
+		}
+	}
+	s := &solver{m: m, p: p, nx: nx, ttol: 1e-12, maxEv: 10000}
+	var oset ode.Settings
+	var seed uint64
+	if set != nil {
+		seed = set.Seed
+		if set.ODE != nil {
+			oset = *set.ODE
+		}
+		if set.TTol > 0 {
+			s.ttol = set.TTol
+		}
+		if set.MaxEvents > 0 {
+			s.maxEv = set.MaxEvents
+		}
+	}
+	oset.Interpolate = false
+	s.rng = rand.New(rand.NewPCG(seed, seed))
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		s.ev, s.ne, s.nr = ev, ev.NumEvents(), ev.NumRoots()
+		for k := 0; k < s.ne; k++ {
+			s.info = append(s.info, ev.EventInfo(k))
+		}
+	}
+	s.trig, s.tmpT = make([]bool, s.ne), make([]bool, s.ne)
+	s.gl, s.gr, s.gc = make([]float64, s.nr), make([]float64, s.nr), make([]float64, s.nr)
+	s.xbuf = make([]float64, nx)
+	s.res = &Result{NX: nx, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx)}
+	return s.res, s.run(ode.NewSolver(m, &oset), x0, ts)
+}
+
+func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
+	var tr ode.Trajectory
+	if s.ne == 0 {
+		// No events: one integration landing on every output time.
+		if err := ig.Integrate(&tr, s.p, x0, ts[0], ts); err != nil {
+			return err
+		}
+		for _, k := range tr.Out {
+			s.res.X = append(s.res.X, tr.XAt(k)...)
+		}
+		return nil
+	}
+	t := ts[0]
+	x := slices.Clone(x0)
+	// Before the start every trigger has its initial value.
+	for k := range s.trig {
+		s.trig[k] = s.info[k].InitialValue
+	}
+	if err := s.handle(t, x); err != nil {
+		return err
+	}
+	iout := 0
+	for iout < len(ts) {
+		for iout < len(ts) && ts[iout] <= t {
+			s.res.X = append(s.res.X, x...)
+			iout++
+		}
+		if iout == len(ts) {
+			break
+		}
+		tend := ts[iout]
+		for _, q := range s.queue {
+			if !q.cancel && q.t < tend {
+				tend = q.t
+			}
+		}
+		if tend-t <= s.tol(t) {
+			// Closer than the location tolerance: the state does not move.
+			t = tend
+			if err := s.handle(t, x); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := ig.Integrate(&tr, s.p, x, t, []float64{tend}); err != nil {
+			return err
+		}
+		tc, xc, found := s.scan(&tr)
+		if found {
+			t = tc
+			copy(x, xc)
+		} else {
+			t = tend
+			copy(x, tr.XAt(tr.Len()-1))
+		}
+		if err := s.handle(t, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *solver) tol(t float64) float64 { return s.ttol * math.Max(1, math.Abs(t)) }
+
+// scan looks for the first trigger change in the segment tr and returns
+// its time and state (a copy in s.xbuf).
+func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
+	if s.ne == 0 {
+		return 0, nil, false
+	}
+	x := s.xbuf
+	for k := 0; k+1 < tr.Len(); k++ {
+		ta, tb := tr.T[k], tr.T[k+1]
+		s.ev.RootsTo(s.gl, ta, tr.XAt(k), s.p)
+		for ta < tb {
+			s.ev.RootsTo(s.gr, tb, tr.XAt(k+1), s.p)
+			tc := math.Inf(1)
+			for j := range s.gl {
+				if crossed(s.gl[j], s.gr[j]) {
+					tc = math.Min(tc, s.illinois(tr, k, j, ta, tb, s.gl[j], s.gr[j]))
+				}
+			}
+			if !math.IsInf(tc, 1) {
+				tr.InterpStep(x, tc, k)
+				if s.changed(tc, x) {
+					return tc, x, true
+				}
+				// A root crossed without changing a trigger: go on from it.
+				ta = tc
+				s.ev.RootsTo(s.gl, ta, x, s.p)
+				continue
+			}
+			// No root crossed; a trigger may still have changed.
+			if s.changed(tb, tr.XAt(k+1)) {
+				tc = s.bisect(tr, k, ta, tb)
+				tr.InterpStep(x, tc, k)
+				return tc, x, true
+			}
+			break
+		}
+	}
+	return 0, nil, false
+}
+
+// crossed reports a sign change from a to b, or b reaching zero from a
+// non-zero a.
+func crossed(a, b float64) bool {
+	return a < 0 && b >= 0 || a > 0 && b <= 0
+}
+
+// changed reports whether any trigger at (t, x) differs from s.trig.
+func (s *solver) changed(t float64, x []float64) bool {
+	s.ev.TriggersTo(s.tmpT, t, x, s.p)
+	return !slices.Equal(s.tmpT, s.trig)
+}
+
+// illinois locates the sign change of root j in [a, b] of step k (fa, fb
+// its values at the ends) and returns the right end of a bracket no wider
+// than the tolerance: the first time at which the root has changed sign.
+func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) float64 {
+	x := s.xbuf
+	side := 0
+	for it := 0; it < 200 && b-a > s.tol(b); it++ {
+		c := b - fb*(b-a)/(fb-fa)
+		// Safeguard: stay inside and, after a stall, bisect.
+		if !(c > a && c < b) || it%8 == 7 {
+			c = a + (b-a)/2
+		}
+		tr.InterpStep(x, c, k)
+		s.ev.RootsTo(s.gc, c, x, s.p)
+		fc := s.gc[j]
+		if crossed(fa, fc) {
+			b, fb = c, fc
+			if side == 1 {
+				fa /= 2
+			}
+			side = 1
+		} else {
+			a, fa = c, fc
+			if side == -1 {
+				fb /= 2
+			}
+			side = -1
+		}
+	}
+	return b
+}
+
+// bisect locates a change of the triggers in (a, b] (they differ from
+// s.trig at b) by bisection on their values.
+func (s *solver) bisect(tr *ode.Trajectory, k int, a, b float64) float64 {
+	x := s.xbuf
+	for it := 0; it < 200 && b-a > s.tol(b); it++ {
+		c := a + (b-a)/2
+		tr.InterpStep(x, c, k)
+		if s.changed(c, x) {
+			b = c
+		} else {
+			a = c
+		}
+	}
+	return b
+}
+
+// handle applies the SBML rules at time t with state x (modified in
+// place): trigger changes queue or cancel events, then due events execute
+// by priority, with the triggers re-evaluated after each.
+func (s *solver) handle(t float64, x []float64) error {
+	if s.ne == 0 {
+		return nil
+	}
+	if err := s.update(t, x); err != nil {
+		return err
+	}
+	s.nexec = 0
+	for {
+		// The due events of the highest priority; one of them at random.
+		s.ties = s.ties[:0]
+		var bestPr float64
+		for i, q := range s.queue {
+			if q.cancel || q.t > t+s.tol(t) {
+				continue
+			}
+			inf := s.info[q.k]
+			pr := math.Inf(-1)
+			if inf.HasPriority {
+				pr = s.ev.Priority(q.k, t, x, s.p)
+				if math.IsNaN(pr) {
+					pr = math.Inf(-1)
+				}
+			}
+			switch {
+			case len(s.ties) == 0 || pr > bestPr:
+				s.ties, bestPr = append(s.ties[:0], i), pr
+			case pr == bestPr:
+				s.ties = append(s.ties, i)
+			}
+		}
+		if len(s.ties) == 0 {
+			break
+		}
+		best := s.ties[0]
+		if len(s.ties) > 1 {
+			best = s.ties[s.rng.IntN(len(s.ties))]
+		}
+		q := s.queue[best]
+		s.queue = slices.Delete(s.queue, best, best+1)
+		if s.nexec++; s.nexec > s.maxEv {
+			return fmt.Errorf("%w: more than %d at t=%g (the last chosen: event %q)", ErrTooManyEvents, s.maxEv, t, s.info[q.k].Name)
+		}
+		tg := s.ev.EventTargets(q.k)
+		vals := q.vals
+		if vals == nil {
+			vals = make([]float64, len(tg))
+			s.ev.EventAssign(q.k, t, x, s.p, vals)
+		}
+		for i, j := range tg {
+			x[j] = vals[i]
+		}
+		s.res.Fired = append(s.res.Fired, Fired{T: t, Event: q.k})
+		if err := s.update(t, x); err != nil {
+			return err
+		}
+	}
+	// Drop cancelled entries.
+	s.queue = slices.DeleteFunc(s.queue, func(q pending) bool { return q.cancel })
+	return nil
+}
+
+// update evaluates the triggers at (t, x): an event whose trigger went
+// from false to true is queued; one whose trigger went false has its
+// queued executions cancelled unless it is persistent.
+func (s *solver) update(t float64, x []float64) error {
+	s.ev.TriggersTo(s.tmpT, t, x, s.p)
+	for k, now := range s.tmpT {
+		was := s.trig[k]
+		s.trig[k] = now
+		switch {
+		case now && !was:
+			inf := s.info[k]
+			q := pending{k: k, t: t, seq: s.seq}
+			s.seq++
+			if inf.HasDelay {
+				d := s.ev.Delay(k, t, x, s.p)
+				if !(d >= 0) || math.IsInf(d, 1) {
+					return fmt.Errorf("events: event %q triggered at t=%g has delay %g (SBML requires a finite, non-negative one)", inf.Name, t, d)
+				}
+				q.t = t + d
+			}
+			if inf.UseValuesFromTriggerTime {
+				q.vals = make([]float64, len(s.ev.EventTargets(k)))
+				s.ev.EventAssign(k, t, x, s.p, q.vals)
+			}
+			s.queue = append(s.queue, q)
+		case was && !now && !s.info[k].Persistent:
+			for i := range s.queue {
+				if s.queue[i].k == k {
+					s.queue[i].cancel = true
+				}
+			}
+		}
+	}
+	return nil
+}
