@@ -100,9 +100,9 @@ type compDoc struct {
 	file      string
 	dir       string
 	main      *elem
-	defs      map[string]*elem // modelDefinition by id
-	externals map[string]*elem // externalModelDefinition by id
-	loaded    map[string]*compDoc
+	defs      map[string]*elem    // modelDefinition by id
+	externals map[string]*elem    // externalModelDefinition by id
+	loaded    map[string]*compDoc // external files read, by path: shared by the documents of one Read
 }
 
 // inst is one instance of a model definition in the flat model.
@@ -110,7 +110,6 @@ type inst struct {
 	prefix   string
 	def      *elem
 	doc      *compDoc
-	parent   *inst
 	ids      map[string]*elem // local SId -> element
 	metaids  map[string]*elem
 	ports    map[string]*elem
@@ -118,7 +117,6 @@ type inst struct {
 	tcf, xcf []cref              // time and extent conversion factors, outermost first
 	cf       string              // the definition's model-wide conversionFactor (local id)
 	deleted  map[string]instElem // what the submodel's deletions with an id deleted, by that id
-	gone     bool                // a deleted submodel
 }
 
 // cref is an id local to an instance.
@@ -176,7 +174,7 @@ func (r *reader) compDocument(s *xmlStream, root *elem, level, version int) *Mod
 		r.errorf(doc.main.line, "model", idOf(doc.main), "flattened model larger than %d elements (submodels multiply: about %.3g)", MaxFlatElements, n)
 		return nil
 	}
-	top := f.instantiate(doc, doc.main, "", nil, nil, nil, 0)
+	top := f.instantiate(doc, doc.main, "", nil, nil, 0)
 	if len(r.errs) > 0 || top == nil {
 		return nil
 	}
@@ -346,7 +344,7 @@ func (r *reader) loadExternal(path string, x *elem, ref string) *compDoc {
 
 // instantiate makes the instance of definition def with the given prefix,
 // with its submodels, deletions and replacements.
-func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, parent *inst, tcf, xcf []cref, depth int) *inst {
+func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, tcf, xcf []cref, depth int) *inst {
 	r := f.r
 	if f.active[def] || depth > maxCompDepth {
 		id, _ := def.attr("id")
@@ -367,7 +365,7 @@ func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, parent *
 	}
 	f.active[def] = true
 	defer delete(f.active, def)
-	in := &inst{prefix: prefix, def: def, doc: doc, parent: parent, ids: make(map[string]*elem),
+	in := &inst{prefix: prefix, def: def, doc: doc, ids: make(map[string]*elem),
 		metaids: make(map[string]*elem), ports: make(map[string]*elem), subs: make(map[string]*inst)}
 	in.tcf, in.xcf = tcf, xcf
 	if cf, ok := def.attr("conversionFactor"); ok {
@@ -415,7 +413,7 @@ func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, parent *
 		if c, ok := cattr(s, "extentConversionFactor"); ok {
 			xcf = append(xcf, cref{in, c})
 		}
-		child := f.instantiate(sdoc, sdef, prefix+id+"__", in, tcf, xcf, depth+1)
+		child := f.instantiate(sdoc, sdef, prefix+id+"__", tcf, xcf, depth+1)
 		if child == nil {
 			continue
 		}
@@ -655,9 +653,6 @@ func (f *flattener) render(top *inst) *elem {
 	}
 	lists := make(map[string]*elem)
 	for _, in := range f.insts {
-		if f.gone(in) {
-			continue
-		}
 		for _, l := range in.def.kids {
 			if !isSBMLCore(l.space) {
 				if l.space != compNS {
@@ -694,15 +689,6 @@ func (f *flattener) render(top *inst) *elem {
 		flat.kids = append(flat.kids, l)
 	}
 	return flat
-}
-
-func (f *flattener) gone(in *inst) bool {
-	for p := in; p != nil; p = p.parent {
-		if p.gone {
-			return true
-		}
-	}
-	return false
 }
 
 // scopeNames are names math must not rename: bound variables and local
