@@ -1,10 +1,12 @@
 package parser
 
 // SBML Level 3 Hierarchical Model Composition (comp, version 1) is
-// flattened while reading: the document is read whole as element trees,
+// flattened while reading: the document is read whole as element trees
+// (a document declaring comp is held in memory whole, not streamed
+// component by component as a core one is; MaxBytes still bounds it),
 // every submodel is instantiated from its model definition (in the same
-// document, or an external model definition naming a file in the same
-// folder, possibly nested), deletions and replacements are applied, and
+// document, or an external model definition naming a file in the folder
+// of the file name given to Read, possibly nested), deletions and replacements are applied, and
 // the components of the flat model are handed to the same readers as a
 // core model's. Everything after reading (lowering, rules, units of
 // species) is as for a core model.
@@ -913,7 +915,7 @@ func product(ids []string, line int) *elem {
 }
 
 // flatModel reads the components of the flat model, as model reads those
-// of a streamed one.
+// of a streamed one (the two dispatches must list the same components).
 func (r *reader) flatModel(flat *elem, origin map[*elem]string) {
 	main := r.file
 	defer func() { r.file = main }()
