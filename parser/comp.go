@@ -6,10 +6,10 @@ package parser
 // component by component as a core one is; MaxBytes still bounds it),
 // every submodel is instantiated from its model definition (in the same
 // document, or an external model definition naming a file in the folder
-// of the file name given to Read, possibly nested), deletions and replacements are applied, and
-// the components of the flat model are handed to the same readers as a
-// core model's. Everything after reading (lowering, rules, units of
-// species) is as for a core model.
+// of the file name given to Read, possibly nested), deletions and
+// replacements are applied, and the components of the flat model are
+// handed to the same readers as a core model's. Everything after reading
+// (lowering, rules, units of species) is as for a core model.
 //
 // # Naming
 //
