@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/codegen"
-	"github.com/pbgen/pbgen/interp/testnet"
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
@@ -202,6 +202,7 @@ func TestAssignEndToEnd(t *testing.T) {
 	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
 		write("go.sum", sum)
 	}
+	copyTestnet(t, root, write)
 	for _, c := range []struct {
 		pkg string
 		opt codegen.Options
@@ -243,10 +244,10 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
-	"github.com/pbgen/pbgen/interp/testnet"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/symbolic"
 
+	"asge2e/testnet"
 	"asge2e/toyasg"
 	"asge2e/toyasgchunked"
 )

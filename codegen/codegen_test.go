@@ -17,7 +17,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/pbgen/pbgen/interp/testnet"
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/symbolic"
 )
 

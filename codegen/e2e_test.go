@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/codegen"
-	"github.com/pbgen/pbgen/interp/testnet"
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
@@ -46,9 +46,9 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
-	"github.com/pbgen/pbgen/interp/testnet"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/symbolic"
+	"pbgene2e/testnet"
 	{{IMPORTS}}
 )
 
@@ -221,6 +221,7 @@ func TestEndToEnd(t *testing.T) {
 	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
 		write("go.sum", sum)
 	}
+	copyTestnet(t, root, write)
 	var imports, cases []string
 	for _, c := range e2eCases {
 		files, err := codegen.Generate(c.sys(), &c.opt)
@@ -272,4 +273,16 @@ func goRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// copyTestnet writes a copy of internal/testnet into a temporary module
+// (as its package testnet): the fixtures are internal to pbgen, and they
+// import only symbolic and the standard library.
+func copyTestnet(t *testing.T, root string, write func(name string, data []byte)) {
+	t.Helper()
+	fixture, err := os.ReadFile(filepath.Join(root, "internal", "testnet", "testnet.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join("testnet", "testnet.go"), fixture)
 }

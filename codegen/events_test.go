@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbgen/pbgen/interp/testnet"
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/symbolic"
 )
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/codegen"
-	"github.com/pbgen/pbgen/interp/testnet"
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/symbolic"
 )
@@ -257,6 +257,7 @@ func TestObservablesEndToEnd(t *testing.T) {
 	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
 		write("go.sum", sum)
 	}
+	copyTestnet(t, root, write)
 	for _, c := range []struct {
 		pkg string
 		opt codegen.Options
@@ -300,11 +301,11 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
-	"github.com/pbgen/pbgen/interp/testnet"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/symbolic"
 
+	"obse2e/testnet"
 	"obse2e/toyobs"
 	"obse2e/toyobschunked"
 )

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/interp"
-	"github.com/pbgen/pbgen/interp/testnet"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/symbolic"
 )

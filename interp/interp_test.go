@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/pbgen/pbgen/internal/testnet"
 	"github.com/pbgen/pbgen/interp"
-	"github.com/pbgen/pbgen/interp/testnet"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/symbolic"
 )

@@ -86,9 +86,7 @@ func TestSuite(t *testing.T) {
 	core, coreOK, other, otherOK := 0, 0, 0, 0
 	for _, c := range cases {
 		files := c.files[:1]
-		for _, f := range c.files[1:] {
-			files = append(files, f)
-		}
+		files = append(files, c.files[1:]...)
 		for i, file := range files {
 			m, err := ReadFile(file)
 			if err == nil {

@@ -40,13 +40,12 @@ type Condition struct {
 // Observable is a row of the observable table.
 type Observable struct {
 	Pos
-	ID                 string
-	Formula, Noise     string
-	Transform          objective.Transform
-	Distribution       objective.Noise
-	ObsPlaceholders    []string // in order of observableParameters
-	NoisePlaceholders  []string // in order of noiseParameters
-	formulaCol, noiseC string
+	ID                string
+	Formula, Noise    string
+	Transform         objective.Transform
+	Distribution      objective.Noise
+	ObsPlaceholders   []string // in order of observableParameters
+	NoisePlaceholders []string // in order of noiseParameters
 }
 
 // Measurement is a row of the measurement table.

@@ -164,10 +164,8 @@ func (t *Target) Eval(theta, grad, metric []float64) (float64, error) {
 		return 0, err
 	}
 	lp := t.res.LogPost
-	if grad != nil {
-		for a := range grad {
-			grad[a] = t.res.Grad[a] + t.res.GradPrior[a]
-		}
+	for a := range grad {
+		grad[a] = t.res.Grad[a] + t.res.GradPrior[a]
 	}
 	if metric != nil {
 		copy(metric, t.res.FIM)

@@ -166,16 +166,3 @@ func (tr *tree) eval(vals map[string]float64, noise *rand.Rand) float64 {
 	}
 	return r
 }
-
-// uses reports whether the tree mentions op.
-func (tr *tree) uses(op string) bool {
-	if tr.op == op {
-		return true
-	}
-	for _, a := range tr.args {
-		if a.uses(op) {
-			return true
-		}
-	}
-	return false
-}

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sens"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 // LinearResult is the random linear scaling experiment (the paper's
@@ -36,7 +36,7 @@ func linearOptions(name string) sens.Options {
 	case "FS":
 		o.Method, o.ErrCon = sens.FS, true
 	case "PBSR":
-		o.Method, o.Paper, o.JacTol, o.NMax = sens.PBSR, true, -1, math.MaxInt32
+		o.Method, o.Paper, o.Tuning.JacTol, o.Tuning.NMax = sens.PBSR, true, -1, math.MaxInt32
 	case "Exp":
 		o.Method, o.Paper = sens.Exp, true
 	case "PBSR-ours":

@@ -192,7 +192,18 @@ type simFlags struct {
 
 // simColumnsDoc describes the columns of the sim output; it is part of
 // the usage text.
-const simColumnsDoc = `Output is TSV with a header line. Columns: t (the time), then one
+const simColumnsDoc = `Methods (-method), what each computes by default:
+  pbsr  end-point exponential W-steps on a dyadic grid of its own, chosen by
+        a local error test of S; no Peano-Baker series step (-paper: the
+        paper's Algorithm 2, series steps refined on the integrator's grid)
+  exp   the same end-point exponential step on steps of about the
+        integrator's size, no error test of S (-paper: Algorithm 3)
+  pbs   one truncated Peano-Baker series step per integrator step
+        (Algorithm 1); gives up on stiff networks
+  fs    forward sensitivity: S integrated with x by the BDF
+  none  the states and observables only
+
+Output is TSV with a header line. Columns: t (the time), then one
 column per state, then S:<state>:<param> (states outer, parameters
 inner) with the same state names; with -method none, the model's
 time-varying observables (assignment-rule values, amount:<id> and
@@ -740,7 +751,6 @@ type tsvWriter struct {
 	obs    []int     // model outputs written after the states (-method none)
 	obsBuf []float64 // all model outputs at one time
 	buf    []byte
-	err    error
 }
 
 func newTSVWriter(w io.Writer, xs, ps, outs []string, obs []int, withS bool) *tsvWriter {

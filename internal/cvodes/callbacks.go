@@ -12,6 +12,8 @@ import (
 	"math"
 	"runtime/cgo"
 	"unsafe"
+
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // Return values of the callbacks, as CVODES reads them.
@@ -72,14 +74,7 @@ func pbcvGoJac(h C.uintptr_t, t C.double, y, jac *C.double) (ret C.int) {
 		return cbRecoverable
 	}
 	// Column-major nx x nx: element (i, c) at c*nx+i.
-	J := cSlice(jac, nx*nx)
-	clear(J)
-	pat := s.jxPat
-	for i := 0; i < nx; i++ {
-		for k := pat.RowPtr[i]; k < pat.RowPtr[i+1]; k++ {
-			J[pat.ColIdx[k]*nx+i] = s.jx[k]
-		}
-	}
+	sparse.CSR{Pat: s.jxPat, Val: s.jx}.ScatterColMajorTo(cSlice(jac, nx*nx))
 	return cbOK
 }
 
@@ -96,17 +91,12 @@ func pbcvGoSensRhs(h C.uintptr_t, t C.double, y *C.double, ys, ysdot **C.double)
 	}
 	ysv := unsafe.Slice(ys, ns)
 	ysdotv := unsafe.Slice(ysdot, ns)
-	rowPtr, colIdx, jx, jp := s.jxPat.RowPtr, s.jxPat.ColIdx, s.jx, s.jp
+	jx, jp := sparse.CSR{Pat: s.jxPat, Val: s.jx}, s.jp
 	for j := 0; j < ns; j++ {
 		sj := cSlice(ysv[j], nx)
 		dj := cSlice(ysdotv[j], nx)
-		for i := 0; i < nx; i++ {
-			sum := 0.0
-			for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
-				sum += jx[k] * sj[colIdx[k]]
-			}
-			dj[i] = sum
-		}
+		clear(dj)
+		jx.MulVecTo(dj, sj)
 		for q := s.jpColPtr[j]; q < s.jpColPtr[j+1]; q++ {
 			dj[s.jpRow[q]] += jp[s.jpK[q]]
 		}

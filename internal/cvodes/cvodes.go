@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // Options configure a Solver. The zero value gives the tolerances of the
@@ -193,24 +194,8 @@ func New(m model.Model, opt Options) (*Solver, error) {
 
 // byColumn indexes a CSR pattern by column.
 func byColumn(p *model.Pattern) (colPtr, row, k []int) {
-	colPtr = make([]int, p.Cols+1)
-	for _, c := range p.ColIdx {
-		colPtr[c+1]++
-	}
-	for j := 0; j < p.Cols; j++ {
-		colPtr[j+1] += colPtr[j]
-	}
-	next := append([]int(nil), colPtr[:p.Cols]...)
-	row = make([]int, p.NNZ())
-	k = make([]int, p.NNZ())
-	for i := 0; i < p.Rows; i++ {
-		for q := p.RowPtr[i]; q < p.RowPtr[i+1]; q++ {
-			c := p.ColIdx[q]
-			row[next[c]], k[next[c]] = i, q
-			next[c]++
-		}
-	}
-	return colPtr, row, k
+	t, from := sparse.Transpose(p)
+	return t.RowPtr, t.ColIdx, from
 }
 
 // Solve integrates from x(t0) = x0 with parameters p and writes the states

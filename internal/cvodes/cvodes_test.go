@@ -94,7 +94,7 @@ func TestLinearClosedForm(t *testing.T) {
 }
 
 // rob40 is the quadruple-precision recomputation of ROBER at t = 40, the
-// reference runtime/ode/testode uses.
+// reference internal/testode uses.
 var rob40 = []float64{7.15827068719405090e-1, 9.18553476455776390e-6, 2.84163745745830352e-1}
 
 func TestRobertsonReference(t *testing.T) {

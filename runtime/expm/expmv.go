@@ -210,15 +210,7 @@ func (w *Action) run(dst []float64, a *sparse.CSR, t float64, b []float64) {
 		return
 	}
 	// The shift, kept only if it lowers the 1-norm.
-	var tr float64
-	for i := 0; i < n; i++ {
-		for q := a.Pat.RowPtr[i]; q < a.Pat.RowPtr[i+1]; q++ {
-			if a.Pat.ColIdx[q] == i {
-				tr += a.Val[q]
-			}
-		}
-	}
-	mu := tr / float64(n)
+	mu := a.Trace() / float64(n)
 	nrm := math.Abs(t) * w.opNorm1(a, 0)
 	if mu != 0 {
 		if ns := math.Abs(t) * w.opNorm1(a, mu); ns < nrm {
@@ -272,25 +264,8 @@ func (w *Action) run(dst []float64, a *sparse.CSR, t float64, b []float64) {
 // applyOp replaces the term (x, xa, xb) by c (Ã - mu I) applied to it and
 // returns the new scalars.
 func (w *Action) applyOp(a *sparse.CSR, mu, c, xa, xb float64) (float64, float64) {
-	n, k := w.n, w.k
 	y := w.y
-	pat := a.Pat
-	for i := 0; i < n; i++ {
-		yi := y[i*k : (i+1)*k]
-		xi := w.x[i*k : (i+1)*k]
-		for cc := range yi {
-			yi[cc] = -mu * xi[cc]
-		}
-		for q := pat.RowPtr[i]; q < pat.RowPtr[i+1]; q++ {
-			v := a.Val[q]
-			j := pat.ColIdx[q]
-			xj := w.x[j*k : (j+1)*k]
-			xj = xj[:len(yi)]
-			for cc, u := range xj {
-				yi[cc] += v * u
-			}
-		}
-	}
+	a.MulShiftedBlockTo(y, w.x, w.k, mu)
 	if w.aug {
 		for i := range y {
 			y[i] += xa*w.g1[i] + xb*w.g0[i]
@@ -320,31 +295,7 @@ func blockNormInf(x []float64, n, k int, xa, xb float64) float64 {
 // colSumMax returns the 1-norm of A - mu I (its largest absolute column
 // sum), with cs (length >= n) as scratch.
 func colSumMax(a *sparse.CSR, mu float64, cs []float64) float64 {
-	n := a.Pat.Rows
-	cs = cs[:n]
-	clear(cs)
-	for i := 0; i < n; i++ {
-		hasDiag := false
-		for q := a.Pat.RowPtr[i]; q < a.Pat.RowPtr[i+1]; q++ {
-			j := a.Pat.ColIdx[q]
-			v := a.Val[q]
-			if j == i {
-				v -= mu
-				hasDiag = true
-			}
-			cs[j] += math.Abs(v)
-		}
-		if !hasDiag {
-			cs[i] += math.Abs(mu)
-		}
-	}
-	var mx float64
-	for _, v := range cs {
-		if v > mx || v != v {
-			mx = v
-		}
-	}
-	return mx
+	return a.Norm1Shifted(mu, cs)
 }
 
 // colNorm1Max is the 1-norm of the row-major n x k block g.
@@ -422,24 +373,12 @@ func (w *Action) selectDegree(a *sparse.CSR, t, mu, nrm float64) (m, s int) {
 // not alias x.
 func opVec(y, x []float64, a *sparse.CSR, t, mu float64, trans bool) {
 	n := a.Pat.Rows
-	pat := a.Pat
 	x, y = x[:n], y[:n]
-	if !trans {
-		for i := 0; i < n; i++ {
-			var s float64
-			for q := pat.RowPtr[i]; q < pat.RowPtr[i+1]; q++ {
-				s += a.Val[q] * x[pat.ColIdx[q]]
-			}
-			y[i] = s
-		}
+	clear(y)
+	if trans {
+		a.MulVecTransTo(y, x)
 	} else {
-		clear(y)
-		for i := 0; i < n; i++ {
-			xi := x[i]
-			for q := pat.RowPtr[i]; q < pat.RowPtr[i+1]; q++ {
-				y[pat.ColIdx[q]] += a.Val[q] * xi
-			}
-		}
+		a.MulVecTo(y, x)
 	}
 	for i, v := range x {
 		y[i] = t * (y[i] - mu*v)
@@ -478,7 +417,6 @@ func (w *Action) normPows(d []float64, a *sparse.CSR, t, mu float64) {
 		copy(cur[i*k2+k:(i+1)*k2], w.g0[i*k:(i+1)*k])
 	}
 	at := math.Abs(t)
-	pat := a.Pat
 	for p := 1; p < len(d); p++ {
 		if p >= 2 {
 			// Column norms of [t^p T_p; t^p (J - mu I)^p].
@@ -512,19 +450,9 @@ func (w *Action) normPows(d []float64, a *sparse.CSR, t, mu float64) {
 		// T_{p+1} = (A - mu I) T_p + W (J - mu I)^p.
 		c1 := math.Pow(-mu, float64(p))
 		c2 := float64(p) * math.Pow(-mu, float64(p-1))
+		a.MulShiftedBlockTo(nxt, cur, k2, mu)
 		for i := 0; i < n; i++ {
 			yi := nxt[i*k2 : (i+1)*k2]
-			ci := cur[i*k2 : (i+1)*k2]
-			for c := range yi {
-				yi[c] = -mu * ci[c]
-			}
-			for q := pat.RowPtr[i]; q < pat.RowPtr[i+1]; q++ {
-				v := a.Val[q]
-				xj := cur[pat.ColIdx[q]*k2 : (pat.ColIdx[q]+1)*k2]
-				for c, u := range xj {
-					yi[c] += v * u
-				}
-			}
 			g1, g0 := w.g1[i*k:(i+1)*k], w.g0[i*k:(i+1)*k]
 			for c := 0; c < k; c++ {
 				yi[c] += c1 * g1[c]

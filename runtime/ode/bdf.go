@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // The BDF integrator follows CVODE (cvode.c, SUNDIALS 6) step by step: the
@@ -563,13 +564,9 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 	a := s.mat
 	clear(a)
 	g := -s.gamma
-	rp, ci := s.jxPat.RowPtr, s.jxPat.ColIdx
+	sparse.CSR{Pat: s.jxPat, Val: s.jv}.ScatterNZTo(a, g)
 	for i := 0; i < nx; i++ {
-		row := a[i*nx : (i+1)*nx]
-		for k := rp[i]; k < rp[i+1]; k++ {
-			row[ci[k]] = g * s.jv[k]
-		}
-		row[i] += 1
+		a[i*nx+i] += 1
 	}
 	s.stats.LUs++
 	if !dense.Factor(a, nx, s.piv) {

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pbgen/pbgen/internal/testode"
 	"github.com/pbgen/pbgen/runtime/model"
-	"github.com/pbgen/pbgen/runtime/ode/testode"
 )
 
 var sinkErr error

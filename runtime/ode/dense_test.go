@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pbgen/pbgen/runtime/ode/testode"
+	"github.com/pbgen/pbgen/internal/testode"
 )
 
 // maxDenseToLocal bounds the local error of the dense output in units of
@@ -64,7 +64,7 @@ func TestDenseOutput(t *testing.T) {
 				}
 				for i, q := range ts {
 					tr.InterpTo(x, q)
-					HermiteTo(xh, q, tr.T[k], tr.T[k+1], tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
+					hermiteTo(xh, q, tr.T[k], tr.T[k+1], tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
 					xr := ref.XAt(ref.Out[i])
 					for j := range x {
 						atol := st.ATol

@@ -211,7 +211,7 @@ func (s *Solver) dopri(tr *Trajectory, dstS, p []float64, t0 float64, tout []flo
 						// S' = Jx S + Jp at both ends plus the quartic term.
 						xo, ko := s.y[nx:nz], s.k[6][nx:nz]
 						d := dstS[iout*blk : (iout+1)*blk]
-						HermiteTo(d, tout[iout], told, t, xo, x[nx:nz], ko, k1[nx:nz])
+						hermiteTo(d, tout[iout], told, t, xo, x[nx:nz], ko, k1[nx:nz])
 						th := (tout[iout] - told) / (t - told)
 						c := th * th * (1 - th) * (1 - th)
 						for i, v := range r5[nx:nz] {

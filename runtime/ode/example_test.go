@@ -3,8 +3,8 @@ package ode_test
 import (
 	"fmt"
 
+	"github.com/pbgen/pbgen/internal/testode"
 	"github.com/pbgen/pbgen/runtime/ode"
-	"github.com/pbgen/pbgen/runtime/ode/testode"
 )
 
 // Solve Robertson's problem with the default BDF and read the outputs from

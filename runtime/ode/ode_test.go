@@ -5,14 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/pbgen/pbgen/internal/testode"
 	"github.com/pbgen/pbgen/runtime/model"
-	"github.com/pbgen/pbgen/runtime/ode/testode"
 )
 
 var workPrecision = flag.Bool("workprecision", false, "print the work-precision table (TestWorkPrecision)")
@@ -646,5 +647,38 @@ func TestWorkPrecision(t *testing.T) {
 			ss := s.Stats()
 			fmt.Printf("%-7s BDF    %7.0e %12.3g %8.1e %7d %6d %5d %11v\n", pr.Name, rtol, e, rel, ss.FEvals, ss.Steps, ss.LUs, el)
 		}
+	}
+}
+
+// TestStartForms: IntegrateFrom and IntegrateSensFrom, which take the
+// start as one value, give what Integrate and IntegrateSens give from the
+// same (t0, x0, s0), bit for bit (the same solve), from a start t0 != 0
+// and a non-zero s0, so that a swapped field would show.
+func TestStartForms(t *testing.T) {
+	pr := testode.Linear(1, 2)
+	p, x0 := setup(pr)
+	s0 := []float64{1, 0.5, 0, 2}
+	tout := []float64{1, 4}
+	s := NewSolver(pr.Model, &Settings{RTol: 1e-8, ATol: 1e-10})
+	var a, b Trajectory
+	if err := s.Integrate(&a, p, x0, 0.25, tout); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.IntegrateFrom(&b, p, &Start{T0: 0.25, X0: x0}, tout); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.T, b.T) || !slices.Equal(a.X, b.X) {
+		t.Errorf("IntegrateFrom: steps %v, want %v", b.T, a.T)
+	}
+	da, db := make([]float64, 8), make([]float64, 8)
+	ss := &SensSettings{ErrCon: true}
+	if err := s.IntegrateSens(&a, da, p, x0, s0, 0.25, tout, ss); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.IntegrateSensFrom(&b, db, ss, p, &Start{T0: 0.25, X0: x0, S0: s0}, tout); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(da, db) || !slices.Equal(a.T, b.T) {
+		t.Errorf("IntegrateSensFrom: S %v, want %v", db, da)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // Method selects the integration formula.
@@ -198,47 +199,76 @@ type Solver struct {
 	// workspaces are then not allocated and every integration returns it.
 	err error
 
-	// Sparse Jacobian values: jv is the Jx used for the iteration matrix,
-	// jvS and jpv are Jx and Jp at the current point for sensitivities.
-	jv, jvS, jpv []float64
-	mat          []float64 // LU factors of I - gamma*Jx
-	piv          []int
-	jpCol        []int // Jp pattern entry -> column in the sensitivity subset, or -1
+	// The Jacobians and the sensitivity configuration of the current call.
+	jacobians
+	sensConfig
 
-	// Sensitivity configuration of the current call.
-	sens   bool
-	errcon bool
-	nsp    int
-	params []int
-	nz     int // active vector length: nx, or nx*(1+nsp) with sensitivities
-
-	// Vectors of length nx*(1+np) (state first, then row-major S).
+	// Vectors of length nx*(1+np) (state first, then row-major S), shared
+	// by both methods: the solution history (BDF: the Nordsieck array;
+	// DOPRI5: x and its derivative), weights and work vectors.
 	zn                       [lmax][]float64
 	ewt, acor, y, tmp, ftemp []float64
 	fsave                    []float64
 	colAcc                   []float64 // per-column norm accumulators (len np)
 	allParams                []int
 
-	// BDF state (names as in CVODE).
-	q, qprime, qwait, L                int
-	h, hprime, eta, hscale, tn, etamax float64
-	etaq, etaqm1, etaqp1               float64
-	tau                                [lmax + 1]float64
-	tq                                 [6]float64
-	l                                  [lmax]float64
-	rl1, gamma, gammap, gamrat         float64
-	crate, crateS, acnrm, acnrmS       float64
-	savedTq5, hmaxInv, tstop           float64
-	nst, nstlp, nstlj, nscon           int
-	jcur                               bool
+	// h is the current step of either method; the rest of each method's
+	// state is its own (bdf.go, dopri.go).
+	h float64
+	bdfState
+	dopriState
+}
+
+// jacobians are the sparse Jacobian values of the integration and the
+// Newton matrix formed from them.
+type jacobians struct {
+	// jv is the Jx used for the iteration matrix, jvS and jpv are Jx and
+	// Jp at the current point for sensitivities.
+	jv, jvS, jpv []float64
+	mat          []float64 // LU factors of I - gamma*Jx
+	piv          []int
+	// jpSel is the pattern of Jp's columns in params (column c is
+	// parameter params[c]); jpFrom maps its entries to Jp's and jpSelV
+	// holds their values.
+	jpSel  model.Pattern
+	jpFrom []int
+	jpSelV []float64
+}
+
+// sensConfig is the sensitivity configuration of the current call.
+type sensConfig struct {
+	sens   bool
+	errcon bool
+	nsp    int
+	params []int
+	nz     int // active vector length: nx, or nx*(1+nsp) with sensitivities
+}
+
+// bdfState is the state of the BDF method between steps (names as in
+// CVODE): order and step-size control, the method's coefficients, the
+// Newton iteration's convergence and the cause of the last failure.
+type bdfState struct {
+	q, qprime, qwait, L             int
+	hprime, eta, hscale, tn, etamax float64
+	etaq, etaqm1, etaqp1            float64
+	tau                             [lmax + 1]float64
+	tq                              [6]float64
+	l                               [lmax]float64
+	rl1, gamma, gammap, gamrat      float64
+	crate, crateS, acnrm, acnrmS    float64
+	savedTq5, hmaxInv, tstop        float64
+	nst, nstlp, nstlj, nscon        int
+	jcur                            bool
 	// The cause of the most recent failed trial step: its kind, and for
 	// ErrNonFinite the component (lastIndex, -1 if none) and what was
 	// non-finite (lastWhat, for the error's Reason).
 	lastFail  ErrKind
 	lastIndex int
 	lastWhat  string
+}
 
-	// DOPRI5 stages.
+// dopriState holds the stages of the Dormand-Prince method.
+type dopriState struct {
 	k [7][]float64
 }
 
@@ -304,7 +334,9 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.jv = make([]float64, sv.jxPat.NNZ())
 	sv.jvS = make([]float64, sv.jxPat.NNZ())
 	sv.jpv = make([]float64, sv.jpPat.NNZ())
-	sv.jpCol = make([]int, sv.jpPat.NNZ())
+	sv.jpSel.ColIdx = make([]int, 0, sv.jpPat.NNZ())
+	sv.jpFrom = make([]int, 0, sv.jpPat.NNZ())
+	sv.jpSelV = make([]float64, sv.jpPat.NNZ())
 	sv.mat = make([]float64, nx*nx)
 	sv.piv = make([]int, nx)
 	for j := range sv.zn {
@@ -337,6 +369,25 @@ func (s *Solver) Model() model.Model { return s.m }
 // Settings returns the solver's settings with defaults filled in.
 func (s *Solver) Settings() Settings { return s.set }
 
+// Start is the initial point of an integration: x = X0 (and, with
+// sensitivities, S = S0, row-major nx x nsp; nil means zeros) at T0.
+type Start struct {
+	T0     float64
+	X0, S0 []float64
+}
+
+// IntegrateFrom is Integrate from st (st.S0 is not used).
+func (s *Solver) IntegrateFrom(tr *Trajectory, p []float64, st *Start, tout []float64) error {
+	return s.Integrate(tr, p, st.X0, st.T0, tout)
+}
+
+// IntegrateSensFrom is IntegrateSens from st, with S at the output times
+// written to dstS and the sensitivity settings ss (nil: all parameters,
+// S outside the error test).
+func (s *Solver) IntegrateSensFrom(tr *Trajectory, dstS []float64, ss *SensSettings, p []float64, st *Start, tout []float64) error {
+	return s.IntegrateSens(tr, dstS, p, st.X0, st.S0, st.T0, tout, ss)
+}
+
 // Integrate integrates dx/dt = f(t, x, p) from (t0, x0) through every time
 // in tout (ascending, each >= t0; tout may start at t0) and records every
 // accepted step (t, x, f(t, x)) into tr, which is Reset first, so that
@@ -346,6 +397,7 @@ func (s *Solver) Settings() Settings { return s.set }
 //
 // After the first call with the same sizes it allocates nothing. A failure
 // returns a *StepError; tr then holds the steps accepted so far.
+// IntegrateFrom takes the start as one value.
 func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) error {
 	if err := s.checkArgs(tr, p, x0, t0, tout); err != nil {
 		return err
@@ -369,7 +421,8 @@ func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 // with the same factorisation of I - gamma*Jx (a multi-column solve), with
 // the right-hand side evaluated with Jx and Jp at the converged state. The
 // (nsp+1)nx system is never formed. With DOPRI5 the sensitivities are
-// integrated explicitly as extra components.
+// integrated explicitly as extra components. IntegrateSensFrom takes the
+// start as one value.
 func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float64, t0 float64, tout []float64, ss *SensSettings) error {
 	if err := s.checkArgs(tr, p, x0, t0, tout); err != nil {
 		return err
@@ -405,19 +458,8 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	if s0 != nil && len(s0) != blk {
 		return invalid("the initial sensitivities have length %d, want nx*nsp = %d", len(s0), blk)
 	}
-	// Map Jp pattern entries to sensitivity columns.
-	for k := range s.jpCol {
-		s.jpCol[k] = -1
-	}
-	for c, j := range s.params {
-		for i := 0; i < s.nx; i++ {
-			for k := s.jpPat.RowPtr[i]; k < s.jpPat.RowPtr[i+1]; k++ {
-				if s.jpPat.ColIdx[k] == j {
-					s.jpCol[k] = c
-				}
-			}
-		}
-	}
+	// The columns of Jp that force the sensitivities.
+	s.jpFrom = sparse.SelectCols(&s.jpSel, s.jpFrom, s.jpPat, s.params)
 	return s.run(tr, dstS, p, x0, s0, t0, tout)
 }
 
@@ -542,25 +584,10 @@ func (s *Solver) sensRHS(dst []float64, t float64, x, S, p []float64) error {
 
 // sensApply writes Jx S + Jp with the stored values jvS, jpv.
 func (s *Solver) sensApply(dst, S []float64) {
-	m := s.nsp
-	rp, ci := s.jxPat.RowPtr, s.jxPat.ColIdx
-	for i := 0; i < s.nx; i++ {
-		di := dst[i*m : (i+1)*m]
-		clear(di)
-		for k := rp[i]; k < rp[i+1]; k++ {
-			v := s.jvS[k]
-			sj := S[ci[k]*m : (ci[k]+1)*m]
-			sj = sj[:len(di)]
-			for c, w := range sj {
-				di[c] += v * w
-			}
-		}
-		for k := s.jpPat.RowPtr[i]; k < s.jpPat.RowPtr[i+1]; k++ {
-			if c := s.jpCol[k]; c >= 0 {
-				di[c] += s.jpv[k]
-			}
-		}
-	}
+	sparse.CSR{Pat: s.jxPat, Val: s.jvS}.MulBlockTo(dst, S, s.nsp)
+	jp := sparse.CSR{Pat: &s.jpSel, Val: s.jpSelV[:len(s.jpFrom)]}
+	sparse.Gather(jp.Val, s.jpv, s.jpFrom)
+	jp.AddTo(dst, 1)
 }
 
 func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) error {
@@ -570,14 +597,8 @@ func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) erro
 }
 
 // patternRow returns the row of value k of pat: for a Jacobian, the
-// component of f whose derivative it is. Error paths only (linear scan).
-func patternRow(pat *model.Pattern, k int) int {
-	i := 0
-	for pat.RowPtr[i+1] <= k {
-		i++
-	}
-	return i
-}
+// component of f whose derivative it is. Error paths only.
+func patternRow(pat *model.Pattern, k int) int { return sparse.RowOf(pat, k) }
 
 func firstNonFinite(v []float64) int {
 	for i, x := range v {

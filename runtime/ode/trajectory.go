@@ -150,7 +150,7 @@ func (tr *Trajectory) InterpStep(dst []float64, t float64, k int) {
 			dst[i] = xb[i] + r*v
 		}
 	case q == kindQuartic:
-		HermiteTo(dst, t, ta, tb, tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
+		hermiteTo(dst, t, ta, tb, tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
 		th := (t - ta) / (tb - ta)
 		c := th * th * (1 - th) * (1 - th)
 		r5 := tr.dz[tr.doff[k+1]:]
@@ -159,13 +159,13 @@ func (tr *Trajectory) InterpStep(dst []float64, t float64, k int) {
 			dst[i] += c * r5[i]
 		}
 	default:
-		HermiteTo(dst, t, ta, tb, tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
+		hermiteTo(dst, t, ta, tb, tr.XAt(k), tr.XAt(k+1), tr.FAt(k), tr.FAt(k+1))
 	}
 }
 
-// HermiteTo writes the cubic Hermite interpolant through (ta, xa, fa) and
+// hermiteTo writes the cubic Hermite interpolant through (ta, xa, fa) and
 // (tb, xb, fb) evaluated at t into dst.
-func HermiteTo(dst []float64, t, ta, tb float64, xa, xb, fa, fb []float64) {
+func hermiteTo(dst []float64, t, ta, tb float64, xa, xb, fa, fb []float64) {
 	h := tb - ta
 	s := (t - ta) / h
 	s2, s3 := s*s, s*s*s

@@ -31,8 +31,8 @@ func stepBench(b *testing.B) (en *engine, src, dst []float64, h float64) {
 	s.tr.InterpTo(bb.x, bb.t)
 	en.eval(a)
 	en.eval(bb)
-	for i := range en.end.slots {
-		en.end.slots[i].valid = false
+	for i := range en.endpoint.slots {
+		en.endpoint.slots[i].valid = false
 	}
 	en.slotFor(a.jx, a.jx, h) // the cached exponential, An = Jx(0.5)
 	src = append([]float64(nil), res.SAt(1)...)
@@ -48,15 +48,15 @@ func BenchmarkCaMKIIPBSRStep(b *testing.B) {
 	a, bb := &en.a, &en.b
 	nS := frob(src)
 	tau := en.cfg.srtol*nS + en.cfg.satol
-	en.probeAt(&en.probe[0], src, a)
-	en.probeAt(&en.probe[1], src, a)
+	en.probeAt(&en.control.nodes[0], src, a)
+	en.probeAt(&en.control.nodes[1], src, a)
 	n0 := en.stats.Exponentials
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		en.endStep(dst, src, a, bb, h, nS, tau)
-		en.probeAt(&en.probe[2], dst, bb)
-		sink = en.localError(&en.probe[2], &en.probe[1], &en.probe[0], a.t, bb.t, a.t-h, true)
+		en.endpointStep(dst, src, a, bb, h, nS, tau)
+		en.probeAt(&en.control.nodes[2], dst, bb)
+		sink = en.localError(&en.control.nodes[2], &en.control.nodes[1], &en.control.nodes[0], a.t, bb.t, a.t-h, true)
 	}
 	if n := en.stats.Exponentials - n0; n != 0 {
 		b.Fatalf("%d exponentials in the loop, want 0 (reuse)", n)
@@ -73,7 +73,7 @@ func BenchmarkCaMKIIExpStep(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		en.endStep(dst, src, a, bb, h, nS, tau)
+		en.endpointStep(dst, src, a, bb, h, nS, tau)
 	}
 	sink = dst[0]
 }

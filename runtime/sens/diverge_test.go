@@ -7,8 +7,8 @@ import (
 
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/pka"
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 // TestPBSDivergence: PBS on the stiff networks (pbgen sim -method pbs

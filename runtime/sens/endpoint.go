@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // refSlot caches the matrix functions of one reference matrix An at one
@@ -35,8 +36,8 @@ type refSlot struct {
 	fGood bool
 }
 
-// endState is the scratch of the end-point exponential step.
-type endState struct {
+// endpointStepper is the scratch of the end-point exponential step.
+type endpointStepper struct {
 	slots  []refSlot
 	stamp  int
 	dA     []float64 // nnz(Jx): Ja - An
@@ -54,12 +55,18 @@ type endState struct {
 	// ft is the ns x nx result.
 	fcPtr, fcOff, fcPerm []int
 	ft                   []float64
+
+	// last is the slot of the last end-point step (localError's An).
+	last *refSlot
+	// w, psi: the W and Psi of a fresh slot (nx*nx); mm: E + Wt dA.
+	w, psi, mm []float64
 }
 
-func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
-	st := endState{dA: make([]float64, nnz), dB: make([]float64, nnz),
+func newEndpointStepper(nx, ns, nnz, nnzp, nslots int) endpointStepper {
+	st := endpointStepper{dA: make([]float64, nnz), dB: make([]float64, nnz),
 		nmat: make([]float64, nx*nx), piv: make([]int, nx),
-		ft: make([]float64, ns*nx)}
+		ft: make([]float64, ns*nx), w: make([]float64, nx*nx), psi: make([]float64, nx*nx),
+		mm: make([]float64, nx*nx)}
 	st.slots = make([]refSlot, nslots)
 	for i := range st.slots {
 		st.slots[i] = refSlot{an: make([]float64, nnz), e: make([]float64, nx*nx),
@@ -75,7 +82,7 @@ func newEndState(nx, ns, nnz, nnzp, nslots int) endState {
 // is within the reuse tolerance of Jb (then dB = Jb - An is set), or
 // computes fresh ones with An = Jb in the least recently used slot.
 func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool) {
-	st := &en.end
+	st := &en.endpoint
 	st.stamp++
 	var lru *refSlot
 	// A jump of Jx within the step (a kink of a piecewise-linear rate law)
@@ -84,38 +91,18 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	// candidate slot (no candidate: a fresh exponential anyway).
 	known, smooth := false, false
 	st.dAValid = false
-	rp := en.jx.RowPtr
+	var rn float64 // ||Ja||_inf, once there is a candidate
 	for i := range st.slots {
 		c := &st.slots[i]
 		if (smooth || !known) && c.valid && math.Abs(c.h-h) <= 1e-12*h {
 			// dA = Ja - An, dB = Jb - An and their infinity norms; the
 			// relative change of Jx over the step.
-			var dA, dB, rd, rn float64
-			for r := 0; r+1 < len(rp); r++ {
-				var sa, sb, sd, sn float64
-				for k := rp[r]; k < rp[r+1]; k++ {
-					xa, xb := ja[k]-c.an[k], jb[k]-c.an[k]
-					st.dA[k], st.dB[k] = xa, xb
-					sa += math.Abs(xa)
-					sb += math.Abs(xb)
-					sd += math.Abs(jb[k] - ja[k])
-					sn += math.Abs(ja[k])
-				}
-				if sa > dA {
-					dA = sa
-				}
-				if sb > dB {
-					dB = sb
-				}
-				if sd > rd {
-					rd = sd
-				}
-				if sn > rn {
-					rn = sn
-				}
-			}
+			dA := en.jxm(ja).SubNormInf(st.dA, c.an)
+			dB := en.jxm(jb).SubNormInf(st.dB, c.an)
 			if !known {
 				known = true
+				rn = en.jxm(ja).NormInf()
+				rd := en.jxm(ja).DistInf(jb)
 				smooth = rd == 0 || rd/rn <= jumpTol
 			}
 			if smooth && (h*dB <= en.cfg.refTheta || (en.cfg.refTheta >= 0 && dB <= refRel*rn)) {
@@ -134,13 +121,13 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	c := lru
 	nx := en.nx
 	en.scatterAd(jb)
-	en.ex.ExpInt2To(c.e, en.w, en.psi, en.ad, h)
+	en.ex.ExpInt2To(c.e, en.endpoint.w, en.endpoint.psi, en.ad, h)
 	en.stats.Exponentials++
 	en.stats.Squarings += en.ex.Last.Squarings
 	ih := 1 / h
 	for i := 0; i < nx*nx; i++ {
-		c.ph[i] = en.psi[i] * ih
-		c.wt[i] = en.w[i] - c.ph[i]
+		c.ph[i] = en.endpoint.psi[i] * ih
+		c.wt[i] = en.endpoint.w[i] - c.ph[i]
 	}
 	for i := 0; i < nx; i++ {
 		for j := 0; j < nx; j++ {
@@ -162,7 +149,7 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 // change of Jp within a step when it is frozen into the slot's forcing.
 const negligible = 0.01
 
-// endStep is the ExpEndpoint step on [a.t, b.t] with reference matrix An
+// endpointStep is the ExpEndpoint step on [a.t, b.t] with reference matrix An
 // (= Jb when fresh): S' = An S + g, g = (Jx - An) S + Jp, g linear in t:
 //
 //	(I - Ph (Jb - An)) S(tb) = (E + Wt (Ja - An)) S(ta) + Wt Pa + Ph Pb.
@@ -172,28 +159,16 @@ const negligible = 0.01
 // Jb S(tb) = -Pb exact. It writes S(tb) into dst from src = S(ta) (dst
 // must not alias src); nS = ||src||_F and tau = SensRTol nS + SensATol
 // decide which terms are negligible (see negligible).
-func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
+func (en *engine) endpointStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	nx, ns := en.nx, en.ns
 	en.stepT = a.t
 	sl, fresh := en.slotFor(a.jx, b.jx, h)
-	en.lastSlot = sl
-	st := &en.end
+	en.endpoint.last = sl
+	st := &en.endpoint
 	dAn := st.dANorm
 	if !st.dAValid {
 		// A fresh slot (An = Jb): dA = Ja - Jb.
-		dAn = 0
-		rp := en.jx.RowPtr
-		for r := 0; r+1 < len(rp); r++ {
-			var rs float64
-			for k := rp[r]; k < rp[r+1]; k++ {
-				x := a.jx[k] - sl.an[k]
-				st.dA[k] = x
-				rs += math.Abs(x)
-			}
-			if rs > dAn {
-				dAn = rs
-			}
-		}
+		dAn = en.jxm(a.jx).SubNormInf(st.dA, sl.an)
 	}
 	small := negligible * tau
 	skipA := h*dAn*nS <= small
@@ -210,10 +185,10 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 	if !skipA {
 		// M = E + Wt dA (Jx of reaction networks is far from sparse at
 		// these sizes: a dense product is faster than a sparse one).
-		copy(en.mm, sl.e)
+		copy(en.endpoint.mm, sl.e)
 		en.scatterAd(st.dA)
-		en.gemm(en.mm, sl.wt, en.ad, nx, nx, 1, 1)
-		m = en.mm
+		en.gemm(en.endpoint.mm, sl.wt, en.ad, nx, nx, 1, 1)
+		m = en.endpoint.mm
 	}
 	en.gemm(dst, m, src, nx, ns, 1, 0)
 	if useC {
@@ -234,7 +209,7 @@ func (en *engine) endStep(dst, src []float64, a, b *point, h, nS, tau float64) {
 // factorN factorizes N = I - Ph dB into st.nmat, st.piv.
 func (en *engine) factorN(sl *refSlot) {
 	nx := en.nx
-	st := &en.end
+	st := &en.endpoint
 	nm := st.nmat
 	clear(nm)
 	for i := 0; i < nx; i++ {
@@ -245,68 +220,15 @@ func (en *engine) factorN(sl *refSlot) {
 	dense.FactorFull(nm, st.piv, nx)
 }
 
-// frozenMap is the step of GridDyadic near equilibrium, where Jx and Jp
-// are frozen at Jf, Pf: S(tb) = M S(ta) + c with M = N^{-1} (E + Wt dJ),
-// c = N^{-1} W Pf, N = I - Ph dJ, dJ = Jf - An for a slot (h, An). Folding
-// the W-method correction into M and c costs a few nx x nx products once
-// per frozen stretch instead of a fresh exponential.
-type frozenMap struct {
-	m     []float64 // nx*nx
-	c     []float64 // nx*ns
-	h     float64
-	valid bool
-}
-
-// frozenStep writes dst = M src + c for the frozen point f and step h,
-// building the map when h changed or the map was invalidated.
-func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
-	nx, ns := en.nx, en.ns
-	fm := &en.fmap
-	if !fm.valid || fm.h != h {
-		sl, fresh := en.slotFor(f.jx, f.jx, h)
-		en.lastSlot = sl
-		st := &en.end
-		copy(fm.m, sl.e)
-		clear(fm.c)
-		en.addForcing(fm.c, sl, f.jp, f.jp)
-		if !fresh {
-			// dA = dB = Jf - An (set by slotFor).
-			en.scatterAd(st.dB)
-			en.gemm(fm.m, sl.wt, en.ad, nx, nx, 1, 1)
-			en.factorN(sl)
-			dense.SolveFull(st.nmat, st.piv, nx, fm.m, nx)
-			dense.SolveFull(st.nmat, st.piv, nx, fm.c, ns)
-		}
-		fm.h, fm.valid = h, true
-	}
-	en.gemm(dst, fm.m, src, nx, ns, 1, 0)
-	for i, x := range fm.c {
-		dst[i] += x
-	}
-	en.stats.ExpSteps++
-}
-
 // initForcing builds the column-wise index of the reduced Jp used by
 // addForcing.
 func (en *engine) initForcing() {
-	st := &en.end
-	nx, ns := en.nx, en.ns
-	st.fcPtr = make([]int, ns+1)
-	for _, c := range en.jpCol {
-		st.fcPtr[c+1]++
-	}
-	for c := 0; c < ns; c++ {
-		st.fcPtr[c+1] += st.fcPtr[c]
-	}
-	st.fcOff = make([]int, len(en.jpCol))
-	st.fcPerm = make([]int, len(en.jpCol))
-	next := append([]int(nil), st.fcPtr[:ns]...)
-	for i := 0; i < nx; i++ {
-		for k := en.jpRow[i]; k < en.jpRow[i+1]; k++ {
-			q := next[en.jpCol[k]]
-			next[en.jpCol[k]]++
-			st.fcOff[q], st.fcPerm[q] = i*nx*8, k
-		}
+	st := &en.endpoint
+	byCol, from := sparse.Transpose(en.jac.sel)
+	st.fcPtr, st.fcPerm = byCol.RowPtr, from
+	st.fcOff = make([]int, len(from))
+	for q, i := range byCol.ColIdx {
+		st.fcOff[q] = i * en.nx * 8
 	}
 }
 
@@ -321,8 +243,8 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 		return
 	}
 	nx, ns := en.nx, en.ns
-	st := &en.end
-	nnz := len(en.jpCol)
+	st := &en.endpoint
+	nnz := len(en.jac.from)
 	if len(va) < nnz || len(vb) < nnz || len(dst) < nx*ns {
 		panic("sens: addForcing: short operand")
 	}
@@ -348,25 +270,8 @@ func (en *engine) addForcing(dst []float64, sl *refSlot, va, vb []float64) {
 // addForcingGo is addForcing without AVX2 (dense Da, Db): one pass over
 // the Jp pattern per row of dst.
 func (en *engine) addForcingGo(dst, da, va, db, vb []float64) {
-	nx, ns := en.nx, en.ns
-	row, col := en.jpRow, en.jpCol
-	for r := 0; r < nx; r++ {
-		dr := dst[r*ns : (r+1)*ns]
-		ar := da[r*nx : (r+1)*nx]
-		br := db[r*nx : (r+1)*nx]
-		br = br[:len(ar)]
-		for i, x := range ar {
-			y := br[i]
-			k0, k1 := row[i], row[i+1]
-			cs := col[k0:k1]
-			pa := va[k0:k1]
-			pb := vb[k0:k1]
-			pa, pb = pa[:len(cs)], pb[:len(cs)]
-			for k, c := range cs {
-				dr[c] += x*pa[k] + y*pb[k]
-			}
-		}
-	}
+	en.jpm(va).LeftMulAddTo(dst, da, en.nx)
+	en.jpm(vb).LeftMulAddTo(dst, db, en.nx)
 }
 
 // dist is the Euclidean distance of two value vectors.
@@ -451,20 +356,7 @@ func (en *engine) accRound(h, nJ float64) {
 }
 
 // normInf is ||Jx||_inf for the Jx values v.
-func (en *engine) normInf(v []float64) float64 {
-	rp := en.jx.RowPtr
-	var mx float64
-	for r := 0; r+1 < len(rp); r++ {
-		var s float64
-		for _, x := range v[rp[r]:rp[r+1]] {
-			s += math.Abs(x)
-		}
-		if !(s <= mx) {
-			mx = s
-		}
-	}
-	return mx
-}
+func (en *engine) normInf(v []float64) float64 { return en.jxm(v).NormInf() }
 
 // jumpTol is the relative change of Jx over one step (infinity norm) above
 // which a cached exponential is not reused (measured on Chua's circuit,
@@ -473,21 +365,10 @@ const jumpTol = 0.1
 
 // scatterAd writes the Jx-pattern values v into the dense en.ad. Only
 // pattern positions are written: en.ad is written by pattern scatters
-// alone (here and in pb.go), so its other entries are the zeros it was
+// alone (here and in paperexp.go), so its other entries are the zeros it was
 // allocated with, and the clear of model.Pattern.ScatterTo (a third of the
 // work at CaMKII's 260 of 441 entries) is not needed.
-func (en *engine) scatterAd(v []float64) {
-	p := en.jx
-	nc := p.Cols
-	ad := en.ad[:p.Rows*nc]
-	ci := p.ColIdx[:len(v)]
-	for i := 0; i < p.Rows; i++ {
-		row := ad[i*nc : (i+1)*nc]
-		for k := p.RowPtr[i]; k < p.RowPtr[i+1]; k++ {
-			row[ci[k]] = v[k]
-		}
-	}
-}
+func (en *engine) scatterAd(v []float64) { en.jxm(v).ScatterNZTo(en.ad, 1) }
 
 // gemm computes dst = alpha a b + beta dst for row-major a (n x k) and
 // b (k x m), with k = nx: dense.MulAdd, the AVX2/FMA kernel where the CPU

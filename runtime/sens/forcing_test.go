@@ -6,9 +6,9 @@ import (
 
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/pka"
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -23,7 +23,7 @@ func TestForcingKernel(t *testing.T) {
 		en := s.en
 		nx, ns := en.nx, en.ns
 		rng := rand.New(rand.NewPCG(1, 1))
-		sl := &en.end.slots[0]
+		sl := &en.endpoint.slots[0]
 		for i := range sl.wt {
 			sl.wt[i], sl.ph[i] = rng.NormFloat64(), rng.NormFloat64()
 		}
@@ -33,7 +33,7 @@ func TestForcingKernel(t *testing.T) {
 				sl.wpT[(nx+j)*nx+i] = sl.ph[i*nx+j]
 			}
 		}
-		va, vb := make([]float64, len(en.jpCol)), make([]float64, len(en.jpCol))
+		va, vb := make([]float64, len(en.jac.from)), make([]float64, len(en.jac.from))
 		for i := range va {
 			va[i], vb[i] = rng.NormFloat64(), rng.NormFloat64()
 		}

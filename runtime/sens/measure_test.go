@@ -8,8 +8,8 @@ import (
 
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/pka"
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 var measure = flag.Bool("measure", false, "print the time/accuracy table of the sensitivity methods")
@@ -71,7 +71,7 @@ func TestMeasure(t *testing.T) {
 		}
 		interp := odeInterp()
 		for _, ip := range []bool{false, true} {
-			s := NewSolver(c.m, &Options{Grid: GridState, RTol: c.rtol, ATol: c.atol, ODE: odeSettings{Interpolate: ip}})
+			s := NewSolver(c.m, &Options{RTol: c.rtol, ATol: c.atol, ODE: odeSettings{Interpolate: ip}, Tuning: Tuning{Grid: GridState}})
 			x0 := make([]float64, s.nx)
 			c.m.InitialState(x0, c.p)
 			best := time.Duration(1 << 62)
@@ -89,11 +89,11 @@ func TestMeasure(t *testing.T) {
 			o Options
 		}{
 			{"PBSR default", Options{Method: PBSR}},
-			{"PBSR noreuse", Options{Method: PBSR, RefTheta: -1}},
-			{"PBSR old", Options{Method: PBSR, Grid: GridState, ExpStep: ExpMagnus, StateTolFactor: 1}},
-			{"PBSR interp", Options{Method: PBSR, Grid: GridState, ExpStep: ExpMagnus, StateTolFactor: 1, ODE: interp}},
+			{"PBSR noreuse", Options{Method: PBSR, Tuning: Tuning{RefTheta: -1}}},
+			{"PBSR old", Options{Method: PBSR, Tuning: Tuning{Grid: GridState, ExpStep: ExpMagnus, StateTolFactor: 1}}},
+			{"PBSR interp", Options{Method: PBSR, ODE: interp, Tuning: Tuning{Grid: GridState, ExpStep: ExpMagnus, StateTolFactor: 1}}},
 			{"Exp default", Options{Method: Exp}},
-			{"Exp old", Options{Method: Exp, Grid: GridState, ExpStep: ExpMagnus, StateTolFactor: 1}},
+			{"Exp old", Options{Method: Exp, Tuning: Tuning{Grid: GridState, ExpStep: ExpMagnus, StateTolFactor: 1}}},
 			{"PBSR paper", Options{Method: PBSR, Paper: true}},
 			{"Exp paper", Options{Method: Exp, Paper: true}},
 			{"FS errcon", Options{Method: FS, ErrCon: true}},

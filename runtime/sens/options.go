@@ -12,12 +12,18 @@ import (
 type Method int
 
 const (
-	// PBSR is the Peano-Baker series with refinement (Algorithm 2), the
-	// default.
+	// PBSR, the default, is the Peano-Baker series with refinement of the
+	// paper (Algorithm 2) in Paper mode. By default it takes no series
+	// step: end-point exponential W-steps on a dyadic grid chosen by a
+	// local error test of S (see the package documentation).
 	PBSR Method = iota
-	// PBS is the Peano-Baker step on every grid interval (Algorithm 1).
+	// PBS is the truncated Peano-Baker series step on every integrator
+	// step (Algorithm 1); it gives up on stiff networks.
 	PBS
-	// Exp is the exponential step on every grid interval (Algorithm 3).
+	// Exp is the exponential step (Algorithm 3): by default the end-point
+	// step of PBSR on steps of about the integrator's size, without an
+	// error test of S; in Paper mode the frozen-Jacobian step on every
+	// integrator step.
 	Exp
 	// FS is forward sensitivity integrated together with the state by
 	// runtime/ode: the accuracy reference.
@@ -142,41 +148,101 @@ const (
 
 // Options configure a Solver. A nil *Options means all defaults; a zero
 // field means that field's default (which depends on Paper where noted).
+//
+// The fields are what a user chooses; Tuning holds the knobs of the
+// method studies (docs/algorithms.md), which a user leaves at zero.
 type Options struct {
+	// Method is PBSR (the default), Exp, PBS or FS; see the package
+	// documentation for what each computes and when to choose which.
 	Method Method
-	// Paper selects the published algorithms exactly (frozen-Jacobian
-	// exponential step, the n_int refinement rule, linear interpolation of
-	// x inside a step, S only at grid points) instead of the improved
-	// defaults. Individual fields below override either choice.
-	Paper bool
-
-	// RTol and ATol are the state integrator's tolerances (when ODE.RTol,
-	// ODE.ATol are zero) and the local error tolerances of RefineLocalError
-	// (relative to ||S||_F, absolute in S units). Defaults 1e-6 and 1e-8.
+	// RTol and ATol are the tolerances: of the local error control of S
+	// (PBSR; relative to ||S||_F, absolute in S units), and, scaled by
+	// Tuning.StateTolFactor, of the state integrator when ODE.RTol,
+	// ODE.ATol are zero. Defaults 1e-6 and 1e-8.
 	RTol, ATol float64
-	// SensRTol, SensATol override RTol, ATol for the local error test of
-	// RefineLocalError and GridDyadic (and the relative change of Jx, Jp
-	// tolerated by frozen steps near equilibrium).
-	SensRTol, SensATol float64
-
-	// ODE are the integrator options; the default method is BDF.
-	ODE ode.Settings
-	// ErrCon includes S in the error control of FS (CVODES errconS).
-	// Without it (the default, as in CVODES) the steps are the state's
-	// alone and S is not controlled: against FS at rtol 1e-10, S was
-	// 9.6e-2 off on CaMKII at the paper's settings (2.4e-4 with ErrCon, at
-	// about the same cost) and 0.58 on CaMKII with kf__CaM__Ca = 1e9 at
-	// rtol 1e-6 (1.4e-4).
-	ErrCon bool
 	// Params are the parameter indices (columns of S, in this order);
 	// nil means all.
 	Params []int
+	// ErrCon includes S in the error control of FS (CVODES errconS); the
+	// other methods ignore it. Without it (the default, as in CVODES) the
+	// steps are the state's alone and S is not controlled: against FS at
+	// rtol 1e-10, S was 9.6e-2 off on CaMKII at the paper's settings
+	// (2.4e-4 with ErrCon, at about the same cost).
+	ErrCon bool
+	// Paper selects the published algorithms as written (frozen-Jacobian
+	// exponential step, the n_int refinement rule, linear interpolation of
+	// x inside a step, S stepped on the integrator's grid) instead of the
+	// improved defaults; FS ignores it. Tuning fields override either
+	// choice.
+	Paper bool
+	// ODE are the integrator options; the default method is BDF.
+	ODE ode.Settings
+	// MemoryLimit is the most memory in bytes a Solver may use for its
+	// workspaces and a Solve for its result (see MemoryEstimate): 0 means
+	// ode.DefaultMemoryLimit() (the Go soft memory limit if set, else 3/4
+	// of the available memory), negative no limit. Beyond it NewSolver
+	// allocates nothing and Solve returns a *ode.MemoryError that says
+	// what would fit, instead of the program running out of memory.
+	MemoryLimit int64
 
-	// Thresholds of the Peano-Baker methods.
+	// Tuning are the research knobs: the ablations of docs/algorithms.md
+	// and the paper's variants. The zero value is the default of the
+	// method (and of Paper).
+	Tuning Tuning
+}
+
+// Tuning are the knobs of the method studies (docs/algorithms.md,
+// docs/ablation): each selects a variant of a step, a grid or a test that
+// the defaults were measured against. A user leaves them at zero. FS
+// ignores all of them but StateTolFactor; each field says which methods
+// read it, and the others ignore it.
+type Tuning struct {
+	// SensRTol, SensATol override RTol, ATol for the local error test of
+	// S (PBSR with RefineLocalError or GridDyadic) and the relative change
+	// of Jx, Jp tolerated by frozen steps near equilibrium (GridDyadic).
+	SensRTol, SensATol float64
+	// Grid selects the grid on which PBSR and Exp step S (see Grid); PBS
+	// always steps on the integrator's grid.
+	Grid Grid
+	// ExpStep selects the exponential step of PBSR, Exp and (where its
+	// Jacobian barely changes) PBS; see ExpStep.
+	ExpStep ExpStep
+	// Refine selects how PBSR subdivides an interval of the state grid
+	// (GridState only: GridDyadic has its own error control).
+	Refine Refine
+	// Interp selects how x is evaluated inside a grid interval (PBS, PBSR
+	// and Exp on GridState).
+	Interp Interp
+	// StateTolFactor scales RTol and ATol into the state integrator's
+	// tolerances when ODE.RTol, ODE.ATol are zero (every method). S
+	// inherits the state's error, amplified where the dynamics are
+	// sensitive, while the state costs little next to S, so the default
+	// for GridDyadic is 0.01; 1 otherwise.
+	StateTolFactor float64
+	// ReuseTol is the relative change of the exponential's matrix (in
+	// max-abs entries) below which the previous exponential is reused when
+	// the step is the same (or, after the exponential converged to the
+	// steady-state projector, longer): the frozen and Magnus steps of PBS,
+	// PBSR and Exp. Default 1e-3*RTol (0 in paper mode: reuse only when
+	// bit-identical); negative disables reuse.
+	ReuseTol float64
+	// RefTheta bounds h ||Jb - An||_inf, the distance between the end-point
+	// Jacobian and the reference matrix An of a cached exponential of the
+	// same step h, for the cached exponential to be reused by ExpEndpoint
+	// (the difference is treated implicitly in the forcing, which keeps
+	// the stiff limit exact). Default 1; negative disables reuse. A slot
+	// is also reused, whatever h ||Jb - An||, when ||Jb - An||_inf <= 1%
+	// of ||Jx||_inf (see refRel in endpoint.go).
+	RefTheta float64
+	// MaxDepth bounds the bisection depth of RefineLocalError (PBSR on
+	// GridState: at most 2^MaxDepth pieces per grid interval); default 8.
+	MaxDepth int
+
+	// The paper's refinement rule (PBS, and PBSR with RefineNInt).
 	//
 	// JacTol is the relative change ||Jx(tb) - Jx(ta)|| / ||Jx(ta)|| at or
-	// below which PBS and PBSR (RefineNInt) take the exponential step;
-	// default 1e-4; negative disables the test.
+	// below which the exponential step is taken; default 1e-4; negative
+	// disables the test.
 	JacTol float64
 	// JpCheck also requires the relative change of Jp to be <= JacTol for
 	// the exponential branch (the published code's variant).
@@ -187,54 +253,11 @@ type Options struct {
 	// exponential step is taken. Default 10 (the paper's text; the
 	// published code uses 100).
 	NMax int
-	// MaxDepth bounds the bisection depth of RefineLocalError (at most
-	// 2^MaxDepth pieces per grid interval); default 8.
-	MaxDepth int
-	Norm     Norm
-	Interp   Interp
-	ExpStep  ExpStep
-	Refine   Refine
-	// CutAtOutputs is kept for existing callers and has no effect: when
-	// ODE.Interpolate lets the integrator step over output times, the grid
-	// interval containing an output time is always split at it (x there
-	// from the dense output) so that S is stepped to it. S at an output
-	// time used to be the cubic Hermite interpolant of S and dS/dt = Jx S
-	// + Jp at the enclosing grid points unless this was set: on CaMKII
-	// with kf__CaM__Ca = 1e9 that S was 8e3 (PBSR) and 9e5 (Exp) off in
-	// relative norm, Jx amplifying the error of S in dS/dt.
-	CutAtOutputs bool
-	// ReuseTol is the relative change of the exponential's matrix (in
-	// max-abs entries) below which the previous exponential is reused when
-	// the step is the same (or, after the exponential converged to the
-	// steady-state projector, longer). Default 1e-3*RTol (0 in paper mode:
-	// reuse only when bit-identical); negative disables reuse.
-	ReuseTol float64
-	// RefTheta bounds h ||Jb - An||_inf, the distance between the end-point
-	// Jacobian and the reference matrix An of a cached exponential of the
-	// same step h, for the cached exponential to be reused by ExpEndpoint
-	// (the difference is treated implicitly in the forcing, which keeps
-	// the stiff limit exact). Default 1; negative disables reuse. A slot
-	// is also reused, whatever h ||Jb - An||, when ||Jb - An||_inf <= 1%
-	// of ||Jx||_inf (see refRel in endpoint.go).
-	RefTheta float64
-	// Grid selects the sensitivity grid (see Grid).
-	Grid Grid
-	// StateTolFactor scales RTol and ATol into the state integrator's
-	// tolerances when ODE.RTol, ODE.ATol are zero. S inherits the state's
-	// error, amplified where the dynamics are sensitive (switches,
-	// transients), while the state costs little next to S, so the default
-	// for GridDyadic is 0.01; 1 otherwise.
-	StateTolFactor float64
-	// MemoryLimit is the most memory in bytes a Solver may use for its
-	// workspaces and a Solve for its result (see MemoryEstimate): 0 means
-	// ode.DefaultMemoryLimit() (the Go soft memory limit if set, else 3/4
-	// of the available memory), negative no limit. Beyond it NewSolver
-	// allocates nothing and Solve returns a *ode.MemoryError that says
-	// what would fit, instead of the program running out of memory.
-	MemoryLimit int64
+	// Norm is the matrix norm of the JacTol test and of n_int.
+	Norm Norm
 }
 
-// maxMaxDepth bounds Options.MaxDepth: 2^30 pieces per grid interval is
+// maxMaxDepth bounds Tuning.MaxDepth: 2^30 pieces per grid interval is
 // already beyond any use, and each level holds three nx x ns blocks.
 const maxMaxDepth = 30
 
@@ -280,38 +303,39 @@ func checkNum(name string, v float64) error {
 }
 
 func validate(o *Options) error {
+	t := &o.Tuning
 	if o.Method < PBSR || o.Method > FS {
 		return invalid("unknown method %v (want FS, PBS, PBSR or Exp)", o.Method)
 	}
 	for _, c := range []error{
 		checkRel("relative tolerance", o.RTol), checkAbs("absolute tolerance", o.ATol),
-		checkRel("sensitivity relative tolerance", o.SensRTol), checkAbs("sensitivity absolute tolerance", o.SensATol),
-		checkNum("Jacobian change threshold JacTol", o.JacTol),
-		checkAbs("refinement factor NIntFactor", o.NIntFactor),
-		checkNum("exponential reuse tolerance ReuseTol", o.ReuseTol),
-		checkNum("reuse bound RefTheta", o.RefTheta),
-		checkAbs("state tolerance factor StateTolFactor", o.StateTolFactor),
+		checkRel("sensitivity relative tolerance", t.SensRTol), checkAbs("sensitivity absolute tolerance", t.SensATol),
+		checkNum("Jacobian change threshold JacTol", t.JacTol),
+		checkAbs("refinement factor NIntFactor", t.NIntFactor),
+		checkNum("exponential reuse tolerance ReuseTol", t.ReuseTol),
+		checkNum("reuse bound RefTheta", t.RefTheta),
+		checkAbs("state tolerance factor StateTolFactor", t.StateTolFactor),
 	} {
 		if c != nil {
 			return c
 		}
 	}
 	switch {
-	case o.NMax < 0:
-		return invalid("the refinement bound NMax %d is negative", o.NMax)
-	case o.MaxDepth < 0 || o.MaxDepth > maxMaxDepth:
-		return invalid("the bisection depth MaxDepth %d is not in [0, %d]", o.MaxDepth, maxMaxDepth)
-	case o.Norm < NormInf || o.Norm > Norm2:
-		return invalid("unknown norm %d", o.Norm)
-	case o.Interp < InterpDefault || o.Interp > InterpDense:
-		return invalid("unknown interpolation %d", o.Interp)
-	case o.ExpStep < ExpDefault || o.ExpStep > ExpEndpoint:
-		return invalid("unknown exponential step %d", o.ExpStep)
-	case o.Refine < RefineDefault || o.Refine > RefineLocalError:
-		return invalid("unknown refinement rule %d", o.Refine)
-	case o.Grid < GridDefault || o.Grid > GridDyadic:
-		return invalid("unknown grid %d", o.Grid)
-	case o.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
+	case t.NMax < 0:
+		return invalid("the refinement bound NMax %d is negative", t.NMax)
+	case t.MaxDepth < 0 || t.MaxDepth > maxMaxDepth:
+		return invalid("the bisection depth MaxDepth %d is not in [0, %d]", t.MaxDepth, maxMaxDepth)
+	case t.Norm < NormInf || t.Norm > Norm2:
+		return invalid("unknown norm %d", t.Norm)
+	case t.Interp < InterpDefault || t.Interp > InterpDense:
+		return invalid("unknown interpolation %d", t.Interp)
+	case t.ExpStep < ExpDefault || t.ExpStep > ExpEndpoint:
+		return invalid("unknown exponential step %d", t.ExpStep)
+	case t.Refine < RefineDefault || t.Refine > RefineLocalError:
+		return invalid("unknown refinement rule %d", t.Refine)
+	case t.Grid < GridDefault || t.Grid > GridDyadic:
+		return invalid("unknown grid %d", t.Grid)
+	case t.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
 		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, not %v", o.Method)
 	}
 	return nil
@@ -350,26 +374,58 @@ func resolve(o *Options) (config, error) {
 	if err := validate(o); err != nil {
 		return config{}, err
 	}
-	c := config{method: o.Method, paper: o.Paper, jpCheck: o.JpCheck, norm: o.Norm,
+	t := &o.Tuning
+	c := config{method: o.Method, paper: o.Paper, jpCheck: t.JpCheck, norm: t.Norm,
 		errCon: o.ErrCon, ode: o.ODE, memLimit: o.MemoryLimit}
 	if o.Params != nil {
 		c.params = append([]int(nil), o.Params...)
 	}
-	c.rtol, c.atol = o.RTol, o.ATol
-	if c.rtol == 0 {
-		c.rtol = 1e-6
-	}
-	if c.atol == 0 {
-		c.atol = 1e-8
-	}
-	c.grid = o.Grid
+	c.rtol, c.atol = orDefault(o.RTol, 1e-6), orDefault(o.ATol, 1e-8)
+	c.grid = t.Grid
 	if c.grid == GridDefault {
 		c.grid = GridState
 		if !o.Paper && (o.Method == PBSR || o.Method == Exp) {
 			c.grid = GridDyadic
 		}
 	}
-	stf := o.StateTolFactor
+	c.resolveState(t.StateTolFactor)
+	c.srtol, c.satol = orDefault(t.SensRTol, c.rtol), orDefault(t.SensATol, c.atol)
+	c.jacTol = orDefault(t.JacTol, 1e-4)
+	c.nintFactor = orDefault(t.NIntFactor, 10)
+	c.nmax, c.maxDepth = orDefaultInt(t.NMax, 10), orDefaultInt(t.MaxDepth, 8)
+	c.resolveSteps(t)
+	c.refTheta = orDefault(t.RefTheta, 1)
+	c.reuseTol = t.ReuseTol
+	if c.reuseTol == 0 && !o.Paper {
+		c.reuseTol = 1e-3 * c.rtol
+	}
+	if err := c.ode.Validate(); err != nil {
+		return config{}, fmt.Errorf("sens: the state integrator's settings (RTol, ATol scaled by StateTolFactor, or ODE): %w", err)
+	}
+	return c, nil
+}
+
+// orDefault is v, or def when v is zero (the options' "default").
+func orDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// orDefaultInt is orDefault for counts.
+func orDefaultInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// resolveState sets the state integrator's tolerances from the user's,
+// scaled by the StateTolFactor stf (0: 0.01 on the dyadic grid, else 1),
+// where the ODE settings leave them zero; the dyadic grid needs the
+// integrator's dense output between its steps.
+func (c *config) resolveState(stf float64) {
 	if stf == 0 {
 		stf = 1
 		if c.grid == GridDyadic {
@@ -387,39 +443,24 @@ func resolve(o *Options) (config, error) {
 	if c.grid == GridDyadic {
 		c.ode.Interpolate = true
 	}
-	c.srtol, c.satol = o.SensRTol, o.SensATol
-	if c.srtol == 0 {
-		c.srtol = c.rtol
-	}
-	if c.satol == 0 {
-		c.satol = c.atol
-	}
-	c.jacTol = o.JacTol
-	if c.jacTol == 0 {
-		c.jacTol = 1e-4
-	}
-	c.nintFactor = o.NIntFactor
-	if c.nintFactor == 0 {
-		c.nintFactor = 10
-	}
-	c.nmax = o.NMax
-	if c.nmax == 0 {
-		c.nmax = 10
-	}
-	c.maxDepth = o.MaxDepth
-	if c.maxDepth == 0 {
-		c.maxDepth = 8
-	}
-	c.interp, c.expStep, c.refine = o.Interp, o.ExpStep, o.Refine
+	c.interpolate = c.ode.Interpolate
+}
+
+// resolveSteps chooses the step kinds the Tuning leaves at their
+// defaults: the paper's (linear x, frozen exponential, the n_int rule) in
+// Paper mode, else dense x, the end-point step on the dyadic grid (Magnus
+// on the integrator's) and the local error rule.
+func (c *config) resolveSteps(t *Tuning) {
+	c.interp, c.expStep, c.refine = t.Interp, t.ExpStep, t.Refine
 	if c.interp == InterpDefault {
 		c.interp = InterpDense
-		if o.Paper {
+		if c.paper {
 			c.interp = InterpLinear
 		}
 	}
 	if c.expStep == ExpDefault {
 		c.expStep = ExpMagnus
-		if o.Paper {
+		if c.paper {
 			c.expStep = ExpFrozen
 		} else if c.grid == GridDyadic {
 			c.expStep = ExpEndpoint
@@ -427,21 +468,8 @@ func resolve(o *Options) (config, error) {
 	}
 	if c.refine == RefineDefault {
 		c.refine = RefineLocalError
-		if o.Paper {
+		if c.paper {
 			c.refine = RefineNInt
 		}
 	}
-	c.interpolate = c.ode.Interpolate
-	c.reuseTol = o.ReuseTol
-	c.refTheta = o.RefTheta
-	if c.refTheta == 0 {
-		c.refTheta = 1
-	}
-	if c.reuseTol == 0 && !o.Paper {
-		c.reuseTol = 1e-3 * c.rtol
-	}
-	if err := c.ode.Validate(); err != nil {
-		return config{}, fmt.Errorf("sens: the state integrator's settings (RTol, ATol scaled by StateTolFactor, or ODE): %w", err)
-	}
-	return c, nil
 }

@@ -6,9 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 // These tests drive the Peano-Baker engine on trajectories built from exact
@@ -197,7 +197,7 @@ func TestTimeVarying(t *testing.T) {
 		o   Options
 		tol float64
 	}{
-		{Options{Method: PBS, JacTol: -1}, 1e-4},
+		{Options{Method: PBS, Tuning: Tuning{JacTol: -1}}, 1e-4},
 		{Options{Method: PBSR, RTol: 1e-8}, 3e-6},
 		{Options{Method: Exp}, 3e-4},
 		{Options{Method: Exp, Paper: true}, 2e-2},
@@ -223,7 +223,7 @@ func TestPBSOrder(t *testing.T) {
 	for _, n := range []int{20, 40, 80, 160} {
 		ts := uniform(0, 3, n)
 		tr := exactTrajectory(m, m, p, ts)
-		got, _ := runEngine(m, &Options{Method: PBS, JacTol: -1}, tr, p, ts)
+		got, _ := runEngine(m, &Options{Method: PBS, Tuning: Tuning{JacTol: -1}}, tr, p, ts)
 		d, _ := maxAbsDiff(got[n*4:], want)
 		errs = append(errs, d)
 	}

@@ -221,8 +221,8 @@ func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 		if s.cfg.params != nil {
 			params = s.params
 		}
-		err := s.ode.IntegrateSens(&s.tr, res.S, p, s.x0, s.s0, t0, ts,
-			&ode.SensSettings{ErrCon: s.cfg.errCon, Params: params})
+		err := s.ode.IntegrateSensFrom(&s.tr, res.S, &ode.SensSettings{ErrCon: s.cfg.errCon, Params: params},
+			p, &ode.Start{T0: t0, X0: s.x0, S0: s.s0}, ts)
 		st.ODE = s.ode.Stats()
 		if err != nil {
 			return err
@@ -230,7 +230,7 @@ func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 		s.fillX(res, ts)
 		return nil
 	}
-	err := s.ode.Integrate(&s.tr, p, s.x0, t0, ts)
+	err := s.ode.IntegrateFrom(&s.tr, p, &ode.Start{T0: t0, X0: s.x0}, ts)
 	st.ODE = s.ode.Stats()
 	if err != nil {
 		return err
@@ -326,70 +326,4 @@ func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, err
 	res := &Result{}
 	err := NewSolver(m, opt).Solve(res, p, nil, ts[0], ts)
 	return res, err
-}
-
-// run computes S at the outputs ts on the trajectory tr (from S(T[0]) = s0)
-// into dst (len(ts) blocks of nx*ns), using sw as the running S.
-func (en *engine) run(tr *ode.Trajectory, dst, p, s0, ts []float64, sw []float64) {
-	en.tr, en.p = tr, p
-	en.err = nil
-	en.roundAcc = 0
-	en.cacheValid = false
-	for i := range en.end.slots {
-		en.end.slots[i].valid = false
-	}
-	if en.cfg.grid == GridDyadic {
-		// It sets up its start point and the outputs at t0 itself.
-		en.runDyadic(dst, s0, ts, sw)
-		return
-	}
-	blk := en.nx * en.ns
-	copy(sw, s0)
-	a, b := &en.a, &en.b
-	a.t = tr.T[0]
-	copy(a.x, tr.XAt(0))
-	en.eval(a)
-	iout := 0
-	emit := func(i int, src []float64) { copy(dst[i*blk:(i+1)*blk], src) }
-	for iout < len(ts) && ts[iout] <= a.t {
-		emit(iout, sw)
-		iout++
-	}
-	onGrid := !en.cfg.interpolate && len(tr.Out) == len(ts)
-	cut := en.cfg.interpolate
-	n := tr.Len()
-	for k := 0; k+1 < n && en.err == nil; k++ {
-		tb := tr.T[k+1]
-		// Output cuts inside (T[k], T[k+1]).
-		for cut && iout < len(ts) && ts[iout] < tb {
-			if ts[iout] > a.t {
-				b.t = ts[iout]
-				en.interpX(b.x, b.t, k)
-				en.eval(b)
-				en.interval(sw, a, b, k)
-				a, b = b, a
-			}
-			emit(iout, sw)
-			iout++
-		}
-		b.t = tb
-		copy(b.x, tr.XAt(k+1))
-		en.eval(b)
-		en.interval(sw, a, b, k)
-		if onGrid {
-			for iout < len(ts) && tr.Out[iout] == k+1 {
-				emit(iout, sw)
-				iout++
-			}
-		} else {
-			for iout < len(ts) && ts[iout] <= tb {
-				emit(iout, sw)
-				iout++
-			}
-		}
-		a, b = b, a
-	}
-	for ; iout < len(ts); iout++ { // outputs beyond the grid (not expected)
-		emit(iout, sw)
-	}
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 var verbose = flag.Bool("sensv", false, "print the accuracy tables of the sensitivity tests")
@@ -47,16 +47,16 @@ func describe(o *Options) string {
 	if o.Paper {
 		b.WriteString(" paper")
 	}
-	if o.JpCheck {
+	if o.Tuning.JpCheck {
 		b.WriteString(" +JpCheck")
 	}
-	if o.NMax != 0 {
-		fmt.Fprintf(&b, " NMax=%d", o.NMax)
+	if o.Tuning.NMax != 0 {
+		fmt.Fprintf(&b, " NMax=%d", o.Tuning.NMax)
 	}
 	if o.ODE.Interpolate {
 		b.WriteString(" interpolate")
-		if o.CutAtOutputs {
-			b.WriteString("+cut")
+		if o.Tuning.Grid == GridState {
+			b.WriteString(" state grid")
 		}
 	}
 	return b.String()
@@ -79,13 +79,16 @@ func TestChua(t *testing.T) {
 		{Method: Exp, Paper: true},
 		{Method: PBS, Paper: true},
 		{Method: PBSR, Paper: true},
-		{Method: PBSR, Paper: true, JpCheck: true},
-		{Method: PBSR, Paper: true, JpCheck: true, NMax: 100},
+		{Method: PBSR, Paper: true, Tuning: Tuning{JpCheck: true}},
+		{Method: PBSR, Paper: true, Tuning: Tuning{JpCheck: true, NMax: 100}},
 		{Method: Exp},
 		{Method: PBS},
 		{Method: PBSR},
 		{Method: PBSR, ODE: odeInterp()},
-		{Method: PBSR, ODE: odeInterp(), CutAtOutputs: true},
+		// The integrator steps over the outputs; on the state grid the
+		// interval holding an output is cut there (what CutAtOutputs once
+		// selected).
+		{Method: PBSR, ODE: odeInterp(), Tuning: Tuning{Grid: GridState}},
 		{Method: FS},
 	} {
 		o.RTol, o.ATol = 1e-6, 1e-8
@@ -171,7 +174,7 @@ func TestNoAllocs(t *testing.T) {
 	p := []float64{7, 15}
 	ts := []float64{0, 1, 2.5, 5, 10}
 	for _, o := range []*Options{{Method: PBSR}, {Method: PBSR, Paper: true}, {Method: Exp}, {Method: PBS}, {Method: FS},
-		{Method: PBSR, ODE: odeInterp()}, {Method: PBSR, Params: []int{1}, Norm: Norm2}} {
+		{Method: PBSR, ODE: odeInterp()}, {Method: PBSR, Params: []int{1}, Tuning: Tuning{Norm: Norm2}}} {
 		s := NewSolver(m, o)
 		var res Result
 		if err := s.Solve(&res, p, nil, 0, ts); err != nil {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pbgen/pbgen/runtime/testmodels"
+	"github.com/pbgen/pbgen/internal/testmodels"
 )
 
 // A solve restarted at t1 from the state and sensitivities it had reached

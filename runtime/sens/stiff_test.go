@@ -57,8 +57,8 @@ func TestStiffStatesAtOutputs(t *testing.T) {
 		// (8e3 and 9e5 off with 100 outputs). Now 0.25 and 0.28, bounded
 		// by 0.5 only: on the state grid the state is integrated at the user's
 		// tolerance (StateTolFactor 1), and S inherits its error.
-		{Method: PBSR, Grid: GridState, ODE: ode.Settings{Interpolate: true}},
-		{Method: Exp, Grid: GridState, ODE: ode.Settings{Interpolate: true}},
+		{Method: PBSR, ODE: ode.Settings{Interpolate: true}, Tuning: Tuning{Grid: GridState}},
+		{Method: Exp, ODE: ode.Settings{Interpolate: true}, Tuning: Tuning{Grid: GridState}},
 		{Method: FS, ODE: ode.Settings{Interpolate: true}},
 	} {
 		o.RTol, o.ATol, o.Params = rtol, atol, params
@@ -112,7 +112,7 @@ func sTol(o *Options) float64 {
 		return 0
 	case o.Method == FS && o.ErrCon:
 		return 1e-3
-	case (o.Method == PBSR || o.Method == Exp) && o.Grid == GridDefault:
+	case (o.Method == PBSR || o.Method == Exp) && o.Tuning.Grid == GridDefault:
 		return 5e-2
 	case o.Method == PBSR || o.Method == Exp:
 		return 0.5 // a bound on garbage only (see above)

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
-	"github.com/pbgen/pbgen/runtime/testmodels"
 )
 
 // TestBadOptions: every option a user can pass that cannot be used (pbgen
@@ -24,12 +24,12 @@ func TestBadOptions(t *testing.T) {
 	m.DefaultParams(p)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, o := range []Options{
-		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: 1e-20}, {SensRTol: 1e-17}, {ATol: -1}, {ATol: inf}, {ATol: nan},
-		{SensRTol: -1}, {SensRTol: 2}, {SensATol: -1}, {SensATol: nan},
-		{Method: 9}, {Method: -1}, {Method: FS, Grid: GridDyadic}, {Method: PBS, Grid: GridDyadic},
-		{JacTol: nan}, {NIntFactor: -1}, {NIntFactor: inf}, {NMax: -1}, {MaxDepth: -1}, {MaxDepth: 1 << 40},
-		{Norm: 9}, {Interp: 9}, {ExpStep: 9}, {Refine: 9}, {Grid: 9},
-		{ReuseTol: nan}, {RefTheta: inf}, {StateTolFactor: -1}, {StateTolFactor: 1e9},
+		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: 1e-20}, {Tuning: Tuning{SensRTol: 1e-17}}, {ATol: -1}, {ATol: inf}, {ATol: nan},
+		{Tuning: Tuning{SensRTol: -1}}, {Tuning: Tuning{SensRTol: 2}}, {Tuning: Tuning{SensATol: -1}}, {Tuning: Tuning{SensATol: nan}},
+		{Method: 9}, {Method: -1}, {Method: FS, Tuning: Tuning{Grid: GridDyadic}}, {Method: PBS, Tuning: Tuning{Grid: GridDyadic}},
+		{Tuning: Tuning{JacTol: nan}}, {Tuning: Tuning{NIntFactor: -1}}, {Tuning: Tuning{NIntFactor: inf}}, {Tuning: Tuning{NMax: -1}}, {Tuning: Tuning{MaxDepth: -1}}, {Tuning: Tuning{MaxDepth: 1 << 40}},
+		{Tuning: Tuning{Norm: 9}}, {Tuning: Tuning{Interp: 9}}, {Tuning: Tuning{ExpStep: 9}}, {Tuning: Tuning{Refine: 9}}, {Tuning: Tuning{Grid: 9}},
+		{Tuning: Tuning{ReuseTol: nan}}, {Tuning: Tuning{RefTheta: inf}}, {Tuning: Tuning{StateTolFactor: -1}}, {Tuning: Tuning{StateTolFactor: 1e9}},
 		{ODE: ode.Settings{RTol: -1}}, {ODE: ode.Settings{MaxSteps: -1}}, {ODE: ode.Settings{Method: 5}},
 		{ODE: ode.Settings{ATolVec: []float64{1}}},
 		{Params: []int{1, 1}}, {Params: []int{-1}}, {Params: []int{len(p)}},
@@ -164,3 +164,44 @@ func TestMemoryLimit(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestResolveDefaults: what a zero Tuning resolves to, per method and
+// mode (the package documentation's "what runs by default"), and that a
+// Tuning field overrides it.
+func TestResolveDefaults(t *testing.T) {
+	for _, c := range []struct {
+		o                 Options
+		grid              Grid
+		step              ExpStep
+		refine            Refine
+		interp            Interp
+		stateRTol, reuse  float64
+		maxDepth, nmax    int
+		srtol, interpolat float64
+	}{
+		{Options{}, GridDyadic, ExpEndpoint, RefineLocalError, InterpDense, 1e-8, 1e-9, 8, 10, 1e-6, 1},
+		{Options{Method: Exp, RTol: 1e-4}, GridDyadic, ExpEndpoint, RefineLocalError, InterpDense, 1e-6, 1e-7, 8, 10, 1e-4, 1},
+		{Options{Paper: true}, GridState, ExpFrozen, RefineNInt, InterpLinear, 1e-6, 0, 8, 10, 1e-6, 0},
+		{Options{Method: PBS}, GridState, ExpMagnus, RefineLocalError, InterpDense, 1e-6, 1e-9, 8, 10, 1e-6, 0},
+		{Options{Tuning: Tuning{Grid: GridState, StateTolFactor: 0.5, MaxDepth: 3, NMax: 7, SensRTol: 2e-6}},
+			GridState, ExpMagnus, RefineLocalError, InterpDense, 5e-7, 1e-9, 3, 7, 2e-6, 0},
+	} {
+		r, err := resolve(&c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ip := 0.0
+		if r.interpolate {
+			ip = 1
+		}
+		if r.grid != c.grid || r.expStep != c.step || r.refine != c.refine || r.interp != c.interp ||
+			!nearRel(r.ode.RTol, c.stateRTol) || !nearRel(r.reuseTol, c.reuse) || r.maxDepth != c.maxDepth ||
+			r.nmax != c.nmax || r.srtol != c.srtol || ip != c.interpolat {
+			t.Errorf("%+v resolved to grid %v step %v refine %v interp %v state rtol %g reuse %g depth %d nmax %d srtol %g interpolate %v",
+				c.o, r.grid, r.expStep, r.refine, r.interp, r.ode.RTol, r.reuseTol, r.maxDepth, r.nmax, r.srtol, r.interpolate)
+		}
+	}
+}
+
+// nearRel reports whether a and b agree to rounding.
+func nearRel(a, b float64) bool { return math.Abs(a-b) <= 1e-14*math.Abs(b) }

@@ -1,0 +1,132 @@
+package sparse
+
+import "github.com/pbgen/pbgen/runtime/internal/dense"
+
+// The products take the dense operands row-major: a block X with k columns
+// has its row r at X[r*k : (r+1)*k]. Sizes are the caller's contract
+// (they are the model's dimensions, fixed when a solver is built); a short
+// operand panics on the slice bounds.
+
+// MulVecTo adds A x to y: y += A x.
+func (a CSR) MulVecTo(y, x []float64) {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	y = y[:a.Pat.Rows]
+	for i := range y {
+		var s float64
+		for k := rp[i]; k < rp[i+1]; k++ {
+			s += v[k] * x[ci[k]]
+		}
+		y[i] += s
+	}
+}
+
+// MulVecTransTo adds A^T x to y: y += A^T x.
+func (a CSR) MulVecTransTo(y, x []float64) {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	for i, xi := range x[:a.Pat.Rows] {
+		for k := rp[i]; k < rp[i+1]; k++ {
+			y[ci[k]] += v[k] * xi
+		}
+	}
+}
+
+// MulBlockTo writes Y = A X for a dense block X of k columns (Cols x k)
+// into Y (Rows x k). With k = dense.ProbeCols the AVX2/FMA kernel runs
+// where the CPU has it. Zero entries of A are multiplied like the others:
+// a test for them cost runtime/ode's sensitivity products 10% (POLLU,
+// HIRES), more than the rows it saved.
+func (a CSR) MulBlockTo(y, x []float64, k int) {
+	if k == dense.ProbeCols {
+		dense.SpMul4(y, a.Val, a.Pat.RowPtr, a.Pat.ColIdx, x, false)
+		return
+	}
+	a.mulBlock(y, x, k, false)
+}
+
+// MulAddBlockTo adds A X to Y: Y += A X, X and Y as for MulBlockTo.
+func (a CSR) MulAddBlockTo(y, x []float64, k int) {
+	if k == dense.ProbeCols {
+		dense.SpMul4(y, a.Val, a.Pat.RowPtr, a.Pat.ColIdx, x, true)
+		return
+	}
+	a.mulBlock(y, x, k, true)
+}
+
+// mulBlock is the portable product of MulBlockTo and MulAddBlockTo: row i
+// of Y gets the rows of X named by row i of A, scaled, in pattern order.
+func (a CSR) mulBlock(y, x []float64, k int, add bool) {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	for i := 0; i < a.Pat.Rows; i++ {
+		d := y[i*k : (i+1)*k]
+		if !add {
+			clear(d)
+		}
+		for q := rp[i]; q < rp[i+1]; q++ {
+			s := v[q]
+			xr := x[ci[q]*k : (ci[q]+1)*k]
+			xr = xr[:len(d)]
+			for j, w := range xr {
+				d[j] += s * w
+			}
+		}
+	}
+}
+
+// MulTransAddBlockTo adds A^T X to Y: Y += A^T X for X Rows x k and Y
+// Cols x k.
+func (a CSR) MulTransAddBlockTo(y, x []float64, k int) {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	for i := 0; i < a.Pat.Rows; i++ {
+		xr := x[i*k : (i+1)*k]
+		for q := rp[i]; q < rp[i+1]; q++ {
+			s := v[q]
+			d := y[ci[q]*k : (ci[q]+1)*k]
+			d = d[:len(xr)]
+			for j, w := range xr {
+				d[j] += s * w
+			}
+		}
+	}
+}
+
+// LeftMulAddTo adds X A to Y: Y += X A for a dense X of m rows (m x Rows)
+// and Y m x Cols. Zero entries of X are skipped: X is typically an
+// exponential's integral, whose entries between uncoupled species vanish.
+func (a CSR) LeftMulAddTo(y, x []float64, m int) {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	nr, nc := a.Pat.Rows, a.Pat.Cols
+	for r := 0; r < m; r++ {
+		d := y[r*nc : (r+1)*nc]
+		for i, s := range x[r*nr : (r+1)*nr] {
+			if s == 0 {
+				continue
+			}
+			for k := rp[i]; k < rp[i+1]; k++ {
+				d[ci[k]] += s * v[k]
+			}
+		}
+	}
+}
+
+// MulShiftedBlockTo writes Y = (A - mu I) X for a square A and X, Y
+// Rows x k (Y must not alias X): the shifted products of the exponential
+// actions of runtime/expm, with the shift applied first in each row.
+func (a CSR) MulShiftedBlockTo(y, x []float64, k int, mu float64) {
+	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
+	for i := 0; i < a.Pat.Rows; i++ {
+		d := y[i*k : (i+1)*k]
+		xi := x[i*k : (i+1)*k]
+		xi = xi[:len(d)]
+		for c, u := range xi {
+			d[c] = -mu * u
+		}
+		for q := rp[i]; q < rp[i+1]; q++ {
+			s := v[q]
+			xr := x[ci[q]*k : (ci[q]+1)*k]
+			xr = xr[:len(d)]
+			for c, u := range xr {
+				d[c] += s * u
+			}
+		}
+	}
+}
