@@ -1,5 +1,6 @@
 // Package parser reads SBML documents (Level 2 versions 1-5 and Level 3
-// versions 1-2, core) and lowers them to a symbolic.ODE. The SBML
+// versions 1-2, core, and the Level 3 comp package, flattened) and lowers
+// them to a symbolic.ODE. The SBML
 // semantics (units of species in math, compartments, rules, conversion
 // factors) live here; symbolic only sees states, parameters and time.
 //
@@ -14,7 +15,38 @@
 // fixed by both L3v1 and L3v2) and csymbol time by the time symbol.
 // (Expansion is bounded: see Limits on hostile input.)
 // Annotations and notes are ignored, and so are elements of the layout
-// and render packages.
+// and render packages and of any package the document declares
+// required="false" (SBML promises such a package does not change the
+// meaning of the core model).
+//
+// csymbol rateOf (L3v2) is read as the rate of change of its argument's
+// value in math, formed while lowering (rateof.go): for a state its rate
+// (through the chain rule when the state is an amount and the value a
+// concentration), 0 for anything constant or a local parameter, and at
+// t = 0 in initial assignments. Its argument must be a <ci>; rateOf of a
+// variable set by an assignment rule (or of a concentration whose
+// compartment one sets) is an error, as SBML's validation rules 10224
+// and 10225 make it, and so is a rate that depends on itself through
+// rateOf, naming the ids of the cycle.
+//
+// stoichiometryMath (L2) is read as an assignment rule to the species
+// reference: the reference's id, or "stoichiometry(R:S)" for species S
+// in reaction R when it has none (stoichmath.go). The math is evaluated
+// at every time and the stoichiometry is also an output.
+//
+// # Hierarchical models (comp)
+//
+// A document that declares the comp package is read whole and flattened
+// into one Model, as libSBML's flattening converter does (comp.go has the
+// details): submodels of model definitions in the document or in
+// external files in the same folder, nested to any depth, become their
+// components with ids prefixed "sub__" per level ("A__B__x"); ports,
+// replacedElement (with conversion factors), replacedBy and deletions
+// (by id, metaid or port, through nested sBaseRef) are applied; time and
+// extent conversion factors scale the submodels' time, rates and kinetic
+// laws. Replacing or deleting a whole submodel or a port is refused by
+// name. Errors name the file and line of the component they concern,
+// in an external file that file.
 //
 // MathML: cn (integer, real, e-notation, rational), ci, csymbol time and
 // avogadro, the constants true, false, pi, exponentiale, infinity and
@@ -49,11 +81,11 @@
 // # Refused constructs
 //
 // Events unless Options.Events is set (see below), algebraic rules, fast
-// reactions, stoichiometryMath, csymbol
-// delay and rateOf, other MathML elements, SBML Level 1 and every package
-// other than layout and render (a required package is refused even when
-// no element of it appears) are refused with an error that says "... is
-// not supported" and names the element, its id and its line.
+// reactions, csymbol delay, other MathML elements, SBML Level 1 and every
+// package other than comp, layout, render and those declared
+// required="false" (a required package is refused even when no element of
+// it appears) are refused with an error that says "... is not supported"
+// and names the element, its id and its line.
 //
 // # Errors
 //

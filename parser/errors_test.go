@@ -66,17 +66,36 @@ func TestErrors(t *testing.T) {
 <algebraicRule>` + ma(`<ci>k</ci>`) + `</algebraicRule></listOfRules>`), marker: `<algebraicRule`, want: `algebraicRule: algebraic rule is not supported`},
 		{name: "fast reaction", doc: l3(basics + `<listOfReactions>
 <reaction id="R" reversible="false" fast="true"><kineticLaw>` + ma(`<ci>k</ci>`) + `</kineticLaw></reaction></listOfReactions>`), marker: `<reaction id`, want: `reaction "R": fast reaction is not supported`},
-		{name: "stoichiometryMath", doc: l2(basics + `<listOfReactions><reaction id="R">
-<listOfReactants><speciesReference species="S">
+		{name: "stoichiometryMath in L3", doc: l3(basics + `<listOfReactions><reaction id="R" reversible="false">
+<listOfReactants><speciesReference species="S" constant="true">
 <stoichiometryMath>` + ma(`<cn>2</cn>`) + `</stoichiometryMath></speciesReference></listOfReactants>
-<kineticLaw>` + ma(`<ci>k</ci>`) + `</kineticLaw></reaction></listOfReactions>`), marker: `<stoichiometryMath`, want: `speciesReference: stoichiometryMath is not supported`},
+<kineticLaw>` + ma(`<ci>k</ci>`) + `</kineticLaw></reaction></listOfReactions>`), marker: `<stoichiometryMath`,
+			want: `speciesReference: stoichiometryMath is not part of SBML Level 3 (use an assignment rule to the species reference's id)`},
+		{name: "stoichiometry and stoichiometryMath", doc: l2(basics + `<listOfReactions><reaction id="R">
+<listOfReactants><speciesReference species="S" stoichiometry="2">
+<stoichiometryMath>` + ma(`<cn>2</cn>`) + `</stoichiometryMath></speciesReference></listOfReactants>
+<kineticLaw>` + ma(`<ci>k</ci>`) + `</kineticLaw></reaction></listOfReactions>`), marker: `<speciesReference species="S" stoichiometry="2">`,
+			want: `speciesReference: both a stoichiometry attribute and stoichiometryMath`},
 		{name: "delay", doc: l3(basics + law("\n<apply>"+csym("delay")+"<ci>S</ci><cn>1</cn></apply>")), marker: `<csymbol`, want: `reaction "R": csymbol delay is not supported`},
-		{name: "rateOf", doc: l3(basics + law("\n<apply>"+csym("rateOf")+"<ci>S</ci></apply>")), marker: `<csymbol`, want: `reaction "R": csymbol rateOf is not supported`},
+		{name: "rateOf of an expression", doc: l3(basics + law("\n<apply>"+csym("rateOf")+"<apply><plus/><ci>S</ci><ci>k</ci></apply></apply>")), marker: `<apply><csymbol`,
+			want: `reaction "R": csymbol rateOf takes one argument, a <ci>`},
+		{name: "rateOf not applied", doc: l3(basics + law("\n"+csym("rateOf"))), marker: `<csymbol`,
+			want: `reaction "R": csymbol rateOf is a function: it must be the first child of <apply>`},
+		{name: "rateOf cycle", doc: l3(`<listOfParameters><parameter id="p" value="1" constant="false"/></listOfParameters>
+<listOfRules><rateRule variable="p">` + ma("\n<apply>"+csym("rateOf")+"<ci>p</ci></apply>") + `</rateRule></listOfRules>`), lower: true,
+			marker: `<apply><csymbol`, want: `parameter "rateOf(p)": cyclic dependency of rates through csymbol rateOf: rateOf(p) -> rateOf(p)`},
+		{name: "rateOf of an assigned variable", doc: l3(`<listOfParameters><parameter id="p" constant="false"/><parameter id="q" constant="false"/></listOfParameters>
+<listOfRules><assignmentRule variable="p">` + ma(`<csymbol definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol>`) + `</assignmentRule>
+<assignmentRule variable="q">` + ma("\n<apply>"+csym("rateOf")+"<ci>p</ci></apply>") + `</assignmentRule></listOfRules>`), lower: true,
+			marker: `<apply><csymbol`, want: `parameter "rateOf(p)": csymbol rateOf of "p", which an assignment rule sets`},
 		{name: "unknown MathML", doc: l3(basics + law("\n<apply><gcd/><ci>S</ci><cn>2</cn></apply>")), marker: `<gcd`, want: `reaction "R": MathML operator <gcd> is not supported`},
 		{name: "unknown MathML element", doc: l3(basics + law("\n<vector><ci>S</ci></vector>")), marker: `<vector`, want: `reaction "R": MathML element <vector> is not supported`},
 		{name: "required package", doc: strings.Replace(l3(basics), `level="3" version="2"`,
-			`xmlns:comp="http://www.sbml.org/sbml/level3/version1/comp/version1" comp:required="true" level="3" version="2"`, 1),
-			marker: `<sbml`, want: `sbml: required SBML package "comp" is not supported`},
+			`xmlns:fbc="http://www.sbml.org/sbml/level3/version1/fbc/version2" fbc:required="true" level="3" version="2"`, 1),
+			marker: `<sbml`, want: `sbml: required SBML package "fbc" is not supported`},
+		{name: "required package beside comp", doc: strings.Replace(l3(basics), `level="3" version="2"`,
+			`xmlns:comp="http://www.sbml.org/sbml/level3/version1/comp/version1" comp:required="true" xmlns:fbc="http://www.sbml.org/sbml/level3/version1/fbc/version2" fbc:required="true" level="3" version="2"`, 1),
+			marker: `<sbml`, want: `sbml: required SBML package "fbc" is not supported`},
 		{name: "package element", doc: l3(basics + `<fbc:listOfObjectives xmlns:fbc="http://www.sbml.org/sbml/level3/version1/fbc/version2"/>`),
 			marker: `<fbc:`, want: `fbc:listOfObjectives: SBML package "fbc" is not supported`},
 		{name: "level 1", doc: `<sbml xmlns="http://www.sbml.org/sbml/level1" level="1" version="2"><model/></sbml>`,

@@ -16,7 +16,8 @@ import (
 // ErrorList or succeed, never panic.
 func FuzzRead(f *testing.F) {
 	suiteDir, _ := suites.SBMLCases(f)
-	for _, id := range []string{"00001", "00026", "00068", "00102", "00950", "01273", "01468", "00978", "01330", "01505", "01601", "01661", "01779"} {
+	for _, id := range []string{"00001", "00026", "00068", "00102", "00950", "01273", "01468", "00978", "01330", "01505", "01601", "01661", "01779",
+		"00517", "01462", "01166", "01469", "01183"} { // stoichiometryMath, rateOf, comp
 		files, _ := filepath.Glob(filepath.Join(suiteDir, id, id+"-sbml-l*.xml"))
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {

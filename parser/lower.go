@@ -70,6 +70,10 @@ type variable struct {
 	stateIsAmount bool           // species state: amount (else the value in math)
 	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
+
+	rateOf   *variable      // stands for csymbol rateOf of this variable (rateof.go)
+	rate     *symbolic.Node // states: memoised rate, for rateOf
+	rateDone bool
 }
 
 const (
@@ -267,6 +271,7 @@ func (l *lowering) collect() {
 			v.decl = b.Const(s.InitialConcentration)
 		}
 	}
+	l.collectRateOf()
 }
 
 // stoich is the declared stoichiometry of a species reference: SBML L2's
@@ -493,6 +498,9 @@ func (l *lowering) declInit(v *variable) *symbolic.Node {
 
 // init is the value of v's symbol at t = 0 as an expression of p, or nil.
 func (l *lowering) init(v *variable) *symbolic.Node {
+	if v.rateOf != nil {
+		return l.rateOfInit(v)
+	}
 	if l.initState[v] == done {
 		return l.initMemo[v]
 	}
@@ -521,6 +529,9 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 // value is the value of v's symbol in math as an expression of (x, p, t),
 // or nil.
 func (l *lowering) value(v *variable) *symbolic.Node {
+	if v.rateOf != nil {
+		return l.rateOfValue(v)
+	}
 	if l.valState[v] == done {
 		return l.valMemo[v]
 	}

@@ -27,6 +27,7 @@ const (
 	mApply                  // op applied to args (qual: logbase or degree)
 	mCall                   // call of function definition name
 	mPiecewise              // args = v1, c1, v2, c2, ...; other = otherwise or nil
+	mRateOf                 // csymbol rateOf applied to args[0], a <ci> (rateof.go)
 )
 
 // mnode is MathML parsed but not yet resolved: identifiers are names, and
@@ -171,7 +172,7 @@ func (p *mathParser) csymbol(e *elem) (mkind, bool) {
 	case symbolsURL + "delay":
 		p.refuse(e.line, "csymbol delay")
 	case symbolsURL + "rateOf":
-		p.refuse(e.line, "csymbol rateOf")
+		return mRateOf, true
 	default:
 		p.errorf(e.line, "unknown csymbol %q", url)
 	}
@@ -201,6 +202,10 @@ func (p *mathParser) expr(e *elem) *mnode {
 	case "csymbol":
 		k, ok := p.csymbol(e)
 		if !ok {
+			return nil
+		}
+		if k == mRateOf {
+			p.errorf(e.line, "csymbol rateOf is a function: it must be the first child of <apply>")
 			return nil
 		}
 		return &mnode{kind: k, line: e.line}
@@ -407,9 +412,13 @@ func (p *mathParser) apply(e *elem) *mnode {
 			return nil
 		}
 	case head.local == "csymbol":
-		// delay and rateOf are refused by csymbol; time and avogadro are
-		// values, not functions.
-		if k, ok := p.csymbol(head); ok {
+		// delay is refused by csymbol; time and avogadro are values, not
+		// functions.
+		k, ok := p.csymbol(head)
+		if ok && k == mRateOf {
+			return p.rateOfApply(e, head, kids[1:])
+		}
+		if ok {
 			name := "time"
 			if k == mAvogadro {
 				name = "avogadro"

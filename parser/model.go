@@ -28,6 +28,8 @@ type Model struct {
 	Events              []*Event
 
 	B *symbolic.Builder // owns every node of the model's math and of the ODEs lowered from it
+
+	rateOfLine map[string]int // targets of csymbol rateOf: id -> line of the first use (rateof.go)
 }
 
 // FunctionDefinition is a <functionDefinition>; calls to it are expanded

@@ -78,6 +78,8 @@ type reader struct {
 	rxByID  map[string]*Reaction
 	depth   int  // conv recursion depth
 	tooDeep bool // the depth error was reported
+
+	optional map[string]bool // namespaces of packages declared required="false" (packages.go)
 }
 
 func (r *reader) errorf(line int, el, id, format string, args ...any) {
@@ -127,7 +129,7 @@ func (r *reader) core(e *elem) bool {
 	if e.space == r.ns {
 		return true
 	}
-	if harmlessPackage(e.space) {
+	if r.ignorable(e.space) {
 		return false
 	}
 	id, _ := e.attr("id")
@@ -166,11 +168,15 @@ func (r *reader) document(s *xmlStream) *Model {
 		return nil
 	}
 	r.ns = root.space
+	if usesComp(root) {
+		return r.compDocument(s, root, level, version) // comp.go
+	}
 	for _, a := range root.attrs {
 		if a.Name.Local == "required" && a.Name.Space != "" && strings.TrimSpace(a.Value) == "true" {
 			r.refuse(root.line, "sbml", "", "required SBML package "+strconv.Quote(pkgName(a.Name.Space)))
 		}
 	}
+	r.noteOptional(root)
 	var m *Model
 	for k := s.next(); k != nil; k = s.next() {
 		switch {
@@ -273,9 +279,8 @@ func (r *reader) list(s *xmlStream, l *elem, want string, f func(*elem)) {
 }
 
 // sbmlKids lists the SBML children of the elements read whole that may
-// be valid (stoichiometryMath is refused, not invalid); listItems the one
-// child name of the lists inside them. Elements not listed accept
-// anything.
+// be valid; listItems the one child name of the lists inside them.
+// Elements not listed accept anything.
 var (
 	sbmlKids = map[string][]string{
 		"functionDefinition": nil, "compartment": nil, "species": nil, "parameter": nil, "localParameter": nil,
@@ -310,7 +315,7 @@ var (
 // MathML content, and unknown MathML elements. Elements of ignored
 // packages are dropped unread.
 func (r *reader) judge(p, k *elem) kidVerdict {
-	if k.space != r.ns && k.space != mathNS && harmlessPackage(k.space) {
+	if k.space != r.ns && k.space != mathNS && r.ignorable(k.space) {
 		return kidDrop
 	}
 	if p.space == mathNS {
@@ -505,10 +510,6 @@ func (r *reader) checkKids(e *elem, id string, allowed ...string) {
 		}
 		seen[k.local] = k.line
 		if !contains(allowed, k.local) {
-			if k.local == "stoichiometryMath" {
-				r.refuse(k.line, e.local, id, "stoichiometryMath")
-				continue
-			}
 			r.errorf(k.line, e.local, id, "unexpected element <%s>", k.local)
 		}
 	}
@@ -674,6 +675,7 @@ func (r *reader) reaction(e *elem) {
 			r.kineticLaw(l, rx)
 		}
 	}
+	r.stoichiometryMath(e, rx)
 	r.m.Reactions = append(r.m.Reactions, rx)
 	if r.rxByID == nil {
 		r.rxByID = make(map[string]*Reaction)
@@ -687,7 +689,7 @@ func (r *reader) speciesRef(e *elem) *SpeciesReference {
 	if id != "" {
 		r.declare(id, "speciesReference", e.line)
 	}
-	r.checkKids(e, id)
+	r.checkKids(e, id, "stoichiometryMath")
 	sr.Species = r.idRef(e, id, "species")
 	if sr.Species == "" {
 		r.errorf(e.line, "speciesReference", id, "missing species")
@@ -879,6 +881,8 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 		return b.Piecewise(args...)
 	case mCall:
 		return r.call(n, sc)
+	case mRateOf:
+		return r.rateOf(n, sc)
 	}
 	args := make([]*symbolic.Node, len(n.args))
 	for i, a := range n.args {
