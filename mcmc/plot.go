@@ -22,7 +22,9 @@ import (
 // parameter over all chains; and pair.png, scatter plots and histograms of
 // the (at most maxPair, default 4) parameters with the strongest
 // posterior correlations, where samplers struggle and non-identifiability
-// shows. It returns the paths written.
+// shows. Parameter names are horizontal titles above the panels,
+// shortened in the middle when wider than a panel. It returns the paths
+// written.
 func WritePlots(dir string, r *Result, maxPair int) ([]string, error) {
 	if len(r.Chains) == 0 || len(r.Chains[0].LogPost) == 0 {
 		return nil, fmt.Errorf("mcmc: no draws to plot")
