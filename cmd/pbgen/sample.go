@@ -61,7 +61,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	samples := fs.Int("samples", 1000, "kept iterations per chain")
 	seed := fs.Uint64("seed", 1, "random seed; chain I uses a generator derived from (seed, I) only")
 	jobs := fs.Int("j", 0, "chains run at once, each on its own goroutine and objective (0: all of them)")
-	outDir := fs.String("o", "", "write CmdStan CSV files chain_1.csv, ... into `dir`")
+	outDir := fs.String("o", "", "write CmdStan CSV files chain_1.csv, ... and their timing sidecars chain_1.timing.json, ... into `dir`")
 	plotDir := fs.String("plot", "", "write trace, histogram and pair plots (PNG) into `dir`")
 	initMode := fs.String("init", "nominal", "initial points: nominal (the parameter table's nominal values) or prior (drawn from the PEtab initialization priors, uniform on the parameter scale within the bounds where there is none: dispersed starts, which R-hat needs to be telling, but from far in the box chains can take long to find the posterior)")
 	rtol := fs.Float64("rtol", 0, "relative tolerance of the ODE solver (0: the objective's default)")
