@@ -51,7 +51,10 @@ func niceTicks(lo, hi float64, n int) []plot.Tick {
 			}
 		}
 	}
-	if step == 0 { // a range too narrow for two round ticks
+	// A range too narrow for two round ticks, or so narrow relative to
+	// its values that counting minor steps from 0 would exceed float64's
+	// integers: the ends alone.
+	if step == 0 || math.Max(math.Abs(lo), math.Abs(hi))/minor > 1e12 {
 		return []plot.Tick{{Value: lo, Label: "x"}, {Value: hi, Label: "x"}}
 	}
 	var out []plot.Tick
