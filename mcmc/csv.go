@@ -2,20 +2,28 @@ package mcmc
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // CSV output follows CmdStan's layout, which ArviZ (from_cmdstan) and R
 // (read.csv with comment.char = "#", then posterior::as_draws) read:
 // '#' comment lines with "key = value" settings, one header line whose
 // sampler columns end in "__" (lp__, accept_stat__, stepsize__), then one
-// line per kept draw, then the adaptation results and timing as comments.
-// Numbers are written with the shortest representation that round-trips.
+// line per kept draw, then the adaptation results as comments. Numbers
+// are written with the shortest representation that round-trips.
+//
+// Unlike CmdStan, the chain file holds no elapsed times: they go to a
+// sidecar file (TimingPath), so that a chain file depends on the seed and
+// settings alone and the same chain run anywhere (one process, a Slurm
+// array task) gives the same bytes, which cmp can check.
 
 // CSVName returns name with every character other than letters, digits,
 // '_' and '.' replaced by '_', so CSV readers neither split the column nor
@@ -99,10 +107,6 @@ func WriteCSV(w io.Writer, r *Result, c int) error {
 	for i := range ch.LogPost {
 		row(ch.LogPost[i], ch.AcceptStat[i], ch.StepSize, ch.Draw(i, r.Dim))
 	}
-	p("# \n")
-	p("#  Elapsed Time: %s seconds (Warm-up)\n", ftoa(ch.WarmupTime.Seconds()))
-	p("#                %s seconds (Sampling)\n", ftoa(ch.SampleTime.Seconds()))
-	p("#                %s seconds (Total)\n", ftoa((ch.WarmupTime + ch.SampleTime).Seconds()))
 	p("# accepted = %d\n", ch.Accepted)
 	p("# warmup_accept_stat = %s\n", ftoa(ch.WarmupAccept))
 	p("# out_of_bounds = %d\n", ch.OutOfBounds)
@@ -117,7 +121,8 @@ func WriteCSV(w io.Writer, r *Result, c int) error {
 }
 
 // WriteCSVFiles writes chain_1.csv, chain_2.csv, ... into dir (created if
-// needed) and returns their paths.
+// needed), each with its timing sidecar chain_1.timing.json, ..., and
+// returns the paths of the CSV files.
 func WriteCSVFiles(dir string, r *Result) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -125,20 +130,83 @@ func WriteCSVFiles(dir string, r *Result) ([]string, error) {
 	var paths []string
 	for c := range r.Chains {
 		path := filepath.Join(dir, fmt.Sprintf("chain_%d.csv", c+1))
-		f, err := os.Create(path)
-		if err != nil {
+		if err := createFile(path, func(w io.Writer) error { return WriteCSV(w, r, c) }); err != nil {
 			return paths, err
 		}
-		err = WriteCSV(f, r, c)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return paths, fmt.Errorf("mcmc: %s: %w", path, err)
+		if err := createFile(TimingPath(path), func(w io.Writer) error { return WriteTiming(w, &r.Chains[c]) }); err != nil {
+			return paths, err
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+func createFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("mcmc: %s: %w", path, err)
+	}
+	return nil
+}
+
+// Timing is the content of a chain's timing sidecar: the wall-clock
+// seconds of its warm-up and sampling phases, which CmdStan writes as
+// "Elapsed Time" comments into the chain file itself.
+type Timing struct {
+	WarmupSeconds   float64 `json:"warmup_seconds"`
+	SamplingSeconds float64 `json:"sampling_seconds"`
+}
+
+// TimingPath returns the sidecar path of the chain file csvPath:
+// chain_1.csv → chain_1.timing.json. The name does not end in .csv, so a
+// glob for chain files does not pick it up.
+func TimingPath(csvPath string) string {
+	return strings.TrimSuffix(csvPath, filepath.Ext(csvPath)) + ".timing.json"
+}
+
+// WriteTiming writes ch's warm-up and sampling times to w as a one-line
+// JSON object (Timing).
+func WriteTiming(w io.Writer, ch *Chain) error {
+	b, err := json.Marshal(Timing{WarmupSeconds: ch.WarmupTime.Seconds(), SamplingSeconds: ch.SampleTime.Seconds()})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ReadTiming parses a timing sidecar. Unknown fields and trailing data
+// are errors, and so are negative or non-finite times, so a wrong file
+// is not taken for one.
+func ReadTiming(r io.Reader) (Timing, error) {
+	var t Timing
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	if err := d.Decode(&t); err != nil {
+		return Timing{}, fmt.Errorf("mcmc: timing: %v", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return Timing{}, fmt.Errorf("mcmc: timing: data after the object")
+	}
+	for _, v := range []float64{t.WarmupSeconds, t.SamplingSeconds} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return Timing{}, fmt.Errorf("mcmc: timing: %v seconds", v)
+		}
+	}
+	return t, nil
+}
+
+// Durations returns the warm-up and sampling times as Durations (rounded
+// to nanoseconds), as Chain.WarmupTime and Chain.SampleTime hold them.
+func (t Timing) Durations() (warmup, sampling time.Duration) {
+	return time.Duration(math.Round(t.WarmupSeconds * 1e9)), time.Duration(math.Round(t.SamplingSeconds * 1e9))
 }
 
 // CSV is a parsed CmdStan-style CSV file.

@@ -3,11 +3,13 @@ package mcmc
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCSVRoundTrip writes every chain with WriteCSVFiles, reads the files
@@ -163,5 +165,98 @@ func TestSaveWarmup(t *testing.T) {
 	}
 	if f.Rows[60][3] != ch.Draws[0] || f.Rows[0][3] != ch.WarmupDraws[0] {
 		t.Errorf("row order: warm-up rows must come first")
+	}
+}
+
+// TestCSVSameSeedSameBytes: two runs with the same seed write
+// byte-identical chain files, which is what lets a Slurm array's files be
+// checked against a local run with cmp; the times, which differ between
+// runs, are in the sidecars and read back from there.
+func TestCSVSameSeedSameBytes(t *testing.T) {
+	mu, cov := corr2()
+	var dirs [2]string
+	var runs [2]*Result
+	for i := range dirs {
+		res, err := Run(context.Background(), func() (Target, error) { return newGauss(mu, cov), nil },
+			&Options{Sampler: SMMALA, Chains: 2, Warmup: 50, Samples: 40, Seed: 21})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs[i], runs[i] = t.TempDir(), res
+		if _, err := WriteCSVFiles(dirs[i], res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c := 1; c <= 2; c++ {
+		name := fmt.Sprintf("chain_%d.csv", c)
+		a, err := os.ReadFile(filepath.Join(dirs[0], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[1], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs with seed 21", name)
+		}
+		if bytes.Contains(a, []byte("Elapsed")) || bytes.Contains(a, []byte("seconds")) {
+			t.Errorf("%s holds times", name)
+		}
+		f, err := os.Open(TimingPath(filepath.Join(dirs[0], name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm, err := ReadTiming(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := &runs[0].Chains[c-1]
+		w, s := tm.Durations()
+		if d := w - ch.WarmupTime; d < -time.Microsecond || d > time.Microsecond || s <= 0 || (s-ch.SampleTime).Abs() > time.Microsecond {
+			t.Errorf("%s: sidecar times %v, %v; chain %v, %v", name, w, s, ch.WarmupTime, ch.SampleTime)
+		}
+	}
+	if got := TimingPath("out/chain_3.csv"); got != "out/chain_3.timing.json" {
+		t.Errorf("TimingPath = %q", got)
+	}
+}
+
+func TestReadTimingErrors(t *testing.T) {
+	for _, in := range []string{"", "{", `{"warmup_seconds": -1, "sampling_seconds": 2}`,
+		`{"warmup_seconds": 1, "sampling_seconds": 2, "total": 3}`, `[1, 2]`, `{"warmup_seconds": 1}{}`} {
+		if _, err := ReadTiming(strings.NewReader(in)); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+	tm, err := ReadTiming(strings.NewReader(`{"warmup_seconds": 1.5, "sampling_seconds": 2.25}`))
+	if w, s := tm.Durations(); err != nil || w != 1500*time.Millisecond || s != 2250*time.Millisecond {
+		t.Errorf("%v, %v, %v", w, s, err)
+	}
+}
+
+// TestSummaryWithoutTimes: chains whose times are unknown (merged
+// without sidecars) give no ESS_bulk/s, rather than an infinite one.
+func TestSummaryWithoutTimes(t *testing.T) {
+	mu, cov := corr2()
+	res, err := Run(context.Background(), func() (Target, error) { return newGauss(mu, cov), nil },
+		&Options{Sampler: MALA, Chains: 2, Warmup: 50, Samples: 60, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Summarize(res)[2]; !(s.ESSBulkPerSec > 0) || math.IsInf(s.ESSBulkPerSec, 0) {
+		t.Errorf("timed run: ESS_bulk/s %v", s.ESSBulkPerSec)
+	}
+	res.Chains[1].SampleTime = 0
+	if s := Summarize(res)[2]; !math.IsNaN(s.ESSBulkPerSec) {
+		t.Errorf("untimed chain: ESS_bulk/s %v, want NaN", s.ESSBulkPerSec)
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "Times unavailable") || strings.Contains(out, "Warmup took") || strings.Count(out, "n/a") != 2+2+res.Dim {
+		t.Errorf("summary without times:\n%s", out)
 	}
 }

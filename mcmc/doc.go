@@ -74,6 +74,9 @@
 // deterministic. Options.FirstChain runs chains k, k+1, ... alone, exactly
 // as they are in a run of all chains, so separate processes (a Slurm job
 // array, pbgen sample -chain-index) can run the chains of one analysis.
+// The chain files are then byte-identical too: WriteCSV writes no
+// wall-clock times, which go to the sidecar chain_N.timing.json
+// (WriteTiming, ReadTiming) instead of CmdStan's "Elapsed Time" comments.
 //
 // # Use from a command
 //
@@ -111,7 +114,7 @@
 //		Chains: *chains, Warmup: *warmup, Samples: *samples, Seed: *seed,
 //		Names: obj.Params(), Init: fromNominalOrInitPrior,
 //		Progress: func(p mcmc.Progress) { fmt.Fprintf(os.Stderr, "\r%v", p) }})
-//	mcmc.WriteCSVFiles(*outDir, res)  // chain_1.csv, ...
+//	mcmc.WriteCSVFiles(*outDir, res)  // chain_1.csv, chain_1.timing.json, ...
 //	mcmc.WriteSummary(os.Stdout, res) // stansummary-like table
 //	mcmc.WritePlots(*plotDir, res, 4) // trace.png, hist.png, pair.png
 //

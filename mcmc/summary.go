@@ -19,11 +19,16 @@ type Summary struct {
 // Summarize returns a row for lp__, accept_stat__ and each parameter, as
 // stansummary does. ESSBulkPerSec divides by the sampling time summed over
 // chains, so it measures the sampler's cost independently of how many
-// cores ran the chains.
+// cores ran the chains. It is NaN when a chain's sampling time is unknown
+// (zero: chain files merged without their timing sidecars), since a sum
+// over some chains only would overstate it.
 func Summarize(r *Result) []Summary {
-	var secs float64
-	for _, c := range r.Chains {
-		secs += c.SampleTime.Seconds()
+	secs := math.NaN()
+	if r.timed() {
+		secs = 0
+		for _, c := range r.Chains {
+			secs += c.SampleTime.Seconds()
+		}
 	}
 	row := func(name string, x [][]float64) Summary {
 		s := Summary{Name: name}
@@ -68,7 +73,11 @@ func WriteSummary(w io.Writer, r *Result) error {
 		warm += c.WarmupTime.Seconds()
 		samp += c.SampleTime.Seconds()
 	}
-	fmt.Fprintf(&b, "Warmup took %.3g s, sampling %.3g s (summed over chains); wall clock %.3g s.\n\n", warm, samp, r.Elapsed.Seconds())
+	if r.timed() {
+		fmt.Fprintf(&b, "Warmup took %.3g s, sampling %.3g s (summed over chains); wall clock %.3g s.\n\n", warm, samp, r.Elapsed.Seconds())
+	} else {
+		b.WriteString("Times unavailable (chain files without timing sidecars): no ESS_bulk/s.\n\n")
+	}
 	rows := Summarize(r)
 	width := 8
 	for _, s := range rows {
@@ -78,8 +87,12 @@ func WriteSummary(w io.Writer, r *Result) error {
 		"Mean", "MCSE", "StdDev", "5%", "50%", "95%", "ESS_bulk", "ESS_tail", "ESS_bulk/s", "R_hat")
 	var bad []string
 	for i, s := range rows {
-		fmt.Fprintf(&b, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %10.3g %6.3f\n", width, s.Name,
-			s.Mean, s.MCSE, s.StdDev, s.Q5, s.Q50, s.Q95, s.ESSBulk, s.ESSTail, s.ESSBulkPerSec, s.Rhat)
+		perSec := "n/a"
+		if r.timed() {
+			perSec = fmt.Sprintf("%.3g", s.ESSBulkPerSec)
+		}
+		fmt.Fprintf(&b, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %10s %6.3f\n", width, s.Name,
+			s.Mean, s.MCSE, s.StdDev, s.Q5, s.Q50, s.Q95, s.ESSBulk, s.ESSTail, perSec, s.Rhat)
 		minESS := 100 * float64(len(r.Chains))
 		if i >= 2 && (!(s.Rhat < 1.01) || !(s.ESSBulk >= minESS) || !(s.ESSTail >= minESS)) {
 			bad = append(bad, s.Name)
@@ -91,8 +104,12 @@ func WriteSummary(w io.Writer, r *Result) error {
 		if n := len(c.LogPost); n > 0 {
 			acc = float64(c.Accepted) / float64(n)
 		}
-		fmt.Fprintf(&b, "%5d  %9.3g  %6.3f  %13.3f  %13d  %6d  %5d  %8.3g\n", c.Index+1, c.StepSize, acc, c.WarmupAccept,
-			c.OutOfBounds, c.Failed, c.Evals, (c.WarmupTime + c.SampleTime).Seconds())
+		secs := "n/a"
+		if r.timed() {
+			secs = fmt.Sprintf("%.3g", (c.WarmupTime + c.SampleTime).Seconds())
+		}
+		fmt.Fprintf(&b, "%5d  %9.3g  %6.3f  %13.3f  %13d  %6d  %5d  %8s\n", c.Index+1, c.StepSize, acc, c.WarmupAccept,
+			c.OutOfBounds, c.Failed, c.Evals, secs)
 	}
 	for _, c := range r.Chains {
 		if c.FirstFailure != "" {
@@ -104,4 +121,16 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// timed reports whether every chain's sampling time is known. A run
+// always takes some time, so zero means unknown (merged chain files
+// without timing sidecars).
+func (r *Result) timed() bool {
+	for _, c := range r.Chains {
+		if c.SampleTime <= 0 {
+			return false
+		}
+	}
+	return len(r.Chains) > 0
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -34,8 +36,10 @@ import (
 //
 // Chain I's random numbers depend on (-seed, I) only, and each chain gets
 // an objective of its own, so chain I run alone writes the same file,
-// byte for byte apart from its three elapsed-time comment lines, as chain
-// I of a run of all chains with the same seed and settings. With -j below
+// byte for byte, as chain I of a run of all chains with the same seed and
+// settings. The chain's wall-clock times, which cannot repeat, go to a
+// sidecar, chain_<I+1>.timing.json; -merge reads it for ESS_bulk/s and
+// reports that column as n/a when a chain's sidecar is missing. With -j below
 // the number of chains, a goroutine's objective serves several chains in
 // turn; the files are then the same only if the objective's results do
 // not depend on what it evaluated before (its solvers keep state between
@@ -57,7 +61,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	samples := fs.Int("samples", 1000, "kept iterations per chain")
 	seed := fs.Uint64("seed", 1, "random seed; chain I uses a generator derived from (seed, I) only")
 	jobs := fs.Int("j", 0, "chains run at once, each on its own goroutine and objective (0: all of them)")
-	outDir := fs.String("o", "", "write CmdStan CSV files chain_1.csv, ... into `dir`")
+	outDir := fs.String("o", "", "write CmdStan CSV files chain_1.csv, ... and their timing sidecars chain_1.timing.json, ... into `dir`")
 	plotDir := fs.String("plot", "", "write trace, histogram and pair plots (PNG) into `dir`")
 	initMode := fs.String("init", "nominal", "initial points: nominal (the parameter table's nominal values) or prior (drawn from the PEtab initialization priors, uniform on the parameter scale within the bounds where there is none: dispersed starts, which R-hat needs to be telling, but from far in the box chains can take long to find the posterior)")
 	rtol := fs.Float64("rtol", 0, "relative tolerance of the ODE solver (0: the objective's default)")
@@ -220,8 +224,10 @@ func writeChain(dir string, res *mcmc.Result, index, total int) (string, error) 
 	all.Chains = make([]mcmc.Chain, total)
 	all.Chains[index] = res.Chains[0]
 	path := filepath.Join(dir, fmt.Sprintf("chain_%d.csv", index+1))
-	err := writeFile(path, func(w io.Writer) error { return mcmc.WriteCSV(w, &all, index) })
-	return path, err
+	if err := writeFile(path, func(w io.Writer) error { return mcmc.WriteCSV(w, &all, index) }); err != nil {
+		return path, err
+	}
+	return path, writeFile(mcmc.TimingPath(path), func(w io.Writer) error { return mcmc.WriteTiming(w, &res.Chains[0]) })
 }
 
 // report writes the summary table and, with dir, the plots.
@@ -262,7 +268,9 @@ func sampleMerge(dir, plotDir string, stdout io.Writer) error {
 // numbers of iterations, and no chain id may come twice (a chain counted
 // twice would fake agreement between chains). Chains are ordered by id.
 // The Result's Elapsed is the longest chain's time: the chains of a
-// merged run may have run anywhere, one after the other or at once.
+// merged run may have run anywhere, one after the other or at once. If
+// any chain's times are unknown, every chain's are set to zero (unknown),
+// so that the summary does not divide by the time of some chains only.
 // Preconditioners are not read back.
 func readChains(paths []string) (*mcmc.Result, error) {
 	res := &mcmc.Result{}
@@ -328,13 +336,26 @@ func readChains(paths []string) (*mcmc.Result, error) {
 		res.Elapsed = max(res.Elapsed, ch.WarmupTime+ch.SampleTime)
 		res.Chains = append(res.Chains, *ch)
 	}
+	for _, ch := range res.Chains {
+		if ch.SampleTime <= 0 {
+			for i := range res.Chains {
+				res.Chains[i].WarmupTime, res.Chains[i].SampleTime = 0, 0
+			}
+			res.Elapsed = 0
+			break
+		}
+	}
 	sort.Slice(res.Chains, func(i, j int) bool { return res.Chains[i].Index < res.Chains[j].Index })
 	res.Options.Chains = len(res.Chains)
 	res.Options.Names = res.Names
 	return res, nil
 }
 
-// readChain reads one chain file into a Chain (draws, statistics, times).
+// readChain reads one chain file into a Chain (draws, statistics) and its
+// times from the timing sidecar (mcmc.TimingPath) when there is one. A
+// file without a sidecar may carry CmdStan's "Elapsed Time" comment lines
+// (pbgen wrote them before the sidecar existed); they are read instead.
+// Without either, the times stay zero: unknown.
 func readChain(path string) (*mcmc.Chain, *mcmc.CSV, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -397,8 +418,20 @@ func readChain(path string) (*mcmc.Chain, *mcmc.CSV, error) {
 			ch.Init = append(ch.Init, x)
 		}
 	}
-	// The times are comment lines without '=' ("#  Elapsed Time: 1.5
-	// seconds (Warm-up)", "#   2.5 seconds (Sampling)").
+	tb, err := os.ReadFile(mcmc.TimingPath(path))
+	switch {
+	case err == nil:
+		tm, err := mcmc.ReadTiming(bytes.NewReader(tb))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", mcmc.TimingPath(path), err)
+		}
+		ch.WarmupTime, ch.SampleTime = tm.Durations()
+		b = nil // the sidecar wins over any Elapsed Time lines
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, nil, err
+	}
+	// CmdStan's times are comment lines without '=' ("#  Elapsed Time:
+	// 1.5 seconds (Warm-up)", "#   2.5 seconds (Sampling)").
 	for _, line := range strings.Split(string(b), "\n") {
 		for _, c := range []struct {
 			tag string

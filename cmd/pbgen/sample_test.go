@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pbgen/pbgen/mcmc"
 )
@@ -25,33 +26,25 @@ func runSample(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-// withoutTimes drops the three elapsed-time comment lines of a chain file,
-// the only lines two runs of the same chain may differ in.
-func withoutTimes(t *testing.T, path string) string {
+// chainFile returns the content of a chain file and checks that its
+// timing sidecar exists beside it.
+func chainFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keep []string
-	n := 0
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "#") && strings.Contains(l, "seconds (") {
-			n++
-			continue
-		}
-		keep = append(keep, l)
+	if _, err := os.Stat(mcmc.TimingPath(path)); err != nil {
+		t.Errorf("no timing sidecar: %v", err)
 	}
-	if n != 3 {
-		t.Fatalf("%s: %d elapsed-time lines, want 3", path, n)
-	}
-	return strings.Join(keep, "\n")
+	return string(b)
 }
 
 // TestSampleChainIndex: chains run one at a time (-chain-index, and
 // SLURM_ARRAY_TASK_ID as a Slurm array task sets it) write the files of a
-// run of all chains with the same seed, apart from the elapsed times; a
-// merge of either folder gives the same diagnostics; another seed gives
+// run of all chains with the same seed, byte for byte (the times are in
+// the sidecars); a merge of either folder gives the same diagnostics, with
+// ESS_bulk/s from the sidecars, and n/a without one; another seed gives
 // other draws.
 func TestSampleChainIndex(t *testing.T) {
 	dir := t.TempDir()
@@ -64,13 +57,13 @@ func TestSampleChainIndex(t *testing.T) {
 	runSample(t, append(common, "-o", one, camkiiPEtab)...)
 	for c := 1; c <= 3; c++ {
 		name := "chain_" + strconv.Itoa(c) + ".csv"
-		if a, b := withoutTimes(t, filepath.Join(all, name)), withoutTimes(t, filepath.Join(one, name)); a != b {
+		if a, b := chainFile(t, filepath.Join(all, name)), chainFile(t, filepath.Join(one, name)); a != b {
 			t.Errorf("%s differs between the run of all chains and the chain run alone", name)
 		}
 	}
 	t.Setenv(slurmTaskEnv, "")
 	runSample(t, "-method", "fs", "-chains", "1", "-warmup", "40", "-samples", "30", "-seed", "6", "-o", other, camkiiPEtab)
-	if a, b := withoutTimes(t, filepath.Join(all, "chain_1.csv")), withoutTimes(t, filepath.Join(other, "chain_1.csv")); a == b {
+	if a, b := chainFile(t, filepath.Join(all, "chain_1.csv")), chainFile(t, filepath.Join(other, "chain_1.csv")); a == b {
 		t.Error("seeds 5 and 6 wrote the same chain")
 	}
 
@@ -92,12 +85,41 @@ func TestSampleChainIndex(t *testing.T) {
 	if len(ra.Chains) != 3 || ra.Chains[2].Index != 2 || ra.Options.Seed != 5 || ra.Options.Samples != 30 {
 		t.Errorf("merged result: %d chains, last index %d, seed %d, %d samples", len(ra.Chains), ra.Chains[2].Index, ra.Options.Seed, ra.Options.Samples)
 	}
+	if len(ra.Chains) == 3 && (ra.Chains[1].SampleTime <= 0 || ra.Elapsed < ra.Chains[1].SampleTime || math.IsNaN(sa[2].ESSBulkPerSec)) {
+		t.Errorf("times not read from the sidecars: chain 2 sampled %v, elapsed %v, ESS_bulk/s %v", ra.Chains[1].SampleTime, ra.Elapsed, sa[2].ESSBulkPerSec)
+	}
 	// The merge command itself: the table names every parameter.
 	out := runSample(t, "-merge", one, "-plot", filepath.Join(dir, "plots"))
-	for _, want := range []string{"kf__CaM__Ca", "KD__CaMKII_CaM__Ca", "R_hat", "3 chains"} {
+	for _, want := range []string{"kf__CaM__Ca", "KD__CaMKII_CaM__Ca", "R_hat", "3 chains", "Warmup took"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("merge summary lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "n/a") {
+		t.Errorf("merge with every sidecar reports n/a:\n%s", out)
+	}
+	// Without one chain's sidecar, no chain's time is used.
+	if err := os.Remove(mcmc.TimingPath(filepath.Join(one, "chain_2.csv"))); err != nil {
+		t.Fatal(err)
+	}
+	out = runSample(t, "-merge", one)
+	if !strings.Contains(out, "Times unavailable") || strings.Contains(out, "Warmup took") || !strings.Contains(out, "n/a") {
+		t.Errorf("merge without a sidecar:\n%s", out)
+	}
+	// A file with CmdStan's Elapsed Time lines (pbgen's before the
+	// sidecars) and no sidecar: the times come from those lines.
+	legacy := filepath.Join(dir, "legacy")
+	os.MkdirAll(legacy, 0o755)
+	b1, _ := os.ReadFile(filepath.Join(all, "chain_1.csv"))
+	b1 = append(b1, "# \n#  Elapsed Time: 1.5 seconds (Warm-up)\n#                2.5 seconds (Sampling)\n#                4 seconds (Total)\n"...)
+	os.WriteFile(filepath.Join(legacy, "chain_1.csv"), b1, 0o644)
+	if rl, err := readChains([]string{filepath.Join(legacy, "chain_1.csv")}); err != nil || rl.Chains[0].SampleTime != 2500*time.Millisecond || rl.Chains[0].WarmupTime != 1500*time.Millisecond {
+		t.Errorf("Elapsed Time lines: %v %+v", err, rl)
+	}
+	// A broken sidecar is an error that names it.
+	os.WriteFile(mcmc.TimingPath(filepath.Join(legacy, "chain_1.csv")), []byte("{}{"), 0o644)
+	if _, err := readChains([]string{filepath.Join(legacy, "chain_1.csv")}); err == nil || !strings.Contains(err.Error(), "timing.json") {
+		t.Errorf("broken sidecar: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "plots", "trace.png")); err != nil {
 		t.Errorf("merge -plot: %v", err)
