@@ -66,10 +66,15 @@ func TestGaussianTargets(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%s", s, tc.name), func(t *testing.T) {
 				opt := Options{Chains: 4, Warmup: 500, Samples: tc.samples, Seed: testSeed}
 				if s == RWM {
-					// Haario's covariance needs many random-walk draws.
-					opt.Warmup, opt.Samples = 2000, 2*tc.samples
+					// Haario's covariance needs many random-walk draws, and
+					// a random walk's draws are correlated: more of them for
+					// R-hat < 1.01.
+					opt.Warmup, opt.Samples = 4000, 5*tc.samples
 				}
 				res := runGauss(t, s, tc.mu, tc.cov, opt)
+				// The acceptance of issue #14: 4 chains recover mean and
+				// covariance within 4 Monte Carlo standard errors, with
+				// split R-hat below 1.01.
 				checkMoments(t, res, tc.mu, tc.cov, 4)
 				acc := 0
 				for _, c := range res.Chains {
@@ -81,7 +86,7 @@ func TestGaussianTargets(t *testing.T) {
 					t.Errorf("acceptance %.3f, want about %.3f", rate, want)
 				}
 				for j := 0; j < res.Dim; j++ {
-					if r := SplitRhat(res.Param(j)); !(r < 1.05) {
+					if r := SplitRhat(res.Param(j)); !(r < 1.01) {
 						t.Errorf("R-hat[%d] = %.4f", j, r)
 					}
 				}
