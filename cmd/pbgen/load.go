@@ -79,9 +79,9 @@ func (l *lowerFlags) checkParams(m *parser.Model, path string) error {
 			continue
 		}
 		if strings.Contains(id, "=") {
-			return fmt.Errorf("-params %s: -params takes ids only; to set a value use -p %s", id, id)
+			return fmt.Errorf("-params %q: -params takes ids only; to set a value use -p %q", id, id)
 		}
-		return fmt.Errorf("%s: -params %s: not a sensitivity parameter candidate of the model (have %s)", path, id, listNames(cands, 20))
+		return fmt.Errorf("%s: -params %q: not a sensitivity parameter candidate of the model (have %s)", path, id, listNames(cands, 20))
 	}
 	return nil
 }

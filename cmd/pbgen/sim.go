@@ -572,7 +572,7 @@ func (f *simFlags) start(sys *symbolic.System, m model.Model, cols []string) (*s
 			case f.sensParams != "":
 				hint = "; -params chose the sensitivity parameters, and only they can be set"
 			}
-			return nil, fmt.Errorf("-p %s: no sensitivity parameter named %q%s (have %s)", a.name, a.name, hint, listNames(pnames, 20))
+			return nil, fmt.Errorf("-p: no sensitivity parameter named %q%s (have %s)", a.name, hint, listNames(pnames, 20))
 		}
 		p[j] = a.value
 	}
@@ -591,7 +591,7 @@ func (f *simFlags) start(sys *symbolic.System, m model.Model, cols []string) (*s
 			if indexOf(pnames, a.name) >= 0 {
 				hint = "; it is a parameter: use -p"
 			}
-			return nil, fmt.Errorf("-x0 %s: no state named %q%s (have %s)", a.name, a.name, hint, listNames(cols, 20))
+			return nil, fmt.Errorf("-x0: no state named %q%s (have %s)", a.name, hint, listNames(cols, 20))
 		}
 		x0[i] = a.value
 		set[i] = true
