@@ -285,10 +285,10 @@ func TestSensFDPriorities(t *testing.T) {
 				{Name: "mul", Trigger: ge, Priority: b.Const(2), InitialValue: true, Persistent: true,
 					Assign: []symbolic.EventAssign{{State: 0, Value: b.Mul(mm, x)}}},
 				{Name: "add", Trigger: ge, Priority: b.Const(1), InitialValue: true, Persistent: true,
-					Assign: []symbolic.EventAssign{{State: 0, Value: b.Add(x, a)}}},
-				{Name: "late", Trigger: b.Rel(symbolic.OpLt, x, c), Delay: d, InitialValue: true, Persistent: true,
-					UseValuesFromTriggerTime: uvftt,
-					Assign:                   []symbolic.EventAssign{{State: 1, Value: b.Add(x, a)}}},
+					Assign: []symbolic.EventAssign{{State: 0, Value: b.Add(x, b.Mul(a, b.Time()))}}},
+				{Name: "late", Trigger: b.Rel(symbolic.OpLt, x, c), Delay: b.Add(d, b.Mul(b.Const(0.5), x)),
+					InitialValue: true, Persistent: true, UseValuesFromTriggerTime: uvftt,
+					Assign: []symbolic.EventAssign{{State: 1, Value: b.Add(x, b.Mul(a, b.Time()))}}},
 			},
 		})
 		p := []float64{0.8, 1.5, 0.3, 1, 0.4, 0.35}
