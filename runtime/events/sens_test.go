@@ -15,7 +15,7 @@ import (
 )
 
 // build makes an interpreted model with events from an ODE description.
-func build(t *testing.T, o *symbolic.ODE) *interp.Model {
+func build(t testing.TB, o *symbolic.ODE) *interp.Model {
 	t.Helper()
 	sys, err := symbolic.Build(o)
 	if err != nil {
@@ -28,13 +28,13 @@ func build(t *testing.T, o *symbolic.ODE) *interp.Model {
 	return m
 }
 
-var sensMethods = []sens.Method{sens.FS, sens.PBSR, sens.Exp}
+var sensMethods = []sens.Method{sens.FS, sens.PBSR, sens.Exp, sens.PBS}
 
-// sensTol is each method's tolerance against an exact S. Exp has no
-// error control of S (sens.Exp): at RTol 1e-9 it is about 1e-4 off on
-// these models already before the first event, so its bound is looser;
-// a wrong jump is off by O(1).
-var sensTol = map[sens.Method]float64{sens.FS: 1e-6, sens.PBSR: 1e-5, sens.Exp: 1e-3}
+// sensTol is each method's tolerance against an exact S. Exp and PBS
+// have no error control of S (sens.Exp, sens.PBS): at RTol 1e-9 they are
+// about 1e-4 off on these models already before the first event, so
+// their bound is looser; a wrong jump is off by O(1).
+var sensTol = map[sens.Method]float64{sens.FS: 1e-6, sens.PBSR: 1e-5, sens.Exp: 1e-3, sens.PBS: 1e-3}
 
 func sensSet(meth sens.Method) *events.SensSettings {
 	return &events.SensSettings{Sens: &sens.Options{Method: meth, RTol: 1e-9, ATol: 1e-11,
@@ -203,9 +203,10 @@ func fdSens(t *testing.T, m model.Model, p, ts []float64) []float64 {
 }
 
 // checkFD compares SolveSens with central differences of Solve for every
-// method and returns the worst relative error (relative to the largest
-// |S| entry of the column at that time, so entries that are zero by
-// structure count against the column's scale).
+// method and logs the worst relative error (relative to the largest |S|
+// entry of the column over all times, at least 1e-3, so entries that are
+// zero by structure count against the column's scale: the differences
+// carry about 1e-7 of noise).
 func checkFD(t *testing.T, name string, m model.Model, p, ts []float64) {
 	t.Helper()
 	ref := fdSens(t, m, p, ts)
@@ -216,12 +217,14 @@ func checkFD(t *testing.T, name string, m model.Model, p, ts []float64) {
 			t.Fatalf("%s %v: %v", name, meth, err)
 		}
 		worst := 0.0
-		for i := range ts {
-			for j := 0; j < np; j++ {
-				scale := 1e-3
+		for j := 0; j < np; j++ {
+			scale := 1e-3
+			for i := range ts {
 				for l := 0; l < nx; l++ {
 					scale = math.Max(scale, math.Abs(ref[i*nx*np+l*np+j]))
 				}
+			}
+			for i := range ts {
 				for l := 0; l < nx; l++ {
 					w, g := ref[i*nx*np+l*np+j], r.SAt(i)[l*np+j]
 					e := math.Abs(g-w) / scale
@@ -243,11 +246,26 @@ func checkFD(t *testing.T, name string, m model.Model, p, ts []float64) {
 // exceeds c, A := A + a. The event sets A only, but f_B jumps with A, so
 // S of the unassigned B jumps through (f- - f+) dtau.
 func TestSensFDConversion(t *testing.T) {
+	checkFD(t, "conversion", conversion(t, false), []float64{1.2, 0.3, 0.5, 0.4}, []float64{0, 1, 2, 4, 6})
+	// B < c refills A whenever B decays below c (and at the start): 3
+	// executions by t = 10.
+	checkFD(t, "conversion refills", conversion(t, true), []float64{1.2, 0.3, 0.5, 0.4}, []float64{0, 1, 2.5, 5, 7.5, 10})
+}
+
+// conversion is A -> B (k1 A), B decays (k2 B), with the event A := A +
+// a when B > c (InitialValue true: once, on the rise), or, with refill,
+// when B < c (InitialValue false: at the start and after every decay
+// below c).
+func conversion(t testing.TB, refill bool) *interp.Model {
 	b := symbolic.NewBuilder()
 	A, B := b.Sym("A", symbolic.KindState), b.Sym("B", symbolic.KindState)
 	k1, k2 := b.Sym("k1", symbolic.KindParam), b.Sym("k2", symbolic.KindParam)
 	a, c := b.Sym("a", symbolic.KindParam), b.Sym("c", symbolic.KindParam)
-	m := build(t, &symbolic.ODE{
+	trig := b.Rel(symbolic.OpGt, B, c)
+	if refill {
+		trig = b.Rel(symbolic.OpLt, B, c)
+	}
+	return build(t, &symbolic.ODE{
 		B: b, Name: "conversion",
 		States: []symbolic.State{
 			{Name: "A", Rate: b.Neg(b.Mul(k1, A)), Init: b.Const(1)},
@@ -255,17 +273,18 @@ func TestSensFDConversion(t *testing.T) {
 		},
 		Params: []symbolic.Param{{Name: "k1"}, {Name: "k2"}, {Name: "a"}, {Name: "c"}},
 		Events: []symbolic.Event{{
-			Name: "refill", Trigger: b.Rel(symbolic.OpGt, B, c), InitialValue: true, Persistent: true,
+			Name: "refill", Trigger: trig, InitialValue: !refill, Persistent: true,
 			Assign: []symbolic.EventAssign{{State: 0, Value: b.Add(A, a)}},
 		}},
 	})
-	checkFD(t, "conversion", m, []float64{1.2, 0.3, 0.5, 0.4}, []float64{0, 1, 2, 4, 6})
 }
 
 // TestSensFDPriorities: two events at t >= T with priorities, x := m x
-// (priority 2) and x := x + a (priority 1), then y (y' = x - y) follows;
-// and a delayed event triggered when x < c that sets y := x + a with the
-// value from the trigger time, after the delay d.
+// (priority 2) and x := x + a t (priority 1), then y (y' = x - y)
+// follows; and a delayed event triggered when x < c that sets y := x + a
+// t, with the values of the trigger or of the execution time, after the
+// delay d + x/2 (so the execution time depends on p through the trigger
+// time, the state there and d).
 func TestSensFDPriorities(t *testing.T) {
 	for _, uvftt := range []bool{false, true} {
 		b := symbolic.NewBuilder()
@@ -337,4 +356,20 @@ func TestSensNoEventDerivs(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, "x(2)", r.XAt(1)[0], math.Exp(-1), 1e-6)
+}
+
+// TestSensNoEvents: without events SolveSens is one sens solve:
+// x' = -k x gives S = -t e^{-kt}.
+func TestSensNoEvents(t *testing.T) {
+	m := &decay{nx: 1}
+	ts := []float64{0, 1, 2.5}
+	for _, meth := range sensMethods {
+		r, err := events.SolveSens(m, []float64{0.6}, []float64{1}, nil, ts, sensSet(meth))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tt := range ts {
+			check(t, fmt.Sprintf("%v S(%g)", meth, tt), r.SAt(i)[0], -tt*math.Exp(-0.6*tt), sensTol[meth])
+		}
+	}
 }
