@@ -381,7 +381,7 @@ func (v *sensState) rowTo(dst []float64, r int) {
 // its execution time and (values from the trigger time) of its values.
 func (v *sensState) queued(q *pending, t float64, x []float64) error {
 	if err := v.begin(t, x, nil); err != nil {
-		return err
+		return fmt.Errorf("event %q: %w", v.s.info[q.k].Name, err)
 	}
 	inf := v.s.info[q.k]
 	q.dtex = slices.Clone(v.dtau)
@@ -411,7 +411,7 @@ func (v *sensState) execute(q pending, t float64, x []float64) {
 	// begin cannot fail here unless it failed already in update, whose
 	// error ends the solve first; a tangential root is reported there.
 	if err := v.begin(t, x, &q); err != nil {
-		v.s.sensErr = err
+		v.s.sensErr = fmt.Errorf("event %q: %w", v.s.info[q.k].Name, err)
 		return
 	}
 	tg := v.s.ev.EventTargets(q.k)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
@@ -371,5 +372,32 @@ func TestSensNoEvents(t *testing.T) {
 		for i, tt := range ts {
 			check(t, fmt.Sprintf("%v S(%g)", meth, tt), r.SAt(i)[0], -tt*math.Exp(-0.6*tt), sensTol[meth])
 		}
+	}
+}
+
+// flatRoots is a decay whose event derivatives report root functions
+// with no derivative at all, as at a tangential zero.
+type flatRoots struct{ *decay }
+
+func (m flatRoots) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
+	clear(dx)
+	clear(dp)
+	return 0
+}
+func (m flatRoots) EventDeriv(k int, t float64, x, p []float64, d *model.EventDeriv) {
+	clear(d.X)
+	clear(d.P)
+	clear(d.T)
+}
+
+// TestSensTangential: an event whose root has g_x f + g_t = 0 where it
+// is located has no differentiable time: SolveSens refuses with
+// ErrTangential rather than dividing by zero.
+func TestSensTangential(t *testing.T) {
+	m := flatRoots{&decay{nx: 1, evs: []testEvent{timeAt(1, model.EventInfo{Name: "e", InitialValue: true, Persistent: true},
+		[]int{0}, func(t float64, x, dst []float64) { dst[0] = 1 })}}}
+	_, err := events.SolveSens(m, []float64{1}, []float64{1}, nil, []float64{0, 2}, sensSet(sens.FS))
+	if !errors.Is(err, events.ErrTangential) || !strings.Contains(err.Error(), `event "e"`) {
+		t.Fatalf("got %v, want ErrTangential naming event \"e\"", err)
 	}
 }
