@@ -1,7 +1,7 @@
 // Package sens computes the state x(t) of a model.Model and its parametric
 // sensitivity S(t) = dx(t)/dp with the Peano-Baker methods of Eriksson,
 // Kramer, Milinanni and Nyquist (PBS, PBSR, Exp; see
-// ../shared/ALGORITHMS.md) or with forward sensitivity (FS, runtime/ode).
+// docs/algorithms.md in the repository) or with forward sensitivity (FS, runtime/ode).
 //
 // A Solver is built once per model (NewSolver) and solved many times
 // (Solver.SolveFrom, or Solver.Solve from x0 at t0); Solve is the one-shot
