@@ -37,6 +37,45 @@
 //
 // Outputs at a time where events execute report the state after them.
 //
+// # Sensitivities
+//
+// SolveSens also carries S = dx/dp across the events, for FS and the
+// Peano-Baker methods alike (model.EventDerivs gives the derivatives it
+// needs). Each segment is integrated for x alone and scanned as above;
+// then x and S are integrated by a sens.Solver (SolveFrom, from the
+// segment's start with its S) to the first trigger change or the
+// segment's end, so S is never interpolated. At an event instant tau
+// located where root g crosses zero, g(tau, x(tau), p) = 0 gives
+//
+//	dtau/dp = -(g_x S- + g_p) / (g_x f- + g_t)
+//
+// (zero for a fixed time, 1 for t >= T in T; ErrTangential when the
+// denominator vanishes). With D = S- + f- dtau, the total derivative of
+// the state at the moving instant, an execution x := h(t, x, p) replaces
+// the rows of its targets by h_x D + h_t dtau + h_p (the other rows are
+// unchanged: h is the identity there), executions at one instant compose
+// in their order, and afterwards
+//
+//	S+ = D - f+ dtau,
+//
+// because x(t) = x(tau+) + the integral of f from tau to t. For one event
+// with assigned components this is S+ = h_x S- + h_p + (h_x f- + h_t -
+// f+) dtau; an unassigned component jumps by (f- - f+) dtau when its rate
+// depends on an assigned state. A delayed event inherits the trigger
+// instant's D: its execution time moves with dtau + d_t dtau + d_x D +
+// d_p (d the delay) and that is the dtau of the instant where it
+// executes; values from the trigger time carry their derivatives
+// h_x D + h_t dtau + h_p computed then. Priorities, persistence and the
+// random order of ties choose what executes but have no derivative.
+//
+// S is exact only where x is differentiable in p: not where an event
+// crosses an output time or another event's time as p varies, nor where
+// the number of executions changes. FS steps with the state's error
+// control alone unless sens.Options.ErrCon is set; after an event that
+// lands the state on a steady state the steps are long and S, relaxing
+// to the new steady state's sensitivity, needs ErrCon (SBML case 00354:
+// 1% off without it).
+//
 // # Limits
 //
 // Discontinuities of the right-hand side that are not events (a

@@ -59,6 +59,9 @@ type pending struct {
 	vals   []float64 // assigned values computed at the trigger time, or nil
 	seq    int       // trigger order, for ties
 	cancel bool
+	// With sensitivities (SolveSens): the derivative of the execution
+	// time in the parameters, and of vals (rows of len(Params)).
+	dtex, dvals []float64
 }
 
 type solver struct {
@@ -83,6 +86,11 @@ type solver struct {
 	gc    []float64
 	ties  []int // queue indices of the due events of the highest priority
 	rng   *rand.Rand
+	root  int        // the root whose crossing scan located last, -1 if none
+	sv    *sensState // SolveSens's jump bookkeeping; nil in Solve
+	// sensErr is an error of sv met during an execution, returned when
+	// the instant ends.
+	sensErr error
 }
 
 // Solve integrates m from (ts[0], x0) with parameters p and returns the
@@ -214,9 +222,12 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 		for ta < tb {
 			s.ev.RootsTo(s.gr, tb, tr.XAt(k+1), s.p)
 			tc := math.Inf(1)
+			s.root = -1
 			for j := range s.gl {
 				if crossed(s.gl[j], s.gr[j]) {
-					tc = math.Min(tc, s.illinois(tr, k, j, ta, tb, s.gl[j], s.gr[j]))
+					if c := s.illinois(tr, k, j, ta, tb, s.gl[j], s.gr[j]); c < tc {
+						tc, s.root = c, j
+					}
 				}
 			}
 			if !math.IsInf(tc, 1) {
@@ -231,7 +242,7 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 			}
 			// No root crossed; a trigger may still have changed.
 			if s.changed(tb, tr.XAt(k+1)) {
-				tc = s.bisect(tr, k, ta, tb)
+				tc, s.root = s.bisect(tr, k, ta, tb), -1
 				tr.InterpStep(x, tc, k)
 				return tc, x, true
 			}
@@ -353,6 +364,9 @@ func (s *solver) handle(t float64, x []float64) error {
 			vals = make([]float64, len(tg))
 			s.ev.EventAssign(q.k, t, x, s.p, vals)
 		}
+		if s.sv != nil {
+			s.sv.execute(q, t, x)
+		}
 		for i, j := range tg {
 			x[j] = vals[i]
 		}
@@ -363,6 +377,9 @@ func (s *solver) handle(t float64, x []float64) error {
 	}
 	// Drop cancelled entries.
 	s.queue = slices.DeleteFunc(s.queue, func(q pending) bool { return q.cancel })
+	if s.sv != nil {
+		return s.sv.finish(t, x)
+	}
 	return nil
 }
 
@@ -389,6 +406,11 @@ func (s *solver) update(t float64, x []float64) error {
 			if inf.UseValuesFromTriggerTime {
 				q.vals = make([]float64, len(s.ev.EventTargets(k)))
 				s.ev.EventAssign(k, t, x, s.p, q.vals)
+			}
+			if s.sv != nil {
+				if err := s.sv.queued(&q, t, x); err != nil {
+					return err
+				}
 			}
 			s.queue = append(s.queue, q)
 		case was && !now && !s.info[k].Persistent:

@@ -1,0 +1,458 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// SensSettings are the options of SolveSens. A nil *SensSettings means
+// the defaults.
+type SensSettings struct {
+	// Events are the event options (TTol, MaxEvents, Seed); their ODE
+	// field is ignored: the integrator is Sens.ODE's.
+	Events *Settings
+	// Sens selects the sensitivity method (FS, PBSR, Exp, PBS), its
+	// tolerances, the parameters (columns of S) and the integrator
+	// settings, as for sens.NewSolver.
+	Sens *sens.Options
+}
+
+// SensResult is the state and its sensitivities at the output times and
+// the events executed.
+type SensResult struct {
+	Result
+	NS int
+	// S is dx/dp at the output times, block i row-major NX x NS (the
+	// layout of sens.Result.S), after the events at T[i].
+	S []float64
+}
+
+// SAt returns the NX x NS block of output i (a view).
+func (r *SensResult) SAt(i int) []float64 { b := r.NX * r.NS; return r.S[i*b : (i+1)*b] }
+
+// ErrNoEventDerivs is returned (wrapped) by SolveSens for a model with
+// events that does not implement model.EventDerivs.
+var ErrNoEventDerivs = errors.New("events: sensitivities across events need the model's event derivatives (model.EventDerivs)")
+
+// ErrTangential is returned (wrapped) when an event's root function
+// reaches zero with zero time derivative: the event time then does not
+// depend smoothly on the parameters and S has no value after it.
+var ErrTangential = errors.New("events: root function reaches zero tangentially: the event time is not differentiable")
+
+// SolveSens is Solve with the sensitivities S = dx/dp carried across the
+// events (see the package doc, "Sensitivities"). Between events x and S are
+// integrated by a sens.Solver (set.Sens: FS or a Peano-Baker method, the
+// same jumps for all); an event is located on a state-only solve of the
+// same integrator settings. x0 nil means m.InitialState(p); s0 nil means
+// m.InitialSens(p) when x0 is nil and zero otherwise; s0 has nx x ns
+// values (ns = len(set.Sens.Params), or all parameters). x0, s0 and p are
+// not modified.
+func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*SensResult, error) {
+	if m == nil {
+		panic("events: nil model")
+	}
+	nx, np := model.NumStates(m), model.NumParams(m)
+	var opt sens.Options
+	var eset Settings
+	if set != nil {
+		if set.Sens != nil {
+			opt = *set.Sens
+		}
+		if set.Events != nil {
+			eset = *set.Events
+		}
+	}
+	params := opt.Params
+	if params == nil {
+		params = make([]int, np)
+		for j := range params {
+			params[j] = j
+		}
+	}
+	ns := len(params)
+	if len(p) != np || x0 != nil && len(x0) != nx || s0 != nil && len(s0) != nx*ns {
+		return nil, fmt.Errorf("events: p, x0 or s0 has the wrong length (want %d, %d and %d values)", np, nx, nx*ns)
+	}
+	if len(ts) == 0 {
+		return nil, errors.New("events: no output times")
+	}
+	for i := range ts {
+		if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || i > 0 && ts[i] < ts[i-1] {
+			return nil, fmt.Errorf("events: output times must be finite and ascending (time %d is %g)", i, ts[i])
+		}
+	}
+	xs, ss := slices.Clone(x0), slices.Clone(s0)
+	if xs == nil {
+		xs = make([]float64, nx)
+		m.InitialState(xs, p)
+		if ss == nil {
+			full := make([]float64, nx*np)
+			m.InitialSens(full, p)
+			ss = make([]float64, nx*ns)
+			for i := 0; i < nx; i++ {
+				for c, j := range params {
+					ss[i*ns+c] = full[i*np+j]
+				}
+			}
+		}
+	}
+	if ss == nil {
+		ss = make([]float64, nx*ns)
+	}
+	s := &solver{m: m, p: p, nx: nx, ttol: 1e-12, maxEv: 10000}
+	if eset.TTol > 0 {
+		s.ttol = eset.TTol
+	}
+	if eset.MaxEvents > 0 {
+		s.maxEv = eset.MaxEvents
+	}
+	s.rng = rand.New(rand.NewPCG(eset.Seed, eset.Seed))
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		s.ev, s.ne, s.nr = ev, ev.NumEvents(), ev.NumRoots()
+		for k := 0; k < s.ne; k++ {
+			s.info = append(s.info, ev.EventInfo(k))
+		}
+	}
+	s.trig, s.tmpT = make([]bool, s.ne), make([]bool, s.ne)
+	s.gl, s.gr, s.gc = make([]float64, s.nr), make([]float64, s.nr), make([]float64, s.nr)
+	s.xbuf = make([]float64, nx)
+	s.res = &Result{NX: nx, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx)}
+	res := &SensResult{NS: ns, S: make([]float64, 0, len(ts)*nx*ns)}
+
+	sol := sens.NewSolver(m, &opt)
+	if err := sol.Err(); err != nil {
+		return nil, err
+	}
+	if s.ne == 0 {
+		var r sens.Result
+		if err := sol.SolveFrom(&r, p, &sens.Start{T0: ts[0], X0: xs, S0: ss}, ts); err != nil {
+			return nil, err
+		}
+		s.res.X = append(s.res.X, r.X...)
+		res.Result, res.S = *s.res, append(res.S, r.S...)
+		return res, nil
+	}
+	if ns > 0 {
+		ed, ok := m.(model.EventDerivs)
+		if !ok {
+			return nil, fmt.Errorf("%w: model %q", ErrNoEventDerivs, m.Name())
+		}
+		s.sv = newSensState(s, ed, params)
+	}
+	// The state-only solver that locates events: the same options with no
+	// columns, so its integrator settings are those of sol.
+	xopt := opt
+	xopt.Params = []int{}
+	xsol := sens.NewSolver(m, &xopt)
+	err := s.runSens(sol, xsol, xs, ss, ts, res)
+	res.Result = *s.res
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runSens is run with S: each segment is first integrated for x alone
+// (xsol) and scanned for the first trigger change; then x and S are
+// integrated (sol) from the segment's start to that change or to the
+// segment's end, and the events there update S through sensState.
+func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *SensResult) error {
+	p := s.p
+	t := ts[0]
+	x := slices.Clone(x0)
+	S := s0
+	if s.sv != nil {
+		S = s.sv.sm
+		copy(S, s0)
+	}
+	for k := range s.trig {
+		s.trig[k] = s.info[k].InitialValue
+	}
+	s.setMode(modeFixed)
+	if err := s.handle(t, x); err != nil {
+		return err
+	}
+	var xr, sr sens.Result
+	iout := 0
+	for iout < len(ts) {
+		for iout < len(ts) && ts[iout] <= t {
+			s.res.X = append(s.res.X, x...)
+			res.S = append(res.S, S...)
+			iout++
+		}
+		if iout == len(ts) {
+			break
+		}
+		tend := ts[iout]
+		for _, q := range s.queue {
+			if !q.cancel && q.t < tend {
+				tend = q.t
+			}
+		}
+		if tend-t <= s.tol(t) {
+			t = tend
+			s.setMode(modeQueue)
+			if err := s.handle(t, x); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, []float64{tend}); err != nil {
+			return err
+		}
+		tr := xsol.Trajectory()
+		tc, xc, found := s.scan(tr)
+		tseg := tend
+		if found {
+			tseg = tc
+		}
+		if len(S) > 0 {
+			if err := sol.SolveFrom(&sr, p, &sens.Start{T0: t, X0: x, S0: S}, []float64{tseg}); err != nil {
+				return err
+			}
+			copy(S, sr.SAt(0))
+		}
+		if found {
+			t = tc
+			copy(x, xc)
+			if s.root >= 0 {
+				s.setMode(s.root)
+			} else {
+				s.setMode(modeNearest)
+			}
+		} else {
+			t = tend
+			copy(x, tr.XAt(tr.Len()-1))
+			s.setMode(modeQueue)
+		}
+		if err := s.handle(t, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Modes of an event instant's time dependence (sensState.mode); a
+// non-negative mode is the index of the root function whose crossing
+// located the instant.
+const (
+	modeFixed = -2 // the start time: independent of p
+	modeQueue = -1 // an output or queued execution time
+	// modeNearest: a trigger change found without a root crossing (a
+	// root touching zero); the root nearest zero is taken as the cause.
+	modeNearest = -3
+)
+
+func (s *solver) setMode(m int) {
+	if s.sv != nil {
+		s.sv.mode, s.sv.begun = m, false
+	}
+}
+
+// sensState carries S through the event instants. At an instant tau(p)
+// it works with D, the total derivative of the state at the instant,
+// d/dp[x(tau(p), p)] = S + f dtau/dp: D = S- + f(x-) dtau before the
+// first execution, each execution x := h(t, x, p) maps the rows of its
+// targets to h_x D + h_t dtau + h_p (the others keep theirs: h = x there),
+// and after the last one S+ = D - f(x+) dtau, since x(t) = x+ + the
+// integral of f from tau to t. Events triggered at the instant take
+// their execution time's derivative dtau + d_x D + d_t dtau + d_p from
+// their delay d and, with values from the trigger time, those values'
+// derivatives.
+type sensState struct {
+	s      *solver
+	ed     model.EventDerivs
+	params []int
+	ns     int
+	mode   int
+	begun  bool
+	dtau   []float64 // ns
+	sm     []float64 // S, nx x ns
+	d      []float64 // D, nx x ns
+	f      []float64
+	gx, gp []float64
+	rows   []float64
+	der    model.EventDeriv
+}
+
+func newSensState(s *solver, ed model.EventDerivs, params []int) *sensState {
+	nx, np, ns := s.nx, len(s.p), len(params)
+	return &sensState{s: s, ed: ed, params: params, ns: ns,
+		dtau: make([]float64, ns), sm: make([]float64, nx*ns), d: make([]float64, nx*ns),
+		f: make([]float64, nx), gx: make([]float64, nx), gp: make([]float64, np)}
+}
+
+// begin starts an instant at (t, x-) if not yet begun: dtau from the
+// instant's mode (q, if not nil, is the queued execution being handled),
+// then D = S + f dtau.
+func (v *sensState) begin(t float64, x []float64, q *pending) error {
+	if v.begun {
+		return nil
+	}
+	s := v.s
+	nx, ns := s.nx, v.ns
+	clear(v.dtau)
+	mode := v.mode
+	if mode == modeNearest {
+		mode = modeQueue
+		if s.nr > 0 {
+			s.ev.RootsTo(s.gc, t, x, s.p)
+			best := 0
+			for j, g := range s.gc {
+				if math.Abs(g) < math.Abs(s.gc[best]) {
+					best = j
+				}
+			}
+			mode = best
+		}
+	}
+	switch {
+	case mode >= 0:
+		// g(tau, x(tau), p) = 0: dtau = -(g_x S + g_p) / (g_x f + g_t).
+		gt := v.ed.RootGrad(mode, t, x, s.p, v.gx, v.gp)
+		s.m.F(v.f, t, x, s.p)
+		den := gt
+		for i := 0; i < nx; i++ {
+			den += v.gx[i] * v.f[i]
+		}
+		if den == 0 || math.IsNaN(den) {
+			return fmt.Errorf("%w: root %d at t=%g", ErrTangential, mode, t)
+		}
+		for c, j := range v.params {
+			num := v.gp[j]
+			for i := 0; i < nx; i++ {
+				num += v.gx[i] * v.sm[i*ns+c]
+			}
+			v.dtau[c] = -num / den
+		}
+	case mode == modeQueue:
+		if q != nil && q.dtex != nil {
+			copy(v.dtau, q.dtex)
+			break
+		}
+		for _, e := range s.queue {
+			if !e.cancel && e.t <= t+s.tol(t) && e.dtex != nil {
+				copy(v.dtau, e.dtex)
+				break
+			}
+		}
+	}
+	s.m.F(v.f, t, x, s.p)
+	for i := 0; i < nx; i++ {
+		for c := 0; c < ns; c++ {
+			v.d[i*ns+c] = v.sm[i*ns+c] + v.f[i]*v.dtau[c]
+		}
+	}
+	v.begun = true
+	return nil
+}
+
+// deriv evaluates event k's derivatives at (t, x) into v.der.
+func (v *sensState) deriv(k int, t float64, x []float64) {
+	n := len(v.s.ev.EventTargets(k)) + 1
+	nx, np := v.s.nx, len(v.s.p)
+	v.der.X = resize(v.der.X, n*nx)
+	v.der.P = resize(v.der.P, n*np)
+	v.der.T = resize(v.der.T, n)
+	v.ed.EventDeriv(k, t, x, v.s.p, &v.der)
+}
+
+// rowTo writes the total derivative of row r of v.der (the delay for r =
+// 0, target r-1's value otherwise) at the instant, r_x D + r_t dtau +
+// r_p, into dst (ns).
+func (v *sensState) rowTo(dst []float64, r int) {
+	nx, np, ns := v.s.nx, len(v.s.p), v.ns
+	for c, j := range v.params {
+		a := v.der.T[r]*v.dtau[c] + v.der.P[r*np+j]
+		for i := 0; i < nx; i++ {
+			a += v.der.X[r*nx+i] * v.d[i*ns+c]
+		}
+		dst[c] = a
+	}
+}
+
+// queued records, for event q.k triggered at (t, x), the derivatives of
+// its execution time and (values from the trigger time) of its values.
+func (v *sensState) queued(q *pending, t float64, x []float64) error {
+	if err := v.begin(t, x, nil); err != nil {
+		return fmt.Errorf("event %q: %w", v.s.info[q.k].Name, err)
+	}
+	inf := v.s.info[q.k]
+	q.dtex = slices.Clone(v.dtau)
+	if !inf.HasDelay && !inf.UseValuesFromTriggerTime {
+		return nil
+	}
+	v.deriv(q.k, t, x)
+	if inf.HasDelay {
+		v.rowTo(q.dtex, 0)
+		for c := range q.dtex {
+			q.dtex[c] += v.dtau[c]
+		}
+	}
+	if inf.UseValuesFromTriggerTime {
+		n := len(v.s.ev.EventTargets(q.k))
+		q.dvals = make([]float64, n*v.ns)
+		for i := 0; i < n; i++ {
+			v.rowTo(q.dvals[i*v.ns:(i+1)*v.ns], 1+i)
+		}
+	}
+	return nil
+}
+
+// execute updates D for the execution of q at (t, x-): the rows of its
+// targets become the derivatives of their new values.
+func (v *sensState) execute(q pending, t float64, x []float64) {
+	// begin cannot fail here unless it failed already in update, whose
+	// error ends the solve first; a tangential root is reported there.
+	if err := v.begin(t, x, &q); err != nil {
+		v.s.sensErr = fmt.Errorf("event %q: %w", v.s.info[q.k].Name, err)
+		return
+	}
+	tg := v.s.ev.EventTargets(q.k)
+	ns := v.ns
+	v.rows = resize(v.rows, len(tg)*ns)
+	if q.dvals != nil {
+		copy(v.rows, q.dvals)
+	} else {
+		v.deriv(q.k, t, x)
+		for i := range tg {
+			v.rowTo(v.rows[i*ns:(i+1)*ns], 1+i)
+		}
+	}
+	for i, j := range tg {
+		copy(v.d[j*ns:(j+1)*ns], v.rows[i*ns:(i+1)*ns])
+	}
+}
+
+// finish ends an instant at (t, x+): S = D - f(x+) dtau.
+func (v *sensState) finish(t float64, x []float64) error {
+	if err := v.s.sensErr; err != nil {
+		return err
+	}
+	if !v.begun {
+		return nil
+	}
+	s := v.s
+	nx, ns := s.nx, v.ns
+	s.m.F(v.f, t, x, s.p)
+	for i := 0; i < nx; i++ {
+		for c := 0; c < ns; c++ {
+			v.sm[i*ns+c] = v.d[i*ns+c] - v.f[i]*v.dtau[c]
+		}
+	}
+	v.begun = false
+	return nil
+}
+
+func resize(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
