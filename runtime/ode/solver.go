@@ -738,7 +738,7 @@ func (s *Solver) errNorm(v []float64) float64 {
 // autoSparseMinStates is the number of states from which LinearAuto uses
 // the sparse LU when Jx is sparse enough; see AutoSparse for the
 // measurement.
-const autoSparseMinStates = 60
+const autoSparseMinStates = 40
 
 // AutoSparse reports whether LinearAuto picks the sparse LU for nx states
 // and nnz structural non-zeros of Jx: from autoSparseMinStates states, if
