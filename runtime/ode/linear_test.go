@@ -126,7 +126,7 @@ func TestAutoChoice(t *testing.T) {
 		want    bool
 	}{
 		{21, 90, false},     // CaMKII's size
-		{40, 120, false},    // below the crossover
+		{39, 120, false},    // below the crossover
 		{300, 1200, true},   // a large chain
 		{300, 40000, false}, // large but nearly full
 	} {
