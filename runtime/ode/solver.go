@@ -141,8 +141,8 @@ const (
 	// accepted point and T + H the failed trial (see the package doc).
 	ErrNonFinite
 	// ErrSingular: the iteration matrix stayed singular after step
-	// reductions (the corrector failed maxncf times with every matrix
-	// singular at its last setup).
+	// reductions (the corrector failed maxncf times at one step, the last
+	// time because the matrix could not be factorised).
 	ErrSingular
 	// ErrConvergence: repeated Newton or error test failures at one step.
 	ErrConvergence
