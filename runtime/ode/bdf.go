@@ -605,17 +605,25 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 	return true
 }
 
-// solveM overwrites the row-major nx x k block b with M^{-1} b, with the
+// solveState overwrites the nx-vector b with M^{-1} b, with the
 // factorisation of the last successful lsetup.
-func (s *Solver) solveM(b []float64, k int) {
-	switch {
-	case s.useSparse:
-		s.slu.SolveTo(b, b, k)
-	case k == 1:
-		dense.Solve(s.mat, s.nx, s.piv, b)
-	default:
-		dense.SolveMulti(s.mat, s.nx, s.piv, b, k)
+func (s *Solver) solveState(b []float64) {
+	if s.useSparse {
+		s.slu.SolveTo(b, b, 1)
+		return
 	}
+	dense.Solve(s.mat, s.nx, s.piv, b)
+}
+
+// solveBlock overwrites the row-major nx x k block b with M^{-1} b. The
+// dense path uses the multi-column solve even for k = 1, as before the
+// sparse path existed, so that its results are bit for bit unchanged.
+func (s *Solver) solveBlock(b []float64, k int) {
+	if s.useSparse {
+		s.slu.SolveTo(b, b, k)
+		return
+	}
+	dense.SolveMulti(s.mat, s.nx, s.piv, b, k)
 }
 
 // newton is cvNewtonIteration for the state.
@@ -635,7 +643,7 @@ func (s *Solver) newton(p []float64) int {
 		for i := range b {
 			b[i] = g*f[i] - (rl1*z1[i] + acor[i])
 		}
-		s.solveM(b, 1)
+		s.solveState(b)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
 			for i := range b {
@@ -742,7 +750,7 @@ func (s *Solver) sensNewton() int {
 		for i := range b {
 			b[i] = g*fS[i] - (rl1*zS1[i] + acorS[i])
 		}
-		s.solveM(b, m)
+		s.solveBlock(b, m)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
 			for i := range b {

@@ -356,8 +356,8 @@ func TestSolveAgreement(t *testing.T) {
 				// The state's column, then the row-major nx x 20 block,
 				// as newton and sensNewton solve them.
 				y := append([]float64(nil), b...)
-				s.solveM(y[:nx], 1)
-				s.solveM(y[nx:], k-1)
+				s.solveState(y[:nx])
+				s.solveBlock(y[nx:], k-1)
 				if e := backwardError(s, b, y, k); e > 1e-14 {
 					t.Errorf("%s gamma=%g %v: backward error %.3g", m.Name(), gamma, ls, e)
 				}
