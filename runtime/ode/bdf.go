@@ -1,6 +1,7 @@
 package ode
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
@@ -247,6 +248,9 @@ func (s *Solver) handleConvFail(savedT float64, ncf, nflag *int) error {
 		if kind == 0 {
 			kind = ErrConvergence
 		}
+		if kind == ErrSingular {
+			return s.failSingular()
+		}
 		return s.fail(kind, s.tn, s.h, -1, "corrector failed repeatedly")
 	}
 	s.eta = etacf
@@ -263,6 +267,18 @@ func (s *Solver) handleConvFail(savedT float64, ncf, nflag *int) error {
 // iterate.
 func (s *Solver) failNonFinite(h float64, why string) error {
 	return s.fail(ErrNonFinite, s.tn, h, s.lastIndex, s.lastWhat+" at the trial step t+h; "+why)
+}
+
+// failSingular reports an iteration matrix that stayed singular through
+// the step cuts. The sparse LU names the column (the state) with no usable
+// pivot; it is Index, and the Reason names the state. The dense LU does not
+// say, and Index is -1.
+func (s *Solver) failSingular() error {
+	why := "corrector failed repeatedly"
+	if i := s.lastIndex; i >= 0 && i < s.nx {
+		why = fmt.Sprintf("no usable pivot for state %d (%s); %s", i, s.m.StateNames()[i], why)
+	}
+	return s.fail(ErrSingular, s.tn, s.h, s.lastIndex, why)
 }
 
 // handleErrFail is the failure branch of cvDoErrorTest.
@@ -561,6 +577,20 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 	} else {
 		s.jcur = false
 	}
+	s.stats.LUs++
+	if s.useSparse {
+		s.shift.Fill(&s.mcsr, 1, -s.gamma, s.jv)
+		// Refactor keeps the last pivot order while its pivots stay
+		// acceptable and factorises afresh otherwise.
+		if err := s.slu.Refactor(&s.mcsr); err != nil {
+			s.lastFail, s.lastIndex = ErrSingular, -1
+			if se, ok := err.(*sparse.SingularError); ok {
+				s.lastIndex = se.Col
+			}
+			return false
+		}
+		return true
+	}
 	a := s.mat
 	clear(a)
 	g := -s.gamma
@@ -568,12 +598,32 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 	for i := 0; i < nx; i++ {
 		a[i*nx+i] += 1
 	}
-	s.stats.LUs++
 	if !dense.Factor(a, nx, s.piv) {
-		s.lastFail = ErrSingular
+		s.lastFail, s.lastIndex = ErrSingular, -1
 		return false
 	}
 	return true
+}
+
+// solveState overwrites the nx-vector b with M^{-1} b, with the
+// factorisation of the last successful lsetup.
+func (s *Solver) solveState(b []float64) {
+	if s.useSparse {
+		s.slu.SolveTo(b, b, 1)
+		return
+	}
+	dense.Solve(s.mat, s.nx, s.piv, b)
+}
+
+// solveBlock overwrites the row-major nx x k block b with M^{-1} b. The
+// dense path uses the multi-column solve even for k = 1, as before the
+// sparse path existed, so that its results are bit for bit unchanged.
+func (s *Solver) solveBlock(b []float64, k int) {
+	if s.useSparse {
+		s.slu.SolveTo(b, b, k)
+		return
+	}
+	dense.SolveMulti(s.mat, s.nx, s.piv, b, k)
 }
 
 // newton is cvNewtonIteration for the state.
@@ -593,7 +643,7 @@ func (s *Solver) newton(p []float64) int {
 		for i := range b {
 			b[i] = g*f[i] - (rl1*z1[i] + acor[i])
 		}
-		dense.Solve(s.mat, nx, s.piv, b)
+		s.solveState(b)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
 			for i := range b {
@@ -700,7 +750,7 @@ func (s *Solver) sensNewton() int {
 		for i := range b {
 			b[i] = g*fS[i] - (rl1*zS1[i] + acorS[i])
 		}
-		dense.SolveMulti(s.mat, nx, s.piv, b, m)
+		s.solveBlock(b, m)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
 			for i := range b {

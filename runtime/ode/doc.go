@@ -6,11 +6,20 @@
 // BDF (the default) is a variable-order (1-5), variable-step backward
 // differentiation formula in Nordsieck form that follows CVODE's algorithm
 // and constants (local error test, order selection, modified Newton
-// iteration with the analytic Jx scattered into a dense iteration matrix
-// M = I - gamma*Jx, Jacobian and factorisation reuse). On HIRES it
+// iteration on the iteration matrix M = I - gamma*Jx built from the
+// analytic Jx, Jacobian and factorisation reuse). On HIRES it
 // reproduces CVODE's step, failure, Jacobian and setup counts. DOPRI5 is the
 // explicit Dormand-Prince 5(4) pair with PI step control, for non-stiff
 // models.
+//
+// M is factorised with a dense LU for small models and with the sparse LU
+// of runtime/sparse for large sparse ones (Settings.LinearSolver; the
+// automatic choice is AutoSparse, measured on generated networks): the
+// fill-reducing ordering is computed once per Solver, each new M is
+// refactorised numerically with the previous pivot order while its pivots
+// stay acceptable, and the state's correction and the sensitivity block
+// are solved with the same factors. A singular M is ErrSingular on both
+// paths; the sparse LU also names the state whose column has no pivot.
 //
 // Forward sensitivities (IntegrateSens) use CVODES's staggered corrector
 // for BDF (the same factorisation of M for all sensitivity columns, solved as

@@ -33,7 +33,8 @@ const MinRTol = 1e-15
 // wrapping ErrInvalid (nil s and zero fields, the defaults, are valid):
 // RTol must be 0 (default) or in [MinRTol, 1), ATol and every ATolVec entry
 // finite and >= 0 (ATolVec entries > 0: a zero weight would divide by
-// zero), MaxSteps, H0 and HMax >= 0 and finite, Method BDF or DOPRI5.
+// zero), MaxSteps, H0 and HMax >= 0 and finite, Method BDF or DOPRI5, LinearSolver one of
+// the three.
 // NewSolver records the error and every integration returns it: a setting
 // a user passes must not crash the program.
 func (s *Settings) Validate() error {
@@ -55,6 +56,8 @@ func (s *Settings) Validate() error {
 		return invalid("the maximum step %g is not a finite number >= 0", s.HMax)
 	case s.Method != BDF && s.Method != DOPRI5:
 		return invalid("unknown integration method %v (want BDF or DOPRI5)", s.Method)
+	case s.LinearSolver < LinearAuto || s.LinearSolver > LinearSparse:
+		return invalid("unknown linear solver %v (want auto, dense or sparse)", s.LinearSolver)
 	}
 	for i, v := range s.ATolVec {
 		if !(v > 0) || math.IsInf(v, 0) {

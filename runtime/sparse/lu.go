@@ -469,6 +469,15 @@ func (f *LU) refactor(a *CSR) bool {
 	return ok
 }
 
+// Reserve sizes the solve workspace for blocks of up to k right-hand
+// sides, so that a later SolveTo with k columns allocates nothing (an
+// integrator calls it once, before its allocation-free loop).
+func (f *LU) Reserve(k int) {
+	if n := f.sym.n * k; cap(f.work) < n {
+		f.work = make([]float64, n)
+	}
+}
+
 // Solve overwrites the n-vector b with A^{-1} b.
 func (f *LU) Solve(b []float64) { f.SolveTo(b, b, 1) }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -504,5 +505,30 @@ func TestLUZeroAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Factor after the first: %g allocations, want 0", allocs)
+	}
+}
+
+// TestReserve: after Reserve(k) the first k-column solve allocates nothing
+// (the integrator's first IntegrateSens must not allocate the workspace).
+func TestReserve(t *testing.T) {
+	p := &model.Pattern{Rows: 3, Cols: 3, RowPtr: []int{0, 2, 4, 6}, ColIdx: []int{0, 1, 0, 1, 1, 2}}
+	a := &CSR{Pat: p, Val: []float64{4, 1, 1, 5, 2, 6}}
+	f := NewLU(Analyze(p, OrderAMD))
+	if err := f.Factor(a); err != nil {
+		t.Fatal(err)
+	}
+	f.Reserve(7)
+	b := make([]float64, 3*7)
+	for i := range b {
+		b[i] = float64(i + 1)
+	}
+	// testing.AllocsPerRun would make a warm-up call first: count the
+	// first call's own allocations.
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f.SolveTo(b, b, 7)
+	runtime.ReadMemStats(&m1)
+	if n := m1.Mallocs - m0.Mallocs; n != 0 {
+		t.Errorf("first SolveTo after Reserve(7): %d allocations", n)
 	}
 }
