@@ -68,7 +68,7 @@ type EventInfo struct {
 // sensitivities across events need: at an event located at tau where root
 // g crosses zero, dtau/dp = -(g_x S + g_p) / (g_x f + g_t), and the
 // sensitivities of the assigned states jump through the assignment's
-// derivatives (S+ = G_x S- + G_p + (f+ - G_x f- - G_t) dtau/dp for an
+// derivatives (S+ = G_x S- + G_p + (G_x f- + G_t - f+) dtau/dp for an
 // event without delay). It is optional and additive like Events.
 type EventDerivs interface {
 	Events
