@@ -51,7 +51,7 @@ fuzz:
 	bash scripts/fuzz.sh
 
 demo:
-	$(GO) run ./cmd/pbgen sim -n 600 -t1 600 -o camkii.tsv -plot results networks/CaMKII.xml
+	$(GO) run ./cmd/pbgen sim -times networks/CaMKII-times.txt -o camkii.tsv -plot results networks/CaMKII.xml
 
 # pbgen sample on a real single-node Slurm (installs slurm-wlm and munge;
 # root): a job array of chains and a dependent merge job must reproduce a
