@@ -10,7 +10,10 @@
 // Flags choose the models, the number of timed solves, the sizes of the
 // random linear system and the PEtab problems (-petab: the benchmark
 // collection's problems with at most 100 states, evaluated through
-// runtime/objective with FS, PBSR, Exp and CVODES FS; see petab.go).
+// runtime/objective with FS, PBSR, Exp and CVODES FS; see petab.go) and
+// the scaling section (-scale: time against the number of states on
+// generated networks of 50 to 2000 states, with fitted exponents; see
+// scale.go).
 package main
 
 import (
@@ -46,6 +49,12 @@ type config struct {
 	sample                                    bool
 	sampleProblem                             string
 	sampleChains, sampleWarmup, sampleSamples int
+	// the scaling section (scale.go)
+	scale         bool
+	scaleN        string
+	scaleMaxDense int
+	scaleReps     int
+	scaleBudget   time.Duration
 }
 
 func main() {
@@ -70,6 +79,11 @@ func main() {
 	flag.IntVar(&c.sampleChains, "sample-chains", 2, "chains per sampler in the sampling section")
 	flag.IntVar(&c.sampleWarmup, "sample-warmup", 300, "warm-up iterations per chain in the sampling section")
 	flag.IntVar(&c.sampleSamples, "sample-samples", 500, "kept iterations per chain in the sampling section")
+	flag.BoolVar(&c.scale, "scale", true, "run the scaling section: states only, FS, PBSR and Exp against n on scalenet chains, with fitted exponents (scaling.png)")
+	flag.StringVar(&c.scaleN, "scale-n", "50,100,200,500,1000,2000", "comma-separated numbers of states of the scaling section (rounded down to multiples of 3)")
+	flag.IntVar(&c.scaleMaxDense, "scale-max-dense", 200, "largest n of PBSR and Exp in the scaling section (their dense exponentials cost n^3: minutes per solve beyond a few hundred states)")
+	flag.IntVar(&c.scaleReps, "scale-reps", 5, "timed solves per method and n of the scaling section (at most; the median is reported)")
+	flag.DurationVar(&c.scaleBudget, "scale-budget", 5*time.Second, "time for the timed solves of one method and n of the scaling section: fewer solves past it (at least one; none after a warm-up longer than it)")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -85,6 +99,8 @@ type Results struct {
 	Targets []*Target      `json:"targets"`
 	// Sampling is the sampling section (-sample).
 	Sampling *SamplingResult `json:"sampling,omitempty"`
+	// Scaling is the scaling section (-scale).
+	Scaling *ScaleResult `json:"scaling,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -158,9 +174,22 @@ func run(c *config) error {
 		}
 		res.Sampling = sr
 	}
+	if c.scale {
+		sr, err := benchScale(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("scaling: %v", err)
+		}
+		res.Scaling = sr
+		if err := plotScale(filepath.Join(c.out, "scaling.png"), sr); err != nil {
+			return err
+		}
+	}
 	res.Targets = checkTargets(res)
 	if res.Sampling != nil {
 		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
+	}
+	if res.Scaling != nil {
+		res.Targets = append(res.Targets, scaleTargets(res.Scaling)...)
 	}
 	printTargets(res.Targets)
 	f, err := os.Create(filepath.Join(c.out, "results.json"))

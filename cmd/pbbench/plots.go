@@ -103,3 +103,57 @@ func plotLinear(path string, lr *LinearResult) error {
 	pl.Legend.Top, pl.Legend.Left = true, true
 	return pl.Save(7*vg.Inch, 5*vg.Inch, path)
 }
+
+// plotScale draws the scaling section's times against n on log-log axes
+// with the fitted power laws, and n^1.5 through the first states-only
+// point as the bound to compare the slopes with.
+func plotScale(path string, sr *ScaleResult) error {
+	pl := plot.New()
+	pl.Title.Text = "scalenet chains: time per solve"
+	pl.X.Label.Text = "states n"
+	pl.Y.Label.Text = "seconds"
+	pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}, plot.LogTicks{Prec: 1}
+	for i, s := range sr.Series {
+		if len(s.N) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, len(s.N))
+		fit := make(plotter.XYs, len(s.N))
+		for k, n := range s.N {
+			pts[k] = plotter.XY{X: float64(n), Y: float64(s.Median[k])}
+			fit[k] = plotter.XY{X: float64(n), Y: float64(s.Prefac) * math.Pow(float64(n), float64(s.Exponent))}
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle.Color = plotutil.Color(i)
+		pl.Add(sc)
+		label := s.Method
+		if len(s.N) >= 2 {
+			ln, err := plotter.NewLine(fit)
+			if err != nil {
+				return err
+			}
+			ln.Color = plotutil.Color(i)
+			ln.Dashes = plotutil.Dashes(1)
+			pl.Add(ln)
+			label = fmt.Sprintf("%s, fit n^%.2f", s.Method, float64(s.Exponent))
+		}
+		pl.Legend.Add(label, sc)
+	}
+	if s := sr.series(scaleStates); s != nil && len(s.N) >= 2 {
+		n0, n1 := float64(s.N[0]), float64(s.N[len(s.N)-1])
+		y0 := float64(s.Median[0])
+		ln, err := plotter.NewLine(plotter.XYs{{X: n0, Y: y0}, {X: n1, Y: y0 * math.Pow(n1/n0, scaleBound)}})
+		if err != nil {
+			return err
+		}
+		ln.Dashes = plotutil.Dashes(2)
+		pl.Add(ln)
+		pl.Legend.Add(fmt.Sprintf("n^%.1f (target bound)", scaleBound), ln)
+	}
+	pl.Legend.Top, pl.Legend.Left = true, true
+	return pl.Save(7*vg.Inch, 5*vg.Inch, path)
+}
