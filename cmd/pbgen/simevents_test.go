@@ -1,0 +1,192 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// eventModel is decay dx/dt = -k x from x = 1 with two events: "low"
+// resets x to r when x falls below th (a state trigger), "kick" sets x to
+// a at time T (a time trigger). With k=0.5, th=0.5, r=1, a=2, T=2.1, low
+// fires at ln 2/k, kick at T, then low at T + ln(a/th)/k and every
+// ln(r/th)/k after: no event time is an output time of a 0.5 grid.
+const eventModel = `<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2">
+<model id="resets">
+<listOfParameters>
+  <parameter id="k" value="0.5" constant="true"/>
+  <parameter id="th" value="0.5" constant="true"/>
+  <parameter id="r" value="1" constant="true"/>
+  <parameter id="a" value="2" constant="true"/>
+  <parameter id="T" value="2.1" constant="true"/>
+  <parameter id="x" value="1" constant="false"/>
+</listOfParameters>
+<listOfRules>
+  <rateRule variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML">
+    <apply><times/><apply><minus/><ci>k</ci></apply><ci>x</ci></apply></math></rateRule>
+</listOfRules>
+<listOfEvents>
+  <event id="low" useValuesFromTriggerTime="true">
+    <trigger initialValue="true" persistent="true"><math xmlns="http://www.w3.org/1998/Math/MathML">
+      <apply><lt/><ci>x</ci><ci>th</ci></apply></math></trigger>
+    <listOfEventAssignments><eventAssignment variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML"><ci>r</ci></math></eventAssignment></listOfEventAssignments>
+  </event>
+  <event id="kick" useValuesFromTriggerTime="true">
+    <trigger initialValue="true" persistent="true"><math xmlns="http://www.w3.org/1998/Math/MathML">
+      <apply><geq/><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><ci>T</ci></apply></math></trigger>
+    <listOfEventAssignments><eventAssignment variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML"><ci>a</ci></math></eventAssignment></listOfEventAssignments>
+  </event>
+</listOfEvents>
+</model>
+</sbml>`
+
+// eventParams are eventModel's sensitivity parameters in document order.
+var eventParams = []string{"k", "th", "r", "a", "T"}
+
+// eventClosedForm is x(t) of eventModel and its gradient in eventParams,
+// segment by segment: on a segment starting at s with value v, x = v
+// exp(-k (t-s)), so dx/dp = exp(-k(t-s)) dv/dp - (t-s) x dk/dp + k x
+// ds/dp; a state event ends a segment at s + ln(v/th)/k.
+func eventClosedForm(t float64) (float64, [5]float64) {
+	const k, th, r, a, T = 0.5, 0.5, 1.0, 2.0, 2.1
+	const iK, iTh, iR, iA, iT = 0, 1, 2, 3, 4
+	type seg struct {
+		s, v   float64
+		ds, dv [5]float64
+	}
+	// next is the segment after a state event ending cur (reset to r).
+	next := func(cur seg) seg {
+		L := math.Log(cur.v/th) / k
+		n := seg{s: cur.s + L, v: r}
+		for j := range n.ds {
+			n.ds[j] = cur.ds[j] + cur.dv[j]/(k*cur.v)
+		}
+		n.ds[iTh] -= 1 / (k * th)
+		n.ds[iK] -= L / k
+		n.dv[iR] = 1
+		return n
+	}
+	cur := seg{s: 0, v: 1}
+	if n := next(cur); t >= n.s {
+		cur = n
+		if t >= T {
+			cur = seg{s: T, v: a}
+			cur.ds[iT], cur.dv[iA] = 1, 1
+			for n := next(cur); t >= n.s; n = next(cur) {
+				cur = n
+			}
+		}
+	}
+	e := math.Exp(-k * (t - cur.s))
+	x := cur.v * e
+	var g [5]float64
+	for j := range g {
+		g[j] = e*cur.dv[j] + k*x*cur.ds[j]
+	}
+	g[iK] -= (t - cur.s) * x
+	return x, g
+}
+
+func writeEventModel(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "resets.xml")
+	if err := os.WriteFile(path, []byte(eventModel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSimEvents runs eventModel with -method none, fs and pbsr and
+// compares x and S with the closed form at every output time (20 of them,
+// six events in between), and checks that -times starting after -t0
+// still starts at -t0.
+func TestSimEvents(t *testing.T) {
+	path := writeEventModel(t)
+	times := filepath.Join(t.TempDir(), "times")
+	if err := os.WriteFile(times, []byte("0.75\n3.25\n9.75\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		method string
+		grid   []string
+	}{
+		{"none", []string{"-t1", "10", "-n", "20"}},
+		{"fs", []string{"-t1", "10", "-n", "20"}},
+		{"pbsr", []string{"-t1", "10", "-n", "20"}},
+		{"fs", []string{"-times", times}},
+	} {
+		args := append([]string{"sim", "-method", c.method, "-rtol", "1e-9", "-atol", "1e-11"}, c.grid...)
+		code, out, stderr := pbgen(t, append(args, path)...)
+		if code != 0 {
+			t.Fatalf("%s %v: exit %d: %s", c.method, c.grid, code, stderr)
+		}
+		header, rows := readTSV(t, out)
+		withS := c.method != "none"
+		wantCols := 2
+		if withS {
+			wantCols += len(eventParams)
+			for j, p := range eventParams {
+				if header[2+j] != "S:x:"+p {
+					t.Fatalf("%s: column %d is %q, want S:x:%s", c.method, 2+j, header[2+j], p)
+				}
+			}
+		}
+		wantRows := 21
+		if c.grid[0] == "-times" {
+			wantRows = 3
+		}
+		if header[0] != "t" || header[1] != "x" || len(rows) != wantRows || len(rows[0]) != wantCols {
+			t.Fatalf("%s: header %q, %d rows of %d, want %d of %d", c.method, header, len(rows), len(rows[0]), wantRows, wantCols)
+		}
+		for _, row := range rows {
+			x, g := eventClosedForm(row[0])
+			if math.Abs(row[1]-x) > 1e-6*math.Max(1, math.Abs(x)) {
+				t.Errorf("%s: x(%g) = %.10g, closed form %.10g", c.method, row[0], row[1], x)
+			}
+			if !withS {
+				continue
+			}
+			for j, p := range eventParams {
+				if s := row[2+j]; math.Abs(s-g[j]) > 1e-5*math.Max(1, math.Abs(g[j])) {
+					t.Errorf("%s: S:x:%s(%g) = %.10g, closed form %.10g", c.method, p, row[0], s, g[j])
+				}
+			}
+		}
+	}
+}
+
+// TestSimEventsRefusals: -paper names the option and the events; an
+// event model otherwise keeps the usual flag checks.
+func TestSimEventsRefusals(t *testing.T) {
+	path := writeEventModel(t)
+	code, out, stderr := pbgen(t, "sim", "-method", "pbsr", "-paper", path)
+	if code != 1 || out != "" || !strings.Contains(stderr, "-paper") || !strings.Contains(stderr, "low, kick") || strings.Contains(stderr, "panic") {
+		t.Errorf("-paper: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestCheckEvents: check lowers events and counts them.
+func TestCheckEvents(t *testing.T) {
+	path := writeEventModel(t)
+	code, out, stderr := pbgen(t, "check", path)
+	if code != 0 || !strings.Contains(out, "events      2\n") || !strings.Contains(out, "parameters  5") {
+		t.Errorf("check: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = pbgen(t, "check", "../../networks/CaMKII.xml")
+	if code != 0 || !strings.Contains(out, "events      0\n") {
+		t.Errorf("check CaMKII: exit %d\n%s", code, out)
+	}
+}
+
+// TestGenRefusesEvents: generated code has no events, so pbgen gen still
+// refuses a model with them, naming each event (check and sim lower them).
+func TestGenRefusesEvents(t *testing.T) {
+	path := writeEventModel(t)
+	code, _, stderr := pbgen(t, "gen", "-o", filepath.Join(t.TempDir(), "out"), path)
+	if code != 1 || !strings.Contains(stderr, `event "low": event is not supported`) || strings.Contains(stderr, "panic") {
+		t.Errorf("gen: exit %d, stderr %q", code, stderr)
+	}
+}
