@@ -46,19 +46,21 @@ const eventModel = `<?xml version="1.0" encoding="UTF-8"?>
 // eventParams are eventModel's sensitivity parameters in document order.
 var eventParams = []string{"k", "th", "r", "a", "T"}
 
-// eventClosedForm is x(t) of eventModel and its gradient in eventParams,
-// segment by segment: on a segment starting at s with value v, x = v
-// exp(-k (t-s)), so dx/dp = exp(-k(t-s)) dv/dp - (t-s) x dk/dp + k x
-// ds/dp; a state event ends a segment at s + ln(v/th)/k.
-func eventClosedForm(t float64) (float64, [5]float64) {
+// eventClosedForm is x(t) of eventModel from x(0) = x0 (a value not
+// depending on the parameters: the default 1, or -x0) and its gradient
+// in eventParams, segment by segment: on a segment starting at s with
+// value v, x = v exp(-k (t-s)), so dx/dp = exp(-k(t-s)) dv/dp - (t-s) x
+// dk/dp + k x ds/dp; a state event ends a segment at s + ln(v/th)/k
+// unless kick comes first.
+func eventClosedForm(t, x0 float64) (float64, [5]float64) {
 	const k, th, r, a, T = 0.5, 0.5, 1.0, 2.0, 2.1
 	const iK, iTh, iR, iA, iT = 0, 1, 2, 3, 4
 	type seg struct {
 		s, v   float64
 		ds, dv [5]float64
 	}
-	// next is the segment after a state event ending cur (reset to r).
-	next := func(cur seg) seg {
+	// low is the segment after a state event ending cur (reset to r).
+	low := func(cur seg) seg {
 		L := math.Log(cur.v/th) / k
 		n := seg{s: cur.s + L, v: r}
 		for j := range n.ds {
@@ -69,16 +71,18 @@ func eventClosedForm(t float64) (float64, [5]float64) {
 		n.dv[iR] = 1
 		return n
 	}
-	cur := seg{s: 0, v: 1}
-	if n := next(cur); t >= n.s {
-		cur = n
-		if t >= T {
-			cur = seg{s: T, v: a}
-			cur.ds[iT], cur.dv[iA] = 1, 1
-			for n := next(cur); t >= n.s; n = next(cur) {
-				cur = n
-			}
+	cur, kicked := seg{s: 0, v: x0}, false
+	for {
+		n := low(cur)
+		if !kicked && n.s > T {
+			n = seg{s: T, v: a}
+			n.ds[iT], n.dv[iA] = 1, 1
+			kicked = true
 		}
+		if t < n.s {
+			break
+		}
+		cur = n
 	}
 	e := math.Exp(-k * (t - cur.s))
 	x := cur.v * e
@@ -112,11 +116,16 @@ func TestSimEvents(t *testing.T) {
 	for _, c := range []struct {
 		method string
 		grid   []string
+		x0     float64
 	}{
-		{"none", []string{"-t1", "10", "-n", "20"}},
-		{"fs", []string{"-t1", "10", "-n", "20"}},
-		{"pbsr", []string{"-t1", "10", "-n", "20"}},
-		{"fs", []string{"-times", times}},
+		{"none", []string{"-t1", "10", "-n", "20"}, 1},
+		{"fs", []string{"-t1", "10", "-n", "20"}, 1},
+		{"pbsr", []string{"-t1", "10", "-n", "20"}, 1},
+		{"fs", []string{"-times", times}, 1},
+		// From x0 = 3 kick comes before the first low: another event
+		// order, and -x0 makes S(t0) zero as without events.
+		{"pbsr", []string{"-x0", "x=3", "-t1", "10", "-n", "20"}, 3},
+		{"fs", []string{"-x0", "x=3", "-t1", "10", "-n", "20"}, 3},
 	} {
 		args := append([]string{"sim", "-method", c.method, "-rtol", "1e-9", "-atol", "1e-11"}, c.grid...)
 		code, out, stderr := pbgen(t, append(args, path)...)
@@ -142,7 +151,7 @@ func TestSimEvents(t *testing.T) {
 			t.Fatalf("%s: header %q, %d rows of %d, want %d of %d", c.method, header, len(rows), len(rows[0]), wantRows, wantCols)
 		}
 		for _, row := range rows {
-			x, g := eventClosedForm(row[0])
+			x, g := eventClosedForm(row[0], c.x0)
 			if math.Abs(row[1]-x) > 1e-6*math.Max(1, math.Abs(x)) {
 				t.Errorf("%s: x(%g) = %.10g, closed form %.10g", c.method, row[0], row[1], x)
 			}
@@ -158,13 +167,33 @@ func TestSimEvents(t *testing.T) {
 	}
 }
 
-// TestSimEventsRefusals: -paper names the option and the events; an
-// event model otherwise keeps the usual flag checks.
+// TestSimEventsRefusals: -paper names the option and the events; events
+// that re-trigger each other forever at one instant end in an error that
+// names one of them, with no rows written.
 func TestSimEventsRefusals(t *testing.T) {
 	path := writeEventModel(t)
 	code, out, stderr := pbgen(t, "sim", "-method", "pbsr", "-paper", path)
 	if code != 1 || out != "" || !strings.Contains(stderr, "-paper") || !strings.Contains(stderr, "low, kick") || strings.Contains(stderr, "panic") {
 		t.Errorf("-paper: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// up sets x to 1 when x < 0.5, down sets it to 0 when x > 0.5.
+	loop := strings.NewReplacer(`<ci>r</ci></math></eventAssignment>`, `<cn>1</cn></math></eventAssignment>`,
+		`id="low"`, `id="up"`, `id="kick"`, `id="down"`,
+		`<apply><geq/><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><ci>T</ci></apply>`, `<apply><gt/><ci>x</ci><ci>th</ci></apply>`,
+		`<ci>a</ci></math></eventAssignment>`, `<cn>0</cn></math></eventAssignment>`).Replace(eventModel)
+	if loop == eventModel {
+		t.Fatal("the replacements did not apply")
+	}
+	lp := filepath.Join(t.TempDir(), "loop.xml")
+	if err := os.WriteFile(lp, []byte(loop), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{"none", "fs"} {
+		code, out, stderr = pbgen(t, "sim", "-method", method, lp)
+		if code != 1 || out != "" || !strings.Contains(stderr, "too many event executions") ||
+			!(strings.Contains(stderr, `event "up"`) || strings.Contains(stderr, `event "down"`)) || strings.Contains(stderr, "panic") {
+			t.Errorf("%s: re-triggering events: exit %d, stdout %q, stderr %q", method, code, out, stderr)
+		}
 	}
 }
 
