@@ -332,7 +332,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	}
 	nev := len(sys.ODE.Events)
 	if nev > 0 && f.paper {
-		return fmt.Errorf("%s: -paper does not handle events, and the model has %d (%s): the published algorithms have no event handling; leave -paper out",
+		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
 			path, nev, listNames(eventNames(sys), 5))
 	}
 	var m *interp.Model

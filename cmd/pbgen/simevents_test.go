@@ -202,6 +202,12 @@ func TestSimEventsRefusals(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(stderr, "-paper") || !strings.Contains(stderr, "low, kick") || strings.Contains(stderr, "panic") {
 		t.Errorf("-paper: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
+	// Every row is held in memory: a grid that would not fit is refused
+	// before the solve, with its size.
+	code, out, stderr = pbgen(t, "sim", "-n", "1000000000000", path)
+	if code != 1 || out != "" || !strings.Contains(stderr, "give fewer output times") || strings.Contains(stderr, "panic") {
+		t.Errorf("-n 1e12: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
 	// up sets x to 1 when x < 0.5, down sets it to 0 when x > 0.5.
 	loop := strings.NewReplacer(`<ci>r</ci></math></eventAssignment>`, `<cn>1</cn></math></eventAssignment>`,
 		`id="low"`, `id="up"`, `id="kick"`, `id="down"`,
