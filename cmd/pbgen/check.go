@@ -13,7 +13,9 @@ import (
 // does, up to parser.MaxErrors; the returned error then only counts them.
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen check", stderr, "pbgen check network.xml")
-	var lf lowerFlags
+	// Events are lowered, not refused: check reports what the model is,
+	// and pbgen sim simulates events.
+	lf := lowerFlags{events: true}
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
@@ -39,6 +41,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  parameters  %d (sensitivity)\n", len(sys.ODE.Params))
 	fmt.Fprintf(stdout, "  reactions   %d\n", s.Reactions)
 	fmt.Fprintf(stdout, "  rules       %d assignment, %d rate\n", s.AssignmentRules, s.RateRules)
+	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events))
 	fmt.Fprintf(stdout, "  Jx nonzeros %d of %d\n", len(sys.Jx), len(sys.ODE.States)*len(sys.ODE.States))
 	fmt.Fprintf(stdout, "  Jp nonzeros %d of %d\n", len(sys.Jp), len(sys.ODE.States)*len(sys.ODE.Params))
 	return nil

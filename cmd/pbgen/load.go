@@ -15,6 +15,12 @@ type lowerFlags struct {
 	params       string
 	compartments bool
 	initials     bool
+	// events lowers SBML events (parser.Options.Events) instead of
+	// refusing them. Only commands that handle them set it (sim through
+	// runtime/events, check to count them): the others integrate with
+	// runtime/ode or runtime/sens alone, or generate code that has no
+	// events, and would silently simulate a different model.
+	events bool
 }
 
 func (l *lowerFlags) register(fs *flag.FlagSet) {
@@ -24,7 +30,7 @@ func (l *lowerFlags) register(fs *flag.FlagSet) {
 }
 
 func (l *lowerFlags) options() *parser.Options {
-	o := &parser.Options{SensCompartments: l.compartments, SensInitials: l.initials}
+	o := &parser.Options{SensCompartments: l.compartments, SensInitials: l.initials, Events: l.events}
 	if l.params != "" {
 		for _, id := range strings.Split(l.params, ",") {
 			o.Params = append(o.Params, strings.TrimSpace(id))
@@ -62,7 +68,7 @@ func load(path string, l *lowerFlags) (*parser.Model, *symbolic.System, error) {
 // mix-up of the two flags. It returns nil when it finds nothing to add to
 // the parser's own error.
 func (l *lowerFlags) checkParams(m *parser.Model, path string) error {
-	all := &parser.Options{SensCompartments: l.compartments, SensInitials: l.initials}
+	all := &parser.Options{SensCompartments: l.compartments, SensInitials: l.initials, Events: l.events}
 	ode, err := m.ODE(all)
 	if err != nil {
 		return nil

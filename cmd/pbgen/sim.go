@@ -14,6 +14,7 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -227,6 +228,16 @@ many rows are thinned to a few thousand. If the integration fails, the
 rows before the failure have been written to stdout; -o leaves no file
 (and an existing one unchanged).
 
+Events: a model with SBML events is solved with them (runtime/events:
+states with -method none, x and S across the events with fs, pbsr, exp
+and pbs; -paper is refused, the published algorithms have no events).
+Outputs at an event time are the state after the events there. A
+delayed event can be pending across any output time, so such a model is
+solved over all output times in one call instead of in chunks: every
+row is held in memory until the solve ends, 8*(nx*(1+ns)) bytes a row
+(nx states, ns sensitivity parameters, ns = 0 with -method none), and
+nothing is written if it fails. pbgen check counts a model's events.
+
 Initial sensitivities: S(t0) = dx0/dp from the model. A state set with
 -x0 no longer depends on p, so its row of S(t0) is zero, except with
 -sens-initials, where it keeps its derivative by its own init_<id>
@@ -279,7 +290,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
 		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
 		"Plots show the output rows: to resolve a fast start, give -times with more early times")
-	var lf lowerFlags
+	lf := lowerFlags{events: true}
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
@@ -319,7 +330,17 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := interp.New(sys)
+	nev := len(sys.ODE.Events)
+	if nev > 0 && f.paper {
+		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
+			path, nev, listNames(eventNames(sys), 5))
+	}
+	var m *interp.Model
+	if nev > 0 {
+		m, err = interp.NewWithEvents(sys)
+	} else {
+		m, err = interp.New(sys)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
@@ -344,27 +365,36 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if f.plot != "" {
 		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
 	}
-	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none}
-	if f.method.none {
+	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0}
+	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon}
+	if sim.events {
+		if err := checkEventRows(grid.Len(), len(cols), len(pnames), !f.method.none); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+	} else if f.method.none {
 		sim.ode = ode.NewSolver(m, &ode.Settings{RTol: f.rtol.v, ATol: f.atol.v})
 	} else {
-		sim.sens = sens.NewSolver(m, &sens.Options{Method: f.method.m, Paper: f.paper,
-			RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon})
+		sim.sens = sens.NewSolver(m, &sim.opt)
 	}
 	stop := progress(stderr, "simulating "+path)
 	chunk := chunkRows(len(cols), len(pnames))
 	if simChunkRows > 0 {
 		chunk = simChunkRows
 	}
-	err = sim.stream(grid, chunk, func(res *sens.Result) error {
+	emit := func(res *sens.Result) error {
 		if pd != nil {
 			pd.add(res)
 		}
 		return tw.rows(res, m, start.p)
-	})
+	}
+	if sim.events {
+		err = sim.solveEvents(grid, emit)
+	} else {
+		err = sim.stream(grid, chunk, emit)
+	}
 	stop()
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, describeSolveError(err, cols))
+		return fmt.Errorf("%s: %v", path, describeEventError(describeSolveError(err, cols), sys))
 	}
 	if err := tw.flush(); err != nil {
 		return err
@@ -647,6 +677,10 @@ type simulation struct {
 	sens  *sens.Solver // with sensitivities
 	ode   *ode.Solver  // -method none
 	tr    ode.Trajectory
+	// events: the model has events, solved by runtime/events in one call
+	// (solveEvents) with the method and tolerances of opt.
+	events bool
+	opt    sens.Options
 }
 
 // chunkFloats bounds the floats of x and S held per chunk (32 MB).
@@ -908,4 +942,82 @@ func checkPlotDir(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// maxEventFloats bounds the floats an event model's output holds in
+// memory (8 GiB): solveEvents keeps every row, so a grid that -n makes
+// cheap for a model without events is refused here with its size rather
+// than ending in an allocation failure.
+const maxEventFloats = 1 << 30
+
+// checkEventRows refuses an output that solveEvents could not hold.
+func checkEventRows(rows, nx, np int, withS bool) error {
+	per := nx + 1
+	if withS {
+		per += nx * np
+	}
+	if rows > maxEventFloats/per {
+		return fmt.Errorf("a model with events is solved in one call and its %d output rows would need %.3g GB in memory (%d bytes a row; the limit is %d GB): give fewer output times",
+			rows, float64(rows)*float64(per)*8/1e9, 8*per, maxEventFloats*8>>30)
+	}
+	return nil
+}
+
+// solveEvents solves a model with events over the whole grid in one call
+// of runtime/events and hands the result to emit once. Unlike stream it
+// cannot restart at a chunk boundary: a delayed event triggered before
+// the boundary and due after it is state that events.Solve and SolveSens
+// do not return, so a restart would lose it. The start time -t0 is
+// prepended when the grid does not begin there (events take ts[0] as the
+// start) and its row dropped. The initial x and S are those of s.start,
+// passed explicitly so that -x0 keeps its meaning for S(t0).
+func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) error {
+	t0 := s.start.T0
+	n := grid.Len()
+	ts := make([]float64, 0, n+1)
+	if grid.At(0) != t0 {
+		ts = append(ts, t0)
+	}
+	skip := len(ts)
+	for k := 0; k < n; k++ {
+		ts = append(ts, grid.At(k))
+	}
+	nx := len(s.start.X0)
+	out := &sens.Result{NX: nx, T: ts[skip:]}
+	if s.withS {
+		r, err := events.SolveSens(s.m, s.p, s.start.X0, s.start.S0, ts, &events.SensSettings{Sens: &s.opt})
+		if err != nil {
+			return err
+		}
+		out.NS = r.NS
+		out.X, out.S = r.X[skip*nx:], r.S[skip*nx*r.NS:]
+	} else {
+		r, err := events.Solve(s.m, s.p, s.start.X0, ts, &events.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		if err != nil {
+			return err
+		}
+		out.X = r.X[skip*nx:]
+	}
+	return emit(out)
+}
+
+// eventNames are the ids of the model's events (or event#k for one
+// without an id), in document order.
+func eventNames(sys *symbolic.System) []string {
+	names := make([]string, len(sys.ODE.Events))
+	for k, e := range sys.ODE.Events {
+		names[k] = e.Name
+	}
+	return names
+}
+
+// describeEventError adds the model's event ids to an event failure that
+// names none: an event time that is not differentiable is reported by
+// its root function's index, which the user never sees.
+func describeEventError(err error, sys *symbolic.System) error {
+	if errors.Is(err, events.ErrTangential) {
+		return fmt.Errorf("%v (the root belongs to a trigger of the events %s; S has no value after a trigger that only touches its threshold: use -method none, or move the threshold)",
+			err, listNames(eventNames(sys), 10))
+	}
+	return err
 }
