@@ -10,10 +10,11 @@ import (
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// ErrEvents is wrapped by the error Generate returned for a system with
-// events before generated code implemented model.Events. Generate no
-// longer returns it; it stays so that callers that test for it keep
-// compiling (they now simply never see it).
+// ErrEvents was wrapped by the error Generate returned for a system with
+// events, before generated code implemented model.Events.
+//
+// Deprecated: Generate no longer returns it; it stays so that code (and
+// other branches) testing for it keep compiling.
 var ErrEvents = errors.New("events are not supported by generated code")
 
 // evSet is one event checked and ordered for emission: its targets
