@@ -168,8 +168,9 @@ func TestEventsErrors(t *testing.T) {
 // chunks of three statements split over files, in a temporary module,
 // and there compares every method of model.EventDerivs with
 // interp.NewWithEvents at seeded random points (derivative slices
-// NaN-filled before the call), checks that no method allocates, and that
-// misuse panics with the package's message.
+// NaN-filled before the call), checks that no method allocates, that
+// misuse panics with the package's message, and that runtime/events.SolveSens
+// gives both models the same executions, states and sensitivities.
 func TestEventsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a temporary module")
@@ -216,7 +217,7 @@ func TestEventsEndToEnd(t *testing.T) {
 		t.Fatalf("go test: %v\n%s", err, out)
 	}
 	for _, l := range strings.Split(string(out), "\n") {
-		if strings.Contains(l, "MAXREL") {
+		if strings.Contains(l, "MAXREL") || strings.Contains(l, "executions") {
 			t.Log(strings.TrimSpace(l))
 		}
 	}
@@ -233,6 +234,7 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/symbolic"
 
@@ -441,6 +443,57 @@ func TestEvents(t *testing.T) {
 			}
 		}
 		t.Logf("MAXREL %T %.2e", g, worst)
+	}
+}
+
+// TestSolveSens integrates the generated and interpreted models through
+// runtime/events.SolveSens from their defaults: the same events fire at
+// the same times, and x and S agree to integration accuracy (the two
+// round differently, so event times differ in the last bits).
+func TestSolveSens(t *testing.T) {
+	sys := testnet.Toy()
+	buildEvents(t, sys)
+	im, err := interp.NewWithEvents(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	np := model.NumParams(im)
+	p := make([]float64, np)
+	im.DefaultParams(p)
+	ts := []float64{0, 1, 2, 3, 5, 8, 10}
+	want, err := events.SolveSens(im, p, nil, nil, ts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Fired) == 0 {
+		t.Fatal("no event fired: the test exercises nothing")
+	}
+	for _, g := range []evModel{toyev.New(), toyevchunked.New()} {
+		got, err := events.SolveSens(g, p, nil, nil, ts, nil)
+		if err != nil {
+			t.Fatalf("%T: %v", g, err)
+		}
+		if len(got.Fired) != len(want.Fired) {
+			t.Fatalf("%T: fired %v, interp %v", g, got.Fired, want.Fired)
+		}
+		for i, f := range got.Fired {
+			w := want.Fired[i]
+			if f.Event != w.Event || math.Abs(f.T-w.T) > 1e-9*math.Max(1, math.Abs(w.T)) {
+				t.Errorf("%T: execution %d: event %d at %.15g, interp event %d at %.15g", g, i, f.Event, f.T, w.Event, w.T)
+			}
+		}
+		for _, pr := range [][2][]float64{{got.X, want.X}, {got.S, want.S}} {
+			scale := 0.0
+			for _, w := range pr[1] {
+				scale = math.Max(scale, math.Abs(w))
+			}
+			for i, w := range pr[1] {
+				if d := math.Abs(pr[0][i] - w); !(d <= 1e-7*scale) {
+					t.Errorf("%T: entry %d: %.15g, interp %.15g", g, i, pr[0][i], w)
+				}
+			}
+		}
+		t.Logf("%T: %d executions", g, len(got.Fired))
 	}
 }
 `
