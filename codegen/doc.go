@@ -47,6 +47,23 @@
 // assignments were supported, and it needs no new runtime (model.Assigner
 // is optional; no GenVersion bump).
 //
+// # Events
+//
+// A System with events (symbolic.ODE.Events, SBML events as package
+// parser lowers them) gives a Model that also implements
+// model.EventDerivs, with interp.NewWithEvents's meaning method for
+// method, so runtime/events.Solve and SolveSens take either: root
+// functions numbered as interp numbers them (per event in document order,
+// symbolic.Builder.Roots order, each distinct function once), targets
+// ascending, a trigger whose value is NaN false, Delay and Priority 0
+// where the event has none. The section functions are triggers (all
+// triggers as 1 or 0), RootsTo, eventK (delay, priority, values: interp's
+// per-event program), eventDerivK (their derivatives in t, x and p, into
+// a cleared *model.EventDeriv) and rootGradJ; the methods dispatch to
+// them on k into stack arrays, so none allocates. Without events nothing
+// of this is emitted (byte for byte the output from before), and no
+// GenVersion bump was needed: model.Events is optional.
+//
 // With Options.Problem, problem.go holds func Problem(), which returns a
 // new copy of the problem on each call, written as a Go composite literal
 // of the problem's own type by reflection (zero fields left out, struct

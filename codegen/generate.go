@@ -71,6 +71,10 @@ type generator struct {
 	asg       []asgSet         // checked and differentiated (checkAssignments)
 	problem   any
 
+	evs          []evSet          // events checked and differentiated (checkEvents)
+	evRoots      []*symbolic.Node // root functions of the triggers, as interp numbers them
+	evRootDerivs [][]evDeriv      // per root function
+
 	nx, np, nout int
 	stateIx      map[string]int
 	paramIx      map[string]int
@@ -85,7 +89,7 @@ type generator struct {
 // function of sys and opt. It returns an error if sys is malformed (unknown
 // symbols, initial values depending on states or time, unsorted or
 // out-of-range Jacobian entries), if the package name is not a valid
-// identifier, if sys has events (ErrEvents), or if the generated source
+// identifier, or if the generated source
 // does not parse (with the line-numbered source in the message).
 func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
 	g, err := newGenerator(sys, opt)
@@ -100,9 +104,6 @@ func Generate(sys *symbolic.System, opt *Options) (map[string][]byte, error) {
 func newGenerator(sys *symbolic.System, opt *Options) (*generator, error) {
 	if sys == nil || sys.ODE == nil {
 		return nil, fmt.Errorf("codegen: nil system")
-	}
-	if err := checkEvents(sys); err != nil {
-		return nil, err
 	}
 	g := withDefaults(sys, opt)
 	if !token.IsIdentifier(g.pkg) || g.pkg == "_" {
@@ -175,6 +176,9 @@ func (g *generator) files(secs []emitted) map[string][]jen.Code {
 	if len(g.asg) > 0 {
 		files["model.go"] = append(files["model.go"], g.assignDecls()...)
 	}
+	if len(g.evs) > 0 {
+		files["model.go"] = append(files["model.go"], g.eventDecls()...)
+	}
 	if g.problem != nil {
 		files["problem.go"] = g.problemDecls()
 	}
@@ -223,6 +227,9 @@ func (g *generator) check() error {
 		return err
 	}
 	if err := g.checkAssignments(); err != nil {
+		return err
+	}
+	if err := g.checkEvents(); err != nil {
 		return err
 	}
 	return g.checkProblem()

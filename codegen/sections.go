@@ -14,10 +14,10 @@ import (
 // InitialSens and OutputsTo are sections; body turns a section into code.
 //
 // To add one (as the observables' h and sigma and the assignment sets'
-// values, each with their derivatives, were added; event root functions
-// would be next): write a constructor like fSection, list it in
-// (*generator).sections, and have check validate the symbols its roots
-// may use. Nothing else in the generator knows the sections by name.
+// values, each with their derivatives, and the events' triggers, root
+// functions, values and derivatives were added): write a constructor
+// like fSection, list it in (*generator).sections, and have check
+// validate the symbols its roots may use. Nothing else in the generator knows the sections by name.
 type section struct {
 	method string // method name on Model, e.g. "Jx"
 	helper string // prefix of chunk helpers, e.g. "jx"
@@ -68,6 +68,9 @@ func (g *generator) sections() []*section {
 	}
 	for k := range g.asg {
 		secs = append(secs, g.asgValueSection(k), g.asgDerivSection(k))
+	}
+	if len(g.evs) > 0 {
+		secs = append(secs, g.eventSections()...)
 	}
 	return secs
 }

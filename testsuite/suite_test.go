@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,16 +196,61 @@ func TestEventCases(t *testing.T) {
 	}
 }
 
-// TestGeneratedSkipsEvents: the generated path counts an event case as
-// skipped (codegen refuses events by name), never as failed or run.
-func TestGeneratedSkipsEvents(t *testing.T) {
+// TestGeneratedEvents: event cases run through generated packages
+// (codegen emits model.Events; the driver's SimulateModel routes them
+// through runtime/events.Solve) with the interpreted path's outcome: every
+// case the interpreter passes passes, none is skipped for its events.
+// With the full suite only the first 25 event cases run (one module
+// build each time), enough to cover delays, priorities and persistence.
+func TestGeneratedEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a temporary module")
+	}
 	dir, _ := suites.SBMLCases(t)
-	c, err := ReadCase(dir + "/01697")
+	cases, err := Discover(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, pkg := generateCase(c, t.TempDir())
-	if out.Status != Skipped || pkg != "" || !strings.Contains(out.Reason, "events are not supported by generated code") {
-		t.Errorf("got %v %q (package %q), want skipped for its events", out.Status, out.Reason, pkg)
+	var ids []string
+	for _, c := range cases {
+		if c.TestType == "TimeCourse" && slices.ContainsFunc(c.Tags, func(tag string) bool { return strings.HasPrefix(tag, "Event") }) {
+			ids = append(ids, c.ID)
+		}
 	}
+	ids = ids[:min(len(ids), 25)]
+	if len(ids) == 0 {
+		t.Fatalf("no event cases in %s", dir)
+	}
+	f := &Filter{IDs: ids}
+	want, err := RunDir(dir, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	gen, err := RunDirGenerated(dir, f, nil, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if len(gen) != len(want) {
+		t.Fatalf("%d generated outcomes, %d interpreted", len(gen), len(want))
+	}
+	passed := 0
+	for i, o := range gen {
+		if strings.Contains(o.Reason, "events are not supported") {
+			t.Errorf("case %s skipped for its events: %s", o.Case.ID, o.Reason)
+		}
+		if o.Case.ID != want[i].Case.ID {
+			t.Fatalf("outcome %d: case %s generated, %s interpreted", i, o.Case.ID, want[i].Case.ID)
+		}
+		if want[i].Status == Passed && o.Status != Passed {
+			t.Errorf("case %s passes interpreted but is %v generated: %s", o.Case.ID, o.Status, o.Reason)
+		}
+		if o.Status == Passed {
+			passed++
+		}
+	}
+	if passed == 0 {
+		t.Error("no event case passed through generated code")
+	}
+	t.Logf("%d event cases: %d passed generated", len(gen), passed)
 }
