@@ -6,8 +6,8 @@
 // |expected - actual| <= absolute + relative * |expected| at every time.
 //
 // Models with events are lowered with parser.Options.Events and
-// simulated with runtime/events (interp.NewWithEvents); the generated
-// path refuses them (codegen.ErrEvents) and counts them as skipped.
+// simulated with runtime/events, through interp.NewWithEvents or, on the
+// generated path, through the generated package's model.Events.
 package testsuite
 
 import (
