@@ -186,23 +186,7 @@ func TestAssignEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a temporary module")
 	}
-	root := repoRoot(t)
-	tmp := t.TempDir()
-	write := func(name string, data []byte) {
-		t.Helper()
-		p := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", []byte("module asge2e\n\ngo 1.24\n\nrequire github.com/pbgen/pbgen v0.0.0\n\nreplace github.com/pbgen/pbgen => "+root+"\n"))
-	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
-		write("go.sum", sum)
-	}
-	copyTestnet(t, root, write)
+	tmp, write := testnetModule(t, "asge2e")
 	for _, c := range []struct {
 		pkg string
 		opt codegen.Options

@@ -278,6 +278,33 @@ func goRoot(t *testing.T) string {
 // copyTestnet writes a copy of internal/testnet into a temporary module
 // (as its package testnet): the fixtures are internal to pbgen, and they
 // import only symbolic and the standard library.
+// testnetModule makes a temporary module named mod that requires this
+// repository through a replace directive, with its go.sum and
+// internal/testnet copied in (see copyTestnet), and returns its folder and
+// a writer of files into it: the set-up of every test here that compiles
+// generated code.
+func testnetModule(t *testing.T, mod string) (string, func(name string, data []byte)) {
+	t.Helper()
+	root := repoRoot(t)
+	tmp := t.TempDir()
+	write := func(name string, data []byte) {
+		t.Helper()
+		p := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", []byte("module "+mod+"\n\ngo 1.24\n\nrequire github.com/pbgen/pbgen v0.0.0\n\nreplace github.com/pbgen/pbgen => "+root+"\n"))
+	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
+		write("go.sum", sum)
+	}
+	copyTestnet(t, root, write)
+	return tmp, write
+}
+
 func copyTestnet(t *testing.T, root string, write func(name string, data []byte)) {
 	t.Helper()
 	fixture, err := os.ReadFile(filepath.Join(root, "internal", "testnet", "testnet.go"))
