@@ -19,7 +19,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen", stderr, "pbgen [-o DIR] [-pkg NAME] network.xml")
 	out := fs.String("o", "", "output `dir` (default ./NAME)")
 	pkg := fs.String("pkg", "", "package `name` (default: the model id in lower case)")
-	var lf lowerFlags
+	lf := lowerFlags{events: true} // generated packages implement model.Events; sens refuses them, runtime/events solves them
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err

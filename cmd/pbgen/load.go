@@ -16,10 +16,11 @@ type lowerFlags struct {
 	compartments bool
 	initials     bool
 	// events lowers SBML events (parser.Options.Events) instead of
-	// refusing them. Only commands that handle them set it (sim through
-	// runtime/events, check to count them): the others integrate with
-	// runtime/ode or runtime/sens alone, or generate code that has no
-	// events, and would silently simulate a different model.
+	// refusing them. The commands that handle them set it: sim (through
+	// runtime/events), check (to count them) and gen (the package
+	// implements model.Events; sens.Solver refuses such a model, so it
+	// cannot be integrated over its events by mistake). The PEtab path
+	// does not: the objective has no events yet.
 	events bool
 }
 

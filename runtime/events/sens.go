@@ -125,7 +125,7 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 	s.res = &Result{NX: nx, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx)}
 	res := &SensResult{NS: ns, S: make([]float64, 0, len(ts)*nx*ns)}
 
-	sol := sens.NewSolver(m, &opt)
+	sol := sens.NewSolver(withoutEvents{m}, &opt)
 	if err := sol.Err(); err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 	// columns, so its integrator settings are those of sol.
 	xopt := opt
 	xopt.Params = []int{}
-	xsol := sens.NewSolver(m, &xopt)
+	xsol := sens.NewSolver(withoutEvents{m}, &xopt)
 	err := s.runSens(sol, xsol, xs, ss, ts, res)
 	res.Result = *s.res
 	if err != nil {
@@ -456,3 +456,8 @@ func resize(b []float64, n int) []float64 {
 	}
 	return b[:n]
 }
+
+// withoutEvents hides a model's events from sens.Solver, which refuses a
+// model with events (it would step over them); SolveSens gives it the
+// stretches between events only.
+type withoutEvents struct{ model.Model }

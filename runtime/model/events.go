@@ -18,8 +18,8 @@ package model
 // It is optional and additive: a model without it has no events, and
 // generated code that does not implement it keeps compiling, so adding it
 // needed no GenVersion bump. interp.Model and generated packages implement
-// it (pbgen gen still refuses events: a model with events must be solved
-// with runtime/events, and sens.Solver would ignore them). The derivatives that sensitivities across
+// it. Such a model is solved with runtime/events; sens.Solver refuses it
+// rather than step over its events. The derivatives that sensitivities across
 // events need are in the optional EventDerivs.
 type Events interface {
 	// NumEvents is the number of events, in document order.

@@ -84,6 +84,13 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	s := &Solver{m: m, nx: nx, np: np}
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		// A Solver integrates f alone and would step over every event:
+		// numbers for a different model. runtime/events locates the
+		// events and restarts this Solver between them.
+		s.err = fmt.Errorf("sens: model %q has %d events, which a Solver would step over: solve it with runtime/events (Solve, SolveSens)", m.Name(), ev.NumEvents())
+		return s
+	}
 	cfg, err := resolve(opt)
 	if err != nil {
 		s.err = err

@@ -2,9 +2,11 @@ package sens
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/internal/testmodels"
+	"github.com/pbgen/pbgen/runtime/model"
 )
 
 // A solve restarted at t1 from the state and sensitivities it had reached
@@ -71,6 +73,37 @@ func TestNoColumnsSkipsEngine(t *testing.T) {
 			if with.X[i] != without.X[i] {
 				t.Fatalf("%v: x differs without columns at %d: %g vs %g", meth, i, without.X[i], with.X[i])
 			}
+		}
+	}
+}
+
+// oneEvent is a model that declares an event (its behaviour is irrelevant:
+// a Solver must refuse it before integrating).
+type oneEvent struct{ *testmodels.Isomerization }
+
+func (oneEvent) NumEvents() int                                      { return 1 }
+func (oneEvent) EventInfo(int) model.EventInfo                       { return model.EventInfo{} }
+func (oneEvent) TriggersTo([]bool, float64, []float64, []float64)    {}
+func (oneEvent) NumRoots() int                                       { return 1 }
+func (oneEvent) RootsTo([]float64, float64, []float64, []float64)    {}
+func (oneEvent) Delay(int, float64, []float64, []float64) float64    { return 0 }
+func (oneEvent) Priority(int, float64, []float64, []float64) float64 { return 0 }
+func (oneEvent) EventTargets(int) []int                              { return nil }
+func (oneEvent) EventAssign(int, float64, []float64, []float64, []float64) {
+}
+
+// A Solver refuses a model with events (it would step over them and return
+// the numbers of another model) and names runtime/events instead.
+func TestEventModelRefused(t *testing.T) {
+	m := oneEvent{testmodels.NewIsomerization()}
+	p := make([]float64, 2)
+	m.DefaultParams(p)
+	for _, meth := range []Method{FS, PBSR, Exp} {
+		s := NewSolver(m, &Options{Method: meth})
+		var res Result
+		err := s.Solve(&res, p, nil, 0, []float64{0, 1})
+		if err == nil || !strings.Contains(err.Error(), "runtime/events") || !strings.Contains(err.Error(), "1 events") {
+			t.Errorf("%v: error %v, want a refusal naming runtime/events", meth, err)
 		}
 	}
 }
