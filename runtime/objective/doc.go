@@ -122,5 +122,5 @@
 // do not grow. A failed solve, a non-finite or non-positive (log
 // transformation) simulated value or a sigma <= 0 is an error naming the
 // experiment, its conditions, the datum, observable and time; LLH is then
-// not meaningful. Misuse (a theta of the wrong length) panics.
+// not meaningful. A theta of the wrong length is an error.
 package objective

@@ -680,10 +680,10 @@ func (c *core) eval(theta []float64, out *Result) error {
 	c.closeMu.Lock()
 	defer c.closeMu.Unlock()
 	if len(theta) != c.nt {
-		panic("objective: theta length does not match the estimated parameters")
+		return fmt.Errorf("objective: theta has %d values, want %d (the estimated parameters, in Params order)", len(theta), c.nt)
 	}
 	if c.isClosed {
-		panic("objective: Eval after Close")
+		return errors.New("objective: Eval after Close")
 	}
 	for a, v := range theta {
 		// -Inf on a log scale is the linear value 0 (a nominal value 0 in

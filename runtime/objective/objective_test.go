@@ -591,3 +591,21 @@ func TestEmptyProblem(t *testing.T) {
 		t.Errorf("empty problem: %+v", r)
 	}
 }
+
+// A theta of the wrong length, and an Eval after Close, are errors a
+// caller can handle, not panics.
+func TestEvalMisuseIsAnError(t *testing.T) {
+	o, err := objective.New(newDecay(), decayProblem(), &objective.Options{Method: sens.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out objective.Result
+	th := o.Nominal()
+	if err := o.Eval(append(th, 1), &out); err == nil || !strings.Contains(err.Error(), "theta has") {
+		t.Errorf("long theta: %v", err)
+	}
+	o.Close()
+	if err := o.Eval(th, &out); err == nil || !strings.Contains(err.Error(), "after Close") {
+		t.Errorf("Eval after Close: %v", err)
+	}
+}
