@@ -14,6 +14,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/chua"
@@ -65,7 +66,8 @@ func main() {
 		}
 		ref, err := solve(&sens.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, ErrCon: true})
 		if err != nil {
-			panic(err)
+			fmt.Fprintf(os.Stderr, "ablation: %s: reference FS solve: %v\n", cs.name, err)
+			os.Exit(1)
 		}
 		rt, at := 1e-5, 1e-6
 		vs := []struct {
