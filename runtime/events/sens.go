@@ -189,12 +189,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		if iout == len(ts) {
 			break
 		}
-		tend := ts[iout]
-		for _, q := range s.queue {
-			if !q.cancel && q.t < tend {
-				tend = q.t
-			}
-		}
+		tend := s.segmentEnd(ts[iout])
 		if tend-t <= s.tol(t) {
 			t = tend
 			s.setMode(modeQueue)

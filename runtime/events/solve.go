@@ -175,12 +175,7 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 		if iout == len(ts) {
 			break
 		}
-		tend := ts[iout]
-		for _, q := range s.queue {
-			if !q.cancel && q.t < tend {
-				tend = q.t
-			}
-		}
+		tend := s.segmentEnd(ts[iout])
 		if tend-t <= s.tol(t) {
 			// Closer than the location tolerance: the state does not move.
 			t = tend
@@ -422,4 +417,15 @@ func (s *solver) update(t float64, x []float64) error {
 		}
 	}
 	return nil
+}
+
+// segmentEnd is where the next integration segment ends: the next output
+// time tout, or the earliest pending delayed event before it.
+func (s *solver) segmentEnd(tout float64) float64 {
+	for _, q := range s.queue {
+		if !q.cancel && q.t < tout {
+			tout = q.t
+		}
+	}
+	return tout
 }
