@@ -31,7 +31,8 @@
 // and noise scales sigma(t, x, p, u) (a PEtab measurement model, u the
 // placeholders) into an *Observed, which is a *Model that also implements
 // model.Observables, with the derivatives in x, p and u formed
-// symbolically. NewObservedAssign adds state assignment sets
+// symbolically, and the events as NewWithEvents (runtime/objective solves
+// a model with events through runtime/events). NewObservedAssign adds state assignment sets
 // (model.Assigner: a PEtab experiment's condition changes after its first
 // period), their derivatives in x and p formed symbolically too.
 //

@@ -188,6 +188,11 @@ func (l *lowering) constParams() {
 	for _, a := range l.p.SBML.InitialAssignments {
 		changed[a.Symbol] = true
 	}
+	for _, ev := range l.p.SBML.Events {
+		for _, a := range ev.Assignments {
+			changed[a.Variable] = true
+		}
+	}
 	named := make(map[string]bool)
 	for _, c := range l.p.Conditions {
 		for _, t := range c.Targets {
@@ -322,6 +327,19 @@ func (l *lowering) exprConditions() {
 		o := &l.ode.Outputs[i]
 		o.Expr = b.Substitute(o.Expr, repl)
 		l.outputs[o.Name] = o.Expr
+	}
+	for i := range l.ode.Events {
+		ev := &l.ode.Events[i]
+		ev.Trigger = b.Substitute(ev.Trigger, repl)
+		if ev.Delay != nil {
+			ev.Delay = b.Substitute(ev.Delay, repl)
+		}
+		if ev.Priority != nil {
+			ev.Priority = b.Substitute(ev.Priority, repl)
+		}
+		for j := range ev.Assign {
+			ev.Assign[j].Value = b.Substitute(ev.Assign[j].Value, repl)
+		}
 	}
 	// Observables see the effective value too: symbol() maps a model
 	// parameter's id to this expression.

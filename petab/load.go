@@ -215,7 +215,7 @@ func (l *lowering) lower() {
 		}
 	}
 	l.constParams()
-	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp})
+	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp, Events: true})
 	if err != nil {
 		e.add(p.SBML.File, 0, "", "SBML model: %v", err)
 		return

@@ -118,6 +118,7 @@ type core struct {
 	m    model.Model
 	obs  model.Observables
 	asg  model.Assigner // nil unless the model implements it
+	ev   model.Events   // nil unless the model has events (events.go)
 	prob *Problem
 	opt  Options
 	need bool // sensitivities needed (Grad or FIM)
@@ -222,6 +223,12 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	}
 	if opt != nil {
 		c.opt = *opt
+	}
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		c.ev = ev
+		if c.opt.NewSolver != nil {
+			return nil, fmt.Errorf("%w: model %q has %d", ErrEventsNewSolver, m.Name(), ev.NumEvents())
+		}
 	}
 	o := &c.opt
 	if o.RTol == 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -19,6 +20,9 @@ type worker struct {
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []Solver
+	evs     []*events.SensSolver // per group, for a model with events (events.go)
+	trig    []bool               // trigger values carried between solves
+	est     events.SensStart
 	odes    []*ode.Solver // state only, for steady states (nil: none there)
 	tr      ode.Trajectory
 	res     sens.Result
@@ -107,7 +111,17 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		}
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models[i] = tm
-		if c.opt.NewSolver == nil {
+		if c.ev != nil {
+			if w.evs == nil {
+				w.evs = make([]*events.SensSolver, len(c.groups))
+				w.trig = make([]bool, c.ev.NumEvents())
+			}
+			sv, err := c.newEventSolver(tm, &so)
+			if err != nil {
+				return nil, fmt.Errorf("objective: %w", err)
+			}
+			w.evs[i] = sv
+		} else if c.opt.NewSolver == nil {
 			w.solvers[i] = sens.NewSolver(tm, &so)
 		} else {
 			sv, err := c.opt.NewSolver(tm, &so)
@@ -121,7 +135,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 			}
 			w.solvers[i] = sv
 		}
-		if steady[i] {
+		if steady[i] && c.ev == nil {
 			w.odes[i] = ode.NewSolver(tm, &oset)
 		}
 		maxC = max(maxC, g.nc)
@@ -191,6 +205,9 @@ func (w *worker) run(e int, out *Result) {
 
 func (w *worker) solve(e int, out *Result) error {
 	c := w.c
+	if c.ev != nil {
+		return w.solveEvents(e, out)
+	}
 	pl := &c.exps[e]
 	if len(pl.ex.Data) == 0 {
 		return nil // nothing observed: not even pre-equilibration can matter
