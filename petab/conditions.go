@@ -207,6 +207,24 @@ func (l *lowering) constParams() {
 			q.Constant = true
 		}
 	}
+	// PEtab's pre-initialization replaces a model's initial assignment of
+	// a parameter it names: one whose value is a number becomes the
+	// parameter's value (Liu_IFACPapersOnLine2025's u_2 = 1*1e9, set by
+	// its conditions), so that the parameter stays a model parameter
+	// rather than a folded value.
+	isParam := make(map[string]*parser.Parameter)
+	for _, q := range l.p.SBML.Parameters {
+		isParam[q.ID] = q
+	}
+	ias := l.p.SBML.InitialAssignments[:0:0]
+	for _, a := range l.p.SBML.InitialAssignments {
+		if q := isParam[a.Symbol]; q != nil && q.Constant && named[a.Symbol] && a.Math != nil && a.Math.Op == symbolic.OpConst {
+			q.Value, q.HasValue = a.Math.Val, true
+			continue
+		}
+		ias = append(ias, a)
+	}
+	l.p.SBML.InitialAssignments = ias
 }
 
 // exprConditions brings v2 condition values that are expressions (of

@@ -112,6 +112,21 @@
 // Raimundez_PCB2020 a complex that no rate depends on makes Jx singular
 // beyond the conservation laws). See steady.go.
 //
+// # Events
+//
+// A model with events (model.Events) is solved with runtime/events
+// (events.SensSolver per column group, for every Method: S jumps at each
+// execution) in place of sens.Solver and the steady-state shortcuts: its
+// steady states are integrated with S through the events, in chunks as
+// above, until f and dS/dt are negligible and no delayed execution is
+// queued. As PEtab v2 defines it, the trigger values carry over from
+// pre-equilibration to the simulation (a trigger that stayed true does
+// not fire again) and from period to period, and a period ends before the
+// events at the next period's start, which execute after that period's
+// changes. A delayed execution still queued when a period ends is not
+// supported (an error says so), nor is Options.NewSolver
+// (ErrEventsNewSolver). See events.go.
+//
 // # Workers, allocation, errors
 //
 // With Options.Workers > 1 the experiments are assigned round robin to
