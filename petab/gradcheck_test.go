@@ -174,6 +174,35 @@ func TestBenchmarkGradients(t *testing.T) {
 		if !longRun() && !cheapProblem(p) {
 			t.Skip("not in the cheap subset (PBGEN_LONG=1 or make petab-check runs it)")
 		}
+		checkGradients(t, name, p)
+	})
+}
+
+// TestSuiteEventGradients is the same check on the PEtab v2 test suite's
+// cases with SBML events: 0016 (an event at a period's start, after the
+// condition's changes), 0023 (an event during pre-equilibration, not
+// executed again after it) and 0030 (a time-triggered event at a period's
+// start).
+func TestSuiteEventGradients(t *testing.T) {
+	root := sharedDir(t, "petab-test-suite")
+	for _, id := range []string{"0016", "0023", "0030"} {
+		t.Run(id, func(t *testing.T) {
+			p, err := Load(filepath.Join(root, "v2.0.0", "sbml", id, "_"+id+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Model.NumEvents() == 0 {
+				t.Fatal("no events")
+			}
+			checkGradients(t, "v2/"+id, p)
+		})
+	}
+}
+
+// checkGradients is the gradient check of problem p (see the top of the
+// file).
+func checkGradients(t *testing.T, name string, p *Problem) {
+	{
 		mk := func(opt *objective.Options) *objective.Objective {
 			o, err := objective.New(p.Model, p.Objective, opt)
 			if err != nil {
@@ -330,5 +359,5 @@ func TestBenchmarkGradients(t *testing.T) {
 					name, rows[i].what, w.ratio, ids[w.a], w.g, w.fd)
 			}
 		}
-	})
+	}
 }
