@@ -96,7 +96,7 @@ type PetabResult struct {
 	// Ceiling is CVODES FS's llh+grad over our fastest llh alone: the
 	// ratio that a gradient costing nothing beyond the llh would reach,
 	// so a bound on what any sensitivity method of ours can show here.
-	Ceiling num    `json:"ceiling"`
+	Ceiling num `json:"ceiling"`
 	// NoCVODES says why the CVODES FS row was not run ("" if it was or
 	// CVODES is not built in): a model with SBML events, which
 	// internal/cvodes cannot solve (it has no root finding; the objective

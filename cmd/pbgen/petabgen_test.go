@@ -19,7 +19,7 @@ import (
 // species), a few of the benchmark collection, and every case of the PEtab
 // test suite that petab.Load accepts (placeholders, transformations,
 // pre-equilibration, steady states, condition expressions, state
-// assignments at period starts), when the suites are there.
+// assignments at period starts, SBML events), when the suites are there.
 func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 	for _, c := range []struct{ pkg, yaml string }{
 		{"camkiipetab", "../../networks/petab/CaMKII/problem.yaml"},
@@ -44,7 +44,9 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 	if bench, err := suites.Find(suites.PEtabBenchmark); err != nil {
 		t.Logf("PEtab benchmark problems left out: %v", err)
 	} else {
-		for _, id := range []string{"Blasi_CellSystems2016", "Okuonghae_ChaosSolitonsFractals2020", "Oliveira_NatCommun2021", "Zhao_QuantBiol2020"} {
+		// Liu_IFACPapersOnLine2025 has an SBML event (the generated
+		// model.Events and model.EventDerivs under the objective).
+		for _, id := range []string{"Blasi_CellSystems2016", "Liu_IFACPapersOnLine2025", "Okuonghae_ChaosSolitonsFractals2020", "Oliveira_NatCommun2021", "Zhao_QuantBiol2020"} {
 			yaml := filepath.Join(bench, id, id+".yaml")
 			if _, err := os.Stat(yaml); err != nil {
 				t.Logf("%s left out: %v", id, err)
@@ -64,7 +66,7 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 			id := filepath.Base(dir)
 			yaml := filepath.Join(dir, "_"+id+".yaml")
 			if _, err := petab.Load(yaml); err != nil {
-				continue // not supported (events): nothing to generate
+				continue // not supported: nothing to generate
 			}
 			cases = append(cases, struct{ pkg, yaml string }{"suite" + v[1:2] + "_" + id, yaml})
 		}
