@@ -26,6 +26,7 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 		{"perelson", "../../networks/petab/Perelson_Science1996/Perelson_Science1996.yaml"},
 		{"periods", "../../petab/testdata/periods/problem.yaml"},
 		{"volume", "../../petab/testdata/volume/problem.yaml"},
+		{"events", "../../petab/testdata/events/problem.yaml"},
 	} {
 		abs, err := filepath.Abs(c.yaml)
 		if err != nil {

@@ -1,0 +1,42 @@
+package petab
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// testdata/events is an SBML event in a PEtab v1 problem: x' = s (1 + y) -
+// k x, and when x rises above c, y := y + a. Condition A rises through the
+// event at t = ln 1.5 (x0 = 0.5, s = 2, k = 1, c = 1, a = 0.5): x = 2 -
+// 1.5 e^{-t}, then 3 - 2 e^{-(t - tau)}, steady 3. Condition B is
+// pre-equilibrated in "pre" (s = 1.7: through the event, to 2.55) and
+// decays to 1.2 without executing the event again (its trigger stays true
+// from pre-equilibration; a second execution would aim at 1.6).
+func TestEventsProblem(t *testing.T) {
+	p, err := Load("testdata/events/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tau := math.Log(1.5)
+	after := func(t float64) float64 { return 3 - 2*math.Exp(-(t-tau)) }
+	b := func(t float64) float64 { return 1.2 + 1.35*math.Exp(-t) }
+	want := []float64{2 - 1.5*math.Exp(-0.2), after(1), after(2), after(4), 3, b(0), b(1), b(3)}
+	for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+		r, err := p.Evaluate(th, &EvalOptions{Method: m, RTol: 1e-10, ATol: 1e-12, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			if math.Abs(r.Sim[i]-w) > 1e-7 {
+				t.Errorf("%v: row %d: simulated %.10g, want %.10g", m, i, r.Sim[i], w)
+			}
+		}
+	}
+	checkGradients(t, "testdata/events", p)
+}
