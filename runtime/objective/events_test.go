@@ -3,6 +3,7 @@ package objective_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -17,7 +18,10 @@ import (
 // of the sensitivity jump is exercised; y counts the executions in steps
 // of a, so an event that fired again where it must not would show.
 // Observable "x": h = x, sigma = u0.
-type switchModel struct{ jx, jp *model.Pattern }
+type switchModel struct {
+	jx, jp *model.Pattern
+	delay  float64 // the event's delay (none if 0)
+}
 
 func newSwitch() *switchModel {
 	return &switchModel{
@@ -48,13 +52,13 @@ func (*switchModel) Jp(dst []float64, _ float64, x, _ []float64) {
 }
 
 func (*switchModel) NumEvents() int { return 1 }
-func (*switchModel) EventInfo(int) model.EventInfo {
-	return model.EventInfo{Name: "rise", InitialValue: true, Persistent: true}
+func (m *switchModel) EventInfo(int) model.EventInfo {
+	return model.EventInfo{Name: "rise", InitialValue: true, Persistent: true, HasDelay: m.delay > 0}
 }
 func (*switchModel) TriggersTo(dst []bool, _ float64, x, p []float64) { dst[0] = x[0] > p[2] }
 func (*switchModel) NumRoots() int                                    { return 1 }
 func (*switchModel) RootsTo(dst []float64, _ float64, x, p []float64) { dst[0] = x[0] - p[2] }
-func (*switchModel) Delay(int, float64, []float64, []float64) float64 { return 0 }
+func (m *switchModel) Delay(int, float64, []float64, []float64) float64 { return m.delay }
 func (*switchModel) Priority(int, float64, []float64, []float64) float64 {
 	return 0
 }
@@ -227,4 +231,33 @@ func TestEventsNewSolverRefused(t *testing.T) {
 	if !errors.Is(err, objective.ErrEventsNewSolver) {
 		t.Fatalf("got %v, want ErrEventsNewSolver", err)
 	}
+}
+
+// A delayed event still queued when a period ends is refused by name
+// (the queue does not carry across period changes); without the period
+// change the same problem evaluates.
+func TestEventsDelayedAcrossPeriods(t *testing.T) {
+	m := newSwitch()
+	m.delay = 1 // triggered at t ~ 0.41, due at ~1.41
+	prob := switchProblem()
+	prob.Experiments = prob.Experiments[:1]
+	prob.Experiments[0].Data = prob.Experiments[0].Data[:3] // t = 0.2, 1, 2
+	if _, err := evalErr(m, prob); err != nil {
+		t.Fatalf("one period: %v", err)
+	}
+	prob.Experiments[0].Periods = []objective.Period{{T0: 1, Cond: 0, Assign: -1}}
+	_, err := evalErr(m, prob)
+	if err == nil || !strings.Contains(err.Error(), "delayed event") || !strings.Contains(err.Error(), "not supported") {
+		t.Fatalf("got %v, want a delayed event queued at the period change refused", err)
+	}
+}
+
+func evalErr(m model.Model, prob *objective.Problem) (*objective.Result, error) {
+	o, err := objective.New(m, prob, &objective.Options{Grad: true})
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	var r objective.Result
+	return &r, o.Eval(o.Nominal(), &r)
 }
