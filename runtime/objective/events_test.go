@@ -55,9 +55,9 @@ func (*switchModel) NumEvents() int { return 1 }
 func (m *switchModel) EventInfo(int) model.EventInfo {
 	return model.EventInfo{Name: "rise", InitialValue: true, Persistent: true, HasDelay: m.delay > 0}
 }
-func (*switchModel) TriggersTo(dst []bool, _ float64, x, p []float64) { dst[0] = x[0] > p[2] }
-func (*switchModel) NumRoots() int                                    { return 1 }
-func (*switchModel) RootsTo(dst []float64, _ float64, x, p []float64) { dst[0] = x[0] - p[2] }
+func (*switchModel) TriggersTo(dst []bool, _ float64, x, p []float64)   { dst[0] = x[0] > p[2] }
+func (*switchModel) NumRoots() int                                      { return 1 }
+func (*switchModel) RootsTo(dst []float64, _ float64, x, p []float64)   { dst[0] = x[0] - p[2] }
 func (m *switchModel) Delay(int, float64, []float64, []float64) float64 { return m.delay }
 func (*switchModel) Priority(int, float64, []float64, []float64) float64 {
 	return 0
