@@ -40,3 +40,45 @@ func TestEventsProblem(t *testing.T) {
 	}
 	checkGradients(t, "testdata/events", p)
 }
+
+// testdata/switch: x' = piecewise(1, t < T, 0) + piecewise(0, t < 1.5, r),
+// T estimated. The switch at T becomes a state and two events
+// (switches.go), the fixed one at 1.5 stays in the rate; x = t until T =
+// 2.5, plus r (t - 1.5) after 1.5, so dx/dT = 1 after T, which only the
+// events give (the rate's pieces do not depend on T).
+func TestTimeSwitches(t *testing.T) {
+	p, err := Load("testdata/switch/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ne := len(p.Model.StateNames()), p.Model.NumEvents(); n != 2 || ne != 2 {
+		t.Fatalf("%d states and %d events (%v), want x and one switch with two events", n, ne, p.Model.StateNames())
+	}
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, 2.25, 3.25, 3.75}
+	for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+		r, err := p.Evaluate(th, &EvalOptions{Method: m, RTol: 1e-10, ATol: 1e-12, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			if math.Abs(r.Sim[i]-w) > 1e-7 {
+				t.Errorf("%v: row %d: simulated %.10g, want %.10g", m, i, r.Sim[i], w)
+			}
+		}
+		// dllh/dT = sum over t > T of r_i/sigma (dx/dT = 1 there).
+		g := 0.0
+		for i, y := range []float64{1.1, 2.2, 3.4, 3.9} {
+			if i >= 2 {
+				g += (y - r.Sim[i]) / (0.2 * 0.2)
+			}
+		}
+		if math.Abs(r.Grad[0]-g) > 1e-5*(1+math.Abs(g)) {
+			t.Errorf("%v: dllh/dT = %.10g, want %.10g", m, r.Grad[0], g)
+		}
+	}
+	checkGradients(t, "testdata/switch", p)
+}

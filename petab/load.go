@@ -241,6 +241,7 @@ func (l *lowering) lower() {
 	l.periodConditions()
 	l.initParams()
 	l.exprConditions()
+	l.timeSwitches()
 	if len(e.list) > 0 {
 		return
 	}
