@@ -111,11 +111,12 @@
 // Liu_IFACPapersOnLine2025's u_2. A delayed event still
 // queued at a period change is not supported (an error at evaluation).
 //
-// A relation of time against an estimated parameter in a rate (the
-// switching time of a piecewise input, t < t_1) becomes a 0/1 state that
-// two events keep equal to the relation, so that the switch is located
-// and its time has a sensitivity (switches.go); relations of time against
-// constants stay in the rates.
+// With LoadOptions.TimeSwitches (pbgen petab -switches), a relation of
+// time against an estimated parameter in a rate (the switching time of a
+// piecewise input, t < t_1) becomes a 0/1 state that two events keep
+// equal to the relation, so that the switch is located and its time has a
+// sensitivity (switches.go); relations of time against constants stay in
+// the rates.
 //
 // # Not supported
 //

@@ -2,6 +2,7 @@ package petab
 
 import (
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -42,12 +43,15 @@ func TestEventsProblem(t *testing.T) {
 }
 
 // testdata/switch: x' = piecewise(1, t < T, 0) + piecewise(0, t < 1.5, r),
-// T estimated. The switch at T becomes a state and two events
-// (switches.go), the fixed one at 1.5 stays in the rate; x = t until T =
+// T estimated. With LoadOptions.TimeSwitches the switch at T becomes a
+// state and two events (switches.go), the fixed one at 1.5 stays in the rate; x = t until T =
 // 2.5, plus r (t - 1.5) after 1.5, so dx/dT = 1 after T, which only the
 // events give (the rate's pieces do not depend on T).
 func TestTimeSwitches(t *testing.T) {
-	p, err := Load("testdata/switch/problem.yaml")
+	if p, err := Load("testdata/switch/problem.yaml"); err != nil || p.Model.NumEvents() != 0 {
+		t.Fatalf("without LoadOptions.TimeSwitches: %v, %d events, want none", err, p.Model.NumEvents())
+	}
+	p, err := LoadWith("testdata/switch/problem.yaml", &LoadOptions{TimeSwitches: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,4 +85,19 @@ func TestTimeSwitches(t *testing.T) {
 		}
 	}
 	checkGradients(t, "testdata/switch", p)
+}
+
+// Oliveira_NatCommun2021 with LoadOptions.TimeSwitches: its t_1 (the
+// switching time of beta = piecewise(beta_0, t < t_1, ...)) passes the
+// gradient check, which it fails without (knownGradFailures).
+func TestTimeSwitchesOliveira(t *testing.T) {
+	y := filepath.Join(sharedDir(t, "petab-benchmark"), "Oliveira_NatCommun2021", "Oliveira_NatCommun2021.yaml")
+	p, err := LoadWith(y, &LoadOptions{TimeSwitches: true})
+	if err != nil {
+		t.Skip(err)
+	}
+	if p.Model.NumEvents() != 4 {
+		t.Fatalf("%d events, want 4 (t_1 and t_2, on and off)", p.Model.NumEvents())
+	}
+	checkGradients(t, "Oliveira_NatCommun2021 (switches)", p)
 }

@@ -141,11 +141,15 @@ func worstComponent(g, fd []float64, skip []bool) gradWorst {
 // check logs them apart and fails if one starts passing (then the entry
 // is stale).
 var knownGradFailures = map[string]map[string]string{
-	// None. Oliveira_NatCommun2021's t_1, the switching time of a
-	// piecewise in t (beta = piecewise(beta_0, t < t_1, ...)), was one
-	// until the lowering turned such switches into events (switches.go):
-	// the sensitivities of the smooth pieces said 0 against the finite
-	// differences' -5.41e9.
+	// beta is piecewise(beta_0, t < t_1, piecewise(beta_1, t < t_2, ...)):
+	// t_1 moves a discontinuity of f in time. Sensitivities of the
+	// smooth pieces say 0; the true derivative is the jump of f at t_1
+	// carried forward (what event handling adds, as AMICI does for
+	// Heaviside functions). The finite differences (-5.41e9) are stable
+	// over steps 1e-5..1e-2 and rtol 1e-8..1e-12. LoadOptions.TimeSwitches
+	// turns the switch into events, which fixes it
+	// (TestTimeSwitchesOliveira).
+	"Oliveira_NatCommun2021": {"t_1": "switching time of a piecewise in t: no sensitivity of the switch without LoadOptions.TimeSwitches"},
 }
 
 // TestBenchmarkGradients is the gradient check described above. Each

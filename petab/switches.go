@@ -6,8 +6,8 @@ import (
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// timeSwitches turns the relations of time against estimated parameters
-// in the rates (the switching times of piecewise inputs:
+// timeSwitches (LoadOptions.TimeSwitches) turns the relations of time
+// against estimated parameters in the rates (the switching times of piecewise inputs:
 // Oliveira_NatCommun2021's beta = piecewise(beta_0, t < t_1, ...)) into
 // events, as AMICI does for such Heaviside functions. Left in the rate, a
 // relation t < T switches f where the integrator happens to step over it,
