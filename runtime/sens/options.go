@@ -185,6 +185,21 @@ type Options struct {
 	// allocates nothing and Solve returns a *ode.MemoryError that says
 	// what would fit, instead of the program running out of memory.
 	MemoryLimit int64
+	// Check estimates the global error of every Solve a posteriori (see
+	// check.go and the package documentation): a second solve with the
+	// same method at RTol, ATol (and the ODE and Tuning tolerances that
+	// are set) tightened CheckFactor = 10 times, compared with the first.
+	// If the estimated error of S exceeds CheckBound tolerances, the
+	// check tightens the tolerances once more and returns the tighter
+	// solve's numbers when they pass; otherwise Solve returns a
+	// *AccuracyError. Stats.Check holds the estimate. It costs the extra
+	// solves (about 2 to 3 times the work of an unchecked Solve) and one
+	// or two more Solvers' memory.
+	Check bool
+	// CheckBound is the largest estimated error of S, in units of the
+	// tolerance (see Stats.Check), that Check accepts; 0 means
+	// DefaultCheckBound.
+	CheckBound float64
 
 	// Tuning are the research knobs: the ablations of docs/algorithms.md
 	// and the paper's variants. The zero value is the default of the
@@ -316,6 +331,7 @@ func validate(o *Options) error {
 		checkNum("exponential reuse tolerance ReuseTol", t.ReuseTol),
 		checkNum("reuse bound RefTheta", t.RefTheta),
 		checkAbs("state tolerance factor StateTolFactor", t.StateTolFactor),
+		checkAbs("accuracy check bound CheckBound", o.CheckBound),
 	} {
 		if c != nil {
 			return c
