@@ -1060,8 +1060,14 @@ func warnUncontrolled(w io.Writer, f *simFlags) {
 
 // describeAccuracyError rewrites the check's verdict (-check) in the
 // terms of the command line: the method as its flags, the entry of S as
-// its column name, and the flag that would work.
+// its column name, and the flag that would work; and a failure of the
+// check's own reference solve as such, with -check=false as the way out.
 func describeAccuracyError(err error, f *simFlags, cols, pnames []string) error {
+	var ce *sens.CheckError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("-check: the accuracy check's reference solve (-method fs at -rtol %g) failed, so the numbers could not be checked: %v; -check=false writes them unchecked",
+			ce.RTol, describeSolveError(ce.Err, cols))
+	}
 	var ae *sens.AccuracyError
 	if !errors.As(err, &ae) {
 		return err

@@ -119,6 +119,21 @@ func (e *AccuracyError) Error() string {
 	return fmt.Sprintf("sens: %s gave up at t = %.6g: by the accuracy check, %s. %s", m, e.T, what, use)
 }
 
+// CheckError reports that the accuracy check's reference solve (FS with
+// ErrCon at the tolerances / CheckFactor) failed where the solve it was
+// to check did not, so that the solve could not be checked. Err is the
+// reference's error (an *ode.StepError, for instance too many steps).
+type CheckError struct {
+	RTol float64 // the reference's relative tolerance
+	Err  error
+}
+
+func (e *CheckError) Error() string {
+	return fmt.Sprintf("sens: the accuracy check's reference solve (FS with ErrCon at rtol %g) failed, so the solve could not be checked: %v", e.RTol, e.Err)
+}
+
+func (e *CheckError) Unwrap() error { return e.Err }
+
 // checker holds the check's solvers and their results, so that a
 // checked Solve allocates nothing after the first.
 type checker struct {
@@ -216,7 +231,7 @@ func (s *Solver) solveChecked(res *Result, p []float64, st0 *Start, ts []float64
 	}
 	ref := &c.ref.res
 	if err := c.ref.s.solveFrom(ref, p, st0, ts); err != nil {
-		return fmt.Errorf("sens: the accuracy check's reference solve (FS with ErrCon at tolerances / %d) failed: %w", CheckFactor, err)
+		return &CheckError{RTol: c.ref.s.cfg.rtol, Err: err}
 	}
 	first, firstT := c.estimate(res, ref, s.params)
 	first.Solves = 2

@@ -240,3 +240,23 @@ func TestCheckOptions(t *testing.T) {
 		t.Errorf("FS+ErrCon at bound 1e-3: %v", err)
 	}
 }
+
+// TestCheckReferenceFails: where the reference solve fails (here: FS at
+// rtol 1e-7 needs more than MaxSteps steps on PKA, PBSR's state at rtol
+// 1e-8 fewer), Solve says so with a *CheckError wrapping the integrator's
+// error instead of returning unchecked numbers.
+func TestCheckReferenceFails(t *testing.T) {
+	m := pka.New()
+	p := defaultParams(m)
+	ts := uniform(0, 10, 100)
+	o := Options{Method: PBSR, ODE: odeSettings{MaxSteps: 330}}
+	r := mustSolve(t, m, p, ts, &o)
+	t.Logf("PBSR: %d steps", r.Stats.ODE.Steps)
+	o.Check = true
+	_, err := Solve(m, p, ts, &o)
+	var ce *CheckError
+	var se *ode.StepError
+	if !errors.As(err, &ce) || !errors.As(err, &se) || !strings.Contains(err.Error(), "could not be checked") {
+		t.Errorf("reference beyond MaxSteps: %v, want a *CheckError wrapping an *ode.StepError", err)
+	}
+}
