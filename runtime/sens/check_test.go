@@ -111,7 +111,7 @@ func label(o *Options) string {
 //	Chua           30.8/29.2  2e4 after 19 513/514 after 20  4.7e3 fails   2.1e4, 1.6e5    3.4e4 fails
 //	stiff CaMKII   29.8/27.6  50.1/50.7   173/170 fails     1.1e3 fails   6.1e4/6.1e4     gives up
 //	isomerization  2.02/2.11  17.1/17.1   20.2/20.2         336 after 34  2.5e4/2.5e4     668 fails
-//	PKA on [0, 1]  4.5/4.41   3.18/3.12   11/11             11.9/11.9     (not run)       1.7e4 fails
+//	PKA on [0, 1]  4.5/4.41   3.18/3.12   11/11             11.9/11.9     3.1e3, 3.2e3    1.7e4 fails
 //
 // (estimate/true). The estimate is 0.96 to 1.24 times the true error
 // everywhere; at the paper's settings (-checkpaper: rtol 1e-5, atol 1e-6,
