@@ -725,7 +725,10 @@ func chunkRows(nx, np int) int {
 // result to emit (valid until the next chunk). Restarting at a chunk's
 // first time is exact in x and S up to the tolerances: the integrator
 // begins a new step sequence there, so the numbers differ from one long
-// solve only at the level of the local error control.
+// solve only at the level of the local error control. With -check each
+// chunk is checked from where the last ended (the reference starts from
+// the same x and S), so the estimate is of the error made in the chunk;
+// what earlier chunks carried in is theirs, each within the bound.
 func (s *simulation) stream(grid timeGrid, chunk int, emit func(*sens.Result) error) error {
 	st := s.start
 	x := append([]float64(nil), st.X0...)
