@@ -119,9 +119,12 @@ func NewSensSolver(m model.Model, set *SensSettings) (*SensSolver, error) {
 		s.sv = newSensState(s, ed, params)
 	}
 	// The state-only solver that locates events: the same options with no
-	// columns, so its integrator settings are those of sol.
+	// columns, so its integrator settings are those of sol. It is not
+	// checked: it only locates events, whose times sol's check covers
+	// through x and S.
 	xopt := opt
 	xopt.Params = []int{}
+	xopt.Check = false
 	v.xsol = sens.NewSolver(withoutEvents{m}, &xopt)
 	if err := v.xsol.Err(); err != nil {
 		return nil, err
