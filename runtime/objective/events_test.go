@@ -261,3 +261,59 @@ func evalErr(m model.Model, prob *objective.Problem) (*objective.Result, error) 
 	var r objective.Result
 	return &r, o.Eval(o.Nominal(), &r)
 }
+
+// noDerivs is switchModel without model.EventDerivs: its llh evaluates
+// (no sensitivity columns), its gradient is refused by name.
+type noDerivs struct{ sw *switchModel }
+
+func (m noDerivs) Name() string                                     { return m.sw.Name() }
+func (m noDerivs) StateNames() []string                             { return m.sw.StateNames() }
+func (m noDerivs) ParamNames() []string                             { return m.sw.ParamNames() }
+func (m noDerivs) DefaultParams(dst []float64)                      { m.sw.DefaultParams(dst) }
+func (m noDerivs) InitialState(dst, p []float64)                    { m.sw.InitialState(dst, p) }
+func (m noDerivs) InitialSens(dst, p []float64)                     { m.sw.InitialSens(dst, p) }
+func (m noDerivs) F(dst []float64, t float64, x, p []float64)       { m.sw.F(dst, t, x, p) }
+func (m noDerivs) JxPattern() *model.Pattern                        { return m.sw.JxPattern() }
+func (m noDerivs) Jx(dst []float64, t float64, x, p []float64)      { m.sw.Jx(dst, t, x, p) }
+func (m noDerivs) JpPattern() *model.Pattern                        { return m.sw.JpPattern() }
+func (m noDerivs) Jp(dst []float64, t float64, x, p []float64)      { m.sw.Jp(dst, t, x, p) }
+func (m noDerivs) NumEvents() int                                   { return 1 }
+func (m noDerivs) EventInfo(k int) model.EventInfo                  { return m.sw.EventInfo(k) }
+func (m noDerivs) TriggersTo(dst []bool, t float64, x, p []float64) { m.sw.TriggersTo(dst, t, x, p) }
+func (m noDerivs) NumRoots() int                                    { return 1 }
+func (m noDerivs) RootsTo(dst []float64, t float64, x, p []float64) { m.sw.RootsTo(dst, t, x, p) }
+func (m noDerivs) Delay(k int, t float64, x, p []float64) float64   { return m.sw.Delay(k, t, x, p) }
+func (m noDerivs) Priority(k int, t float64, x, p []float64) float64 {
+	return m.sw.Priority(k, t, x, p)
+}
+func (m noDerivs) EventTargets(k int) []int { return m.sw.EventTargets(k) }
+func (m noDerivs) EventAssign(k int, t float64, x, p, dst []float64) {
+	m.sw.EventAssign(k, t, x, p, dst)
+}
+func (m noDerivs) ObservableIDs() []string       { return m.sw.ObservableIDs() }
+func (m noDerivs) Placeholders(k int) (int, int) { return m.sw.Placeholders(k) }
+func (m noDerivs) Observe(k int, t float64, x, p, u []float64, d *model.ObsDeriv) (float64, float64) {
+	return m.sw.Observe(k, t, x, p, u, d)
+}
+
+func TestEventsWithoutDerivs(t *testing.T) {
+	m := noDerivs{newSwitch()}
+	ref, err := objective.New(newSwitch(), switchProblem(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := evalAt(t, ref, ref.Nominal())
+	ref.Close()
+	o, err := objective.New(m, switchProblem(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := evalAt(t, o, o.Nominal())
+	o.Close()
+	if r.LLH != want.LLH {
+		t.Errorf("llh %.10g, with the derivatives %.10g", r.LLH, want.LLH)
+	}
+	if _, err := objective.New(m, switchProblem(), &objective.Options{Grad: true}); err == nil || !strings.Contains(err.Error(), "EventDerivs") {
+		t.Errorf("gradient without model.EventDerivs: got %v, want a refusal naming EventDerivs", err)
+	}
+}
