@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -137,11 +138,97 @@ func (e eventsOnly) EventAssign(k int, t float64, x, p, dst []float64) {
 	e.te.EventAssign(k, t, x, p, dst)
 }
 
-// newEventSolver makes group g's solver for a model with events.
-func (c *core) newEventSolver(tm *thetaModel, so *sens.Options) (*events.SensSolver, error) {
+// newEventSolvers makes group g's solvers for a model with events: the
+// events.SensSolver, and a sens.Solver of the model without its events
+// for the first try of a phase (tryPlain).
+func (w *worker) newEventSolvers(g int, tm *thetaModel, so *sens.Options) error {
+	c := w.c
+	if w.evs == nil {
+		ne := c.ev.NumEvents()
+		w.evs = make([]*events.SensSolver, len(c.groups))
+		w.plain = make([]*sens.Solver, len(c.groups))
+		w.tevs = make([]*thetaEvents, len(c.groups))
+		w.trig, w.trigNow, w.trigCur, w.trigInit = make([]bool, ne), make([]bool, ne), make([]bool, ne), make([]bool, ne)
+		for k := range w.trigInit {
+			w.trigInit[k] = c.ev.EventInfo(k).InitialValue
+		}
+		w.gl, w.gr = make([]float64, c.ev.NumRoots()), make([]float64, c.ev.NumRoots())
+	}
 	te := newThetaEvents(tm, c.ev)
 	o := *so
-	return events.NewSensSolver(eventModel(te), &events.SensSettings{Sens: &o})
+	sv, err := events.NewSensSolver(eventModel(te), &events.SensSettings{Sens: &o})
+	if err != nil {
+		return fmt.Errorf("objective: %w", err)
+	}
+	w.evs[g], w.tevs[g] = sv, te
+	w.plain[g] = sens.NewSolver(tm, so) // tm hides the events
+	w.solvers[g] = w.plain[g]
+	return nil
+}
+
+// tryPlain solves phase k of experiment e (group g) from (t0, x, S) to ts
+// without events, into w.res, and reports whether that is the solution
+// with events too: no trigger turns true at t0 (before holds the values
+// before t0, nil for the initial values; one turning false there fires
+// nothing, the queue being empty at a phase's start), no trigger changes
+// at the integrator's grid points after that, and no root function
+// changes sign or reaches zero between them (runtime/events' own search
+// has the same limit: two crossings of one root within one step are
+// missed by both). On success w.trigCur holds the trigger values
+// throughout. Most experiments of models with events see none in most
+// evaluations (Liu_IFACPapersOnLine2025 at its nominal point), and one
+// integration through all output times costs a fraction of
+// runtime/events' (which restarts at every output time and, with S,
+// integrates x twice). A phase that once needed events goes to
+// runtime/events directly on later evaluations (partial.evSlow). A failed
+// solve is left to runtime/events to report.
+func (w *worker) tryPlain(e, k, g int, t0 float64, x, S, ts []float64, before []bool) bool {
+	pt := &w.c.part[e]
+	if pt.evSlow[k] {
+		return false
+	}
+	te, sv := w.tevs[g], w.plain[g]
+	if before == nil {
+		before = w.trigInit
+	}
+	cur := w.trigCur
+	te.TriggersTo(cur, t0, x, nil)
+	for j, now := range cur {
+		if now && !before[j] {
+			pt.evSlow[k] = true
+			return false
+		}
+	}
+	w.st = sens.Start{T0: t0, X0: x, S0: S}
+	err := sv.SolveFrom(&w.res, w.q[:te.nc], &w.st, ts)
+	w.count(e, &w.res, false)
+	if err != nil {
+		pt.evSlow[k] = true
+		return false
+	}
+	tr := sv.Trajectory()
+	gl, gr := w.gl, w.gr
+	for i := 0; i < tr.Len(); i++ {
+		xi := tr.XAt(i)
+		te.TriggersTo(w.trigNow, tr.T[i], xi, nil)
+		te.RootsTo(gr, tr.T[i], xi, nil)
+		if !slices.Equal(w.trigNow, cur) || i > 0 && anyCrossed(gl, gr) {
+			pt.evSlow[k] = true
+			return false
+		}
+		gl, gr = gr, gl
+	}
+	return true
+}
+
+// anyCrossed reports a root changing sign from a to b, or reaching zero.
+func anyCrossed(a, b []float64) bool {
+	for j := range a {
+		if a[j] < 0 && b[j] >= 0 || a[j] > 0 && b[j] <= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // solveEvents is solve for a model with events.
@@ -157,6 +244,7 @@ func (w *worker) solveEvents(e int, out *Result) error {
 	ncs := sim.nc
 	x, s := w.x, w.s[:nx*ncs]
 	var trig []bool // trigger values before the next piece; nil: initial values
+	plain := false  // the last phase solve was tryPlain's
 	if pl.pre != nil {
 		c.params(w.pPre, w.dPre, pl.pre)
 		pre := w.use(pl.preGroup, w.pPre, w.dPre)
@@ -215,7 +303,13 @@ func (w *worker) solveEvents(e int, out *Result) error {
 		if n == 1 && ph.times[0] == ph.t0 && k+1 < pl.nrun {
 			continue // a period of length 0: the next starts at once
 		}
-		if n > 0 {
+		plain = false
+		if n > 0 && w.tryPlain(e, k, ph.group, ph.t0, x, s, ph.times, trig) {
+			// No event: the triggers are those after the start.
+			plain = true
+			trig = w.trig
+			copy(trig, w.trigCur)
+		} else if n > 0 {
 			// A period followed by another ends Open: the events at the
 			// next start come after that period's changes.
 			w.est = events.SensStart{T0: ph.t0, X0: x, S0: s, Triggers: trig, Open: k+1 < pl.nrun}
@@ -251,12 +345,18 @@ func (w *worker) solveEvents(e int, out *Result) error {
 		t0 := ph.t0
 		xi, si := w.xInf, w.sInf[:nx*ncs]
 		var err error
-		if n > 0 {
+		switch {
+		case n > 0 && plain:
+			// No event: the triggers are trig, the queue empty.
+			copy(xi, w.res.XAt(n-1))
+			copy(si, w.res.SAt(n-1))
+			err = w.steadyEvents(e, ph.group, xi, si, ph.times[n-1], trig, false)
+		case n > 0:
 			// Continue the solve just made (its queue included).
 			copy(xi, w.res.XAt(n-1))
 			copy(si, w.res.SAt(n-1))
 			err = w.steadyEvents(e, ph.group, xi, si, ph.times[n-1], nil, true)
-		} else {
+		default:
 			copy(xi, x)
 			copy(si, s)
 			err = w.steadyEvents(e, ph.group, xi, si, t0, trig, false)

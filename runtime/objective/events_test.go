@@ -3,6 +3,7 @@ package objective_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,5 +316,43 @@ func TestEventsWithoutDerivs(t *testing.T) {
 	}
 	if _, err := objective.New(m, switchProblem(), &objective.Options{Grad: true}); err == nil || !strings.Contains(err.Error(), "EventDerivs") {
 		t.Errorf("gradient without model.EventDerivs: got %v, want a refusal naming EventDerivs", err)
+	}
+}
+
+// hidden is switchModel with its events hidden (a plain model).
+type hidden struct {
+	model.Model
+	model.Observables
+}
+
+// An experiment whose events do not fire is solved without runtime/events
+// (tryPlain): llh and gradient are those of the model without its events,
+// bit for bit; the experiment whose event fires falls back to
+// runtime/events (TestEventsClosedForm checks its values).
+func TestEventsPlainFirst(t *testing.T) {
+	prob := switchProblem()
+	// s = 0.8 (condition B) from x0 = 0.5: x tends to 0.8 < c, no event.
+	prob.Experiments = []objective.Experiment{{Preeq: -1, Sim: 2, Data: prob.Experiments[1].Data}}
+	sw := newSwitch()
+	for _, meth := range methods {
+		opt := &objective.Options{Method: meth, Grad: true, FIM: true}
+		a, err := objective.New(sw, prob, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := objective.New(hidden{sw, sw}, prob, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra, rb := evalAt(t, a, a.Nominal()), evalAt(t, b, b.Nominal())
+		if ra.LLH != rb.LLH || !slices.Equal(ra.Grad, rb.Grad) || !slices.Equal(ra.FIM, rb.FIM) {
+			t.Errorf("%v: with events llh %v grad %v, without %v %v", meth, ra.LLH, ra.Grad, rb.LLH, rb.Grad)
+		}
+		if n := testing.AllocsPerRun(3, func() { a.Eval(a.Nominal(), ra) }); n > 1 {
+			// Nominal() allocates its result: 1.
+			t.Errorf("%v: %v allocations per Eval", meth, n-1)
+		}
+		a.Close()
+		b.Close()
 	}
 }

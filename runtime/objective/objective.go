@@ -200,8 +200,12 @@ type partial struct {
 	// integrateS: the pre-equilibration (0) or simulation steady state (1)
 	// integrates S (see worker.steady); kept across evaluations.
 	integrateS [2]bool
-	grad, fim  []float64
-	err        error
+	// evSlow[k]: phase k of an experiment of a model with events needs
+	// runtime/events (a trigger changed there at an earlier evaluation),
+	// so its first try without events (events.go) is skipped.
+	evSlow    []bool
+	grad, fim []float64
+	err       error
 }
 
 // New checks prob against m (which must implement model.Observables) and
@@ -283,6 +287,9 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	for e := range c.part {
 		n := len(c.exps[e].local)
 		c.part[e].grad = make([]float64, n)
+		if c.ev != nil {
+			c.part[e].evSlow = make([]bool, len(c.exps[e].phases))
+		}
 		c.part[e].fim = make([]float64, n*n)
 	}
 	ob := &Objective{c: c}

@@ -20,15 +20,22 @@ type worker struct {
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []Solver
-	evs     []*events.SensSolver // per group, for a model with events (events.go)
-	trig    []bool               // trigger values carried between solves
-	est     events.SensStart
-	odes    []*ode.Solver // state only, for steady states (nil: none there)
-	tr      ode.Trajectory
-	res     sens.Result
-	ssRes   sens.Result // the steady-state chunks
-	q       []float64   // the thetaModel's (unused) parameter vector
-	ts      [1]float64
+	// A model with events (events.go): per group the events solver, the
+	// solver without events and the model's events in theta columns;
+	// trigger values carried between solves, scratch.
+	evs                    []*events.SensSolver
+	plain                  []*sens.Solver
+	tevs                   []*thetaEvents
+	trig, trigNow, trigCur []bool
+	trigInit               []bool
+	gl, gr                 []float64
+	est                    events.SensStart
+	odes                   []*ode.Solver // state only, for steady states (nil: none there)
+	tr                     ode.Trajectory
+	res                    sens.Result
+	ssRes                  sens.Result // the steady-state chunks
+	q                      []float64   // the thetaModel's (unused) parameter vector
+	ts                     [1]float64
 	// st is the start of a solve, kept here because a pointer passed
 	// through the Solver interface escapes (a local would allocate).
 	st sens.Start
@@ -112,15 +119,9 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models[i] = tm
 		if c.ev != nil {
-			if w.evs == nil {
-				w.evs = make([]*events.SensSolver, len(c.groups))
-				w.trig = make([]bool, c.ev.NumEvents())
+			if err := w.newEventSolvers(i, tm, &so); err != nil {
+				return nil, err
 			}
-			sv, err := c.newEventSolver(tm, &so)
-			if err != nil {
-				return nil, fmt.Errorf("objective: %w", err)
-			}
-			w.evs[i] = sv
 		} else if c.opt.NewSolver == nil {
 			w.solvers[i] = sens.NewSolver(tm, &so)
 		} else {
