@@ -13,9 +13,11 @@ import (
 
 // Events.
 //
-// A model with events (model.Events with NumEvents() > 0) is solved with
-// runtime/events (an events.SensSolver per column group: the state and S
-// across the events, for every Method) instead of sens.Solver, and its
+// A phase of a model with events (model.Events with NumEvents() > 0) is
+// first solved without them (tryPlain) and kept if no event would have
+// fired; otherwise it is solved with runtime/events (an
+// events.SensSolver per column group: the state and S across the events,
+// for every Method), and its
 // steady states are integrated with S through the events (no Newton
 // polish or solved S: an event can move the conserved totals). The event
 // state carries across the pieces of an experiment as PEtab v2 defines
