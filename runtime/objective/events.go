@@ -15,18 +15,18 @@ import (
 //
 // A phase of a model with events (model.Events with NumEvents() > 0) is
 // first solved without them (tryPlain) and kept if no event would have
-// fired; otherwise it is solved with runtime/events (an
-// events.SensSolver per column group: the state and S across the events,
-// for every Method), and its
-// steady states are integrated with S through the events (no Newton
-// polish or solved S: an event can move the conserved totals). The event
-// state carries across the pieces of an experiment as PEtab v2 defines
-// it: the trigger values at the end of pre-equilibration are those before
-// the simulation's start (an event whose trigger stayed true does not fire
+// fired; otherwise it is solved with runtime/events (an events.SensSolver
+// per column group: the state and S across the events, for every
+// Method). Steady states are integrated with S through the events (no
+// Newton polish or solved S: an event can move the conserved totals),
+// until the queue of delayed executions is empty too. The event state
+// carries across the pieces of an experiment as PEtab v2 defines it: the
+// trigger values at the end of pre-equilibration are those before the
+// simulation's start (an event whose trigger stayed true does not fire
 // again), and a period ends Open, so that an event due at the next
 // period's start executes after that period's condition is applied. A
-// delayed event still queued when a period ends or pre-equilibration
-// reaches its steady state is not supported (an error says so).
+// delayed event still queued when a period ends is not supported (an
+// error says so).
 
 // ErrEventsNewSolver is returned by New for a model with events when
 // Options.NewSolver is set: only runtime/events solves across events.
