@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -56,6 +57,9 @@ var ErrTangential = errors.New("events: root function reaches zero tangentially:
 func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*SensResult, error) {
 	if m == nil {
 		panic("events: nil model")
+	}
+	if model.HasDelays(m) {
+		return nil, fmt.Errorf("events: model %q: %w (sensitivities of models with csymbol delay are not supported; solve the states with runtime/dde)", m.Name(), ode.ErrDelays)
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	var opt sens.Options
