@@ -7,12 +7,12 @@ import (
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// delayProg holds the compiled delays of a model with csymbol delay: per
+// dlProg holds the compiled delays of a model with csymbol delay: per
 // delayed value its argument and delay (reading the delayed values before
 // it) and its history. F, Jx, Jp and the outputs are compiled with the
 // delayed values as inputs once for both paths: the plain methods of
 // model.Model see them as NaN (model.Delays says why).
-type delayProg struct {
+type dlProg struct {
 	info            []model.DelayInfo
 	expr, tau, hist []*symbolic.Compiled
 }
@@ -34,7 +34,7 @@ func (m *Model) compileDelays(names []string) error {
 	if len(o.Delays) == 0 {
 		return nil
 	}
-	dp := &delayProg{}
+	dp := &dlProg{}
 	index := o.DelayIndex()
 	compile := func(n *symbolic.Node, states, delays []string, what string, k int) (*symbolic.Compiled, error) {
 		c, err := symbolic.CompileDelayed([]*symbolic.Node{n}, states, m.paramNames, delays)

@@ -64,9 +64,9 @@ type Model struct {
 	fjp, x0    *symbolic.Compiled
 	x0p, out   *symbolic.Compiled
 	nscratch   int
-	pool       sync.Pool  // *scratch
-	ev         *evProg    // events (model.Events), nil when there are none
-	dl         *delayProg // delayed values (model.Delays), nil when there are none
+	pool       sync.Pool // *scratch
+	ev         *evProg   // events (model.Events), nil when there are none
+	dl         *dlProg   // delayed values (model.Delays), nil when there are none
 }
 
 // scratch is one evaluation's working memory: the slots of a Compiled
