@@ -141,7 +141,10 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 		iout++
 	}
 	for iout < len(ts) {
-		for ib < len(res.Breaks) && res.Breaks[ib] <= t {
+		// A breaking point within rounding of the start or of the next
+		// output is that point: a segment of a few ulps would only
+		// make the integrator fail.
+		for ib < len(res.Breaks) && (res.Breaks[ib] <= t+near(t) || math.Abs(res.Breaks[ib]-ts[iout]) <= near(ts[iout])) {
 			ib++
 		}
 		tend := ts[len(ts)-1]
@@ -225,6 +228,9 @@ func breaks(t0, tend float64, taus []float64, order, maxn int) []float64 {
 	return out
 }
 
+// near is the distance within which two times are taken as one.
+func near(t float64) float64 { return 1e-12 * math.Max(1, math.Abs(t)) }
+
 // compactTol removes from sorted v the points within a relative 1e-12 of
 // the previous one.
 func compactTol(v []float64) []float64 {
@@ -233,7 +239,7 @@ func compactTol(v []float64) []float64 {
 	}
 	w := 1
 	for _, x := range v[1:] {
-		if x-v[w-1] > 1e-12*math.Max(1, math.Abs(x)) {
+		if x-v[w-1] > near(x) {
 			v[w] = x
 			w++
 		}
@@ -332,7 +338,9 @@ func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
 	xs, ds := buf[:h.nx], buf[h.nx:]
 	h.stateAt(xs, s, t, x)
 	// The delayed values of lower index that e_k may read, at s.
-	n := h.info[k].Reads
+	// (At most k: values of lower index only, which also bounds the
+	// nesting by NumDelays whatever a model's DelayInfo says.)
+	n := min(h.info[k].Reads, k)
 	h.delayed(ds, n, s, xs, nil, level+1)
 	return h.dm.DelayArg(k, s, xs, h.p, ds[:k])
 }

@@ -166,3 +166,22 @@ func TestRHSAllocs(t *testing.T) {
 		t.Errorf("F allocates %v times", n)
 	}
 }
+
+// Breaking points that differ from output times by rounding (0.1 + 0.1 +
+// 0.1 against 3/10) do not make segments of a few ulps.
+func TestBreaksNearOutputs(t *testing.T) {
+	ts := make([]float64, 11)
+	for i := range ts {
+		ts[i] = float64(i) / 10
+	}
+	for _, meth := range []ode.Method{ode.BDF, ode.DOPRI5} {
+		r, err := Solve(hutch{}, []float64{0.1}, []float64{1}, ts, &Settings{ODE: &ode.Settings{Method: meth}})
+		if err != nil {
+			t.Fatalf("%v: %v", meth, err)
+		}
+		// On [0, 0.1] x = 1 - t.
+		if got := r.XAt(1)[0]; math.Abs(got-0.9) > 1e-6 {
+			t.Errorf("%v: x(0.1) = %g, want 0.9", meth, got)
+		}
+	}
+}
