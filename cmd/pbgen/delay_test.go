@@ -26,6 +26,9 @@ func TestSimDelay(t *testing.T) {
 	if err := os.WriteFile(path, []byte(hutchNet), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if code, stdout, stderr := pbgen(t, "check", path); code != 0 || !strings.Contains(stdout, "delays      1 (delay(x, 1);") {
+		t.Errorf("check: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	code, _, stderr := pbgen(t, "sim", "-t1", "2", path)
 	if code != 1 || !strings.Contains(stderr, "sensitivities of models with csymbol delay are not supported") || !strings.Contains(stderr, "-method none") {
 		t.Errorf("sim with sensitivities: exit %d, stderr %q", code, stderr)
