@@ -117,9 +117,14 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 			consts = append(consts, tau[k])
 		}
 	}
+	// Steps no longer than the shortest constant delay read the history
+	// in accepted steps only. A delay far shorter than the time span
+	// would make that a crawl (a stiff model at rest takes long steps):
+	// then the steps overlap the delay, and the last step's polynomial is
+	// extrapolated, to the order of the method.
 	if len(consts) > 0 {
 		tmin := slices.Min(consts)
-		if oset.HMax == 0 || oset.HMax > tmin {
+		if span := ts[len(ts)-1] - ts[0]; tmin >= 1e-3*span && (oset.HMax == 0 || oset.HMax > tmin) {
 			oset.HMax = tmin
 		}
 	}

@@ -185,3 +185,16 @@ func TestBreaksNearOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A delay far shorter than the time span does not bound the step: the
+// steps overlap it and extrapolate. x' = -x(t - tau) with tau = 1e-6 is
+// x' = -x to O(tau).
+func TestShortDelay(t *testing.T) {
+	r, err := Solve(hutch{}, []float64{1e-6}, []float64{1}, []float64{0, 5, 10}, &Settings{ODE: &ode.Settings{RTol: 1e-8, ATol: 1e-10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.XAt(2)[0], math.Exp(-10*(1+1e-6)); !scalar.EqualWithinAbsOrRel(got, want, 1e-8, 1e-5) {
+		t.Errorf("x(10) = %g, want about %g", got, want)
+	}
+}

@@ -20,7 +20,9 @@
 // A delay of length zero reads e_k at the current (t, x) exactly. For
 // delays whose length depends on the parameters only (DelayInfo.Constant)
 // the step is bounded by the shortest of them, so every value looked up
-// lies in accepted steps; a delay that depends on the state or time may
+// lies in accepted steps (unless that delay is shorter than a thousandth
+// of the time span, where the bound would make a stiff model crawl: then
+// steps overlap the delay as below); a delay that depends on the state or time may
 // ask for a time in the step being tried, where the last accepted step's
 // polynomial is extrapolated (or, on the first step, x is interpolated
 // linearly between the start and the trial point), as in DDE solvers that
