@@ -146,15 +146,19 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 		iout++
 	}
 	for iout < len(ts) {
-		// A breaking point within rounding of the start or of the next
-		// output is that point: a segment of a few ulps would only
-		// make the integrator fail.
-		for ib < len(res.Breaks) && (res.Breaks[ib] <= t+near(t) || math.Abs(res.Breaks[ib]-ts[iout]) <= near(ts[iout])) {
+		for ib < len(res.Breaks) && res.Breaks[ib] <= t+near(t) {
 			ib++
 		}
 		tend := ts[len(ts)-1]
 		if ib < len(res.Breaks) && res.Breaks[ib] < tend {
 			tend = res.Breaks[ib]
+			// A breaking point within rounding of an output is that
+			// output: a segment of a few ulps would only make the
+			// integrator fail.
+			j, _ := slices.BinarySearch(ts, tend-near(tend))
+			if j < len(ts) && ts[j] > t && ts[j] <= tend+near(tend) {
+				tend = ts[j]
+			}
 		}
 		tout = tout[:0]
 		first := iout
