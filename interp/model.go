@@ -67,6 +67,7 @@ type Model struct {
 	nscratch   int
 	pool       sync.Pool // *scratch
 	ev         *evProg   // events (model.Events), nil when there are none
+	dl         *dlProg   // delayed values (model.Delays), nil when there are none
 }
 
 // scratch is one evaluation's working memory: the slots of a Compiled
@@ -75,6 +76,7 @@ type Model struct {
 type scratch struct {
 	slots []float64
 	x0p   []float64
+	one   [1]float64 // the result of a single-value program
 }
 
 var _ model.Model = (*Model)(nil)
@@ -147,8 +149,9 @@ func newModel(sys *symbolic.System) (*Model, error) {
 			return nil, fmt.Errorf("interp: model %q: initial value of %q depends on time", sys.ODE.Name, m.stateNames[i])
 		}
 	}
+	delayNames := delayNames(sys)
 	compile := func(roots []*symbolic.Node, states []string, what string) (*symbolic.Compiled, error) {
-		c, err := symbolic.Compile(roots, states, m.paramNames)
+		c, err := symbolic.CompileDelayed(roots, states, m.paramNames, delayNames)
 		if err != nil {
 			return nil, fmt.Errorf("interp: model %q: %s: %w", sys.ODE.Name, what, err)
 		}
@@ -173,6 +176,9 @@ func newModel(sys *symbolic.System) (*Model, error) {
 		if *s.dst, err = compile(s.roots, s.states, s.what); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.compileDelays(delayNames); err != nil {
+		return nil, err
 	}
 	m.pool.New = func() any {
 		return &scratch{slots: make([]float64, m.nscratch), x0p: make([]float64, len(m.x0pIdx))}

@@ -29,6 +29,18 @@
 // and 10225 make it, and so is a rate that depends on itself through
 // rateOf, naming the ids of the cycle.
 //
+// csymbol delay, delay(e, tau), is the value of e at t - tau (delay.go):
+// each distinct use becomes a delayed value in ODE.Delays (symbolic
+// KindDelay symbols in the rates and outputs), with e and tau lowered like
+// rates, sorted so that each reads only delayed values listed before it,
+// and e's history before the start: e with every variable at its initial
+// value as a function of time (an initial assignment sin(t) has been
+// sin(t) before the start, as the SBML Test Suite expects), nested delays
+// at their own history, rateOf at the time derivative of its target's.
+// A delay in a comp submodel is scaled by its time conversion factors.
+// runtime/dde solves such models; sensitivities through delays are not
+// supported.
+//
 // stoichiometryMath (L2) is read as an assignment rule to the species
 // reference: the reference's id, or "stoichiometry(R:S)" for species S
 // in reaction R when it has none (stoichmath.go). The math is evaluated
@@ -80,8 +92,9 @@
 //
 // # Refused constructs
 //
-// Events unless Options.Events is set (see below), algebraic rules, fast
-// reactions, csymbol delay, other MathML elements, SBML Level 1 and every
+// Events unless Options.Events is set (see below), events in a model
+// with csymbol delay, algebraic rules, fast reactions, other MathML
+// elements, SBML Level 1 and every
 // package other than comp, layout, render and those declared
 // required="false" (a required package is refused even when no element of
 // it appears) are refused with an error that says "... is not supported"

@@ -72,6 +72,7 @@ type variable struct {
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
 
 	rateOf   *variable      // stands for csymbol rateOf of this variable (rateof.go)
+	delay    *delayUse      // stands for a csymbol delay (delay.go)
 	rate     *symbolic.Node // states: memoised rate, for rateOf
 	rateDone bool
 }
@@ -99,6 +100,7 @@ type lowering struct {
 	inStates            bool                       // cur is a state whose rate and initial value are being formed
 	nonFiniteSeen       map[string]bool            // element+id of non-finite values already reported
 	flagged             map[*variable]bool         // states with a non-finite value reported
+	dl                  *delayLowering             // csymbol delay (delay.go)
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -141,7 +143,9 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 			return nil, err
 		}
 	}
+	l.refuseDelayEvents()
 	l.collect()
+	l.collectDelays()
 	params := l.sensParams(opt)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -154,6 +158,7 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		l.states(ode)
 		l.outputs(ode)
 		l.events(ode)
+		l.delays(ode)
 	}); err != nil {
 		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
 		return nil, l.errs.Err()
@@ -501,6 +506,9 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 	if v.rateOf != nil {
 		return l.rateOfInit(v)
 	}
+	if v.delay != nil {
+		return l.delayInit(v)
+	}
 	if l.initState[v] == done {
 		return l.initMemo[v]
 	}
@@ -531,6 +539,9 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 func (l *lowering) value(v *variable) *symbolic.Node {
 	if v.rateOf != nil {
 		return l.rateOfValue(v)
+	}
+	if v.delay != nil {
+		return l.delayValue(v)
 	}
 	if l.valState[v] == done {
 		return l.valMemo[v]

@@ -30,6 +30,8 @@ type Model struct {
 	B *symbolic.Builder // owns every node of the model's math and of the ODEs lowered from it
 
 	rateOfLine map[string]int // targets of csymbol rateOf: id -> line of the first use (rateof.go)
+	delays     []*delayUse    // uses of csymbol delay, one per distinct (argument, delay) pair (delay.go)
+	delayIdx   map[[2]*symbolic.Node]*delayUse
 }
 
 // FunctionDefinition is a <functionDefinition>; calls to it are expanded

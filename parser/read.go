@@ -883,6 +883,8 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 		return r.call(n, sc)
 	case mRateOf:
 		return r.rateOf(n, sc)
+	case mDelay:
+		return r.delay(n, sc)
 	}
 	args := make([]*symbolic.Node, len(n.args))
 	for i, a := range n.args {

@@ -242,6 +242,12 @@ func (l *lowering) lower() {
 		e.add(p.SBML.File, 0, "", "SBML model: %v", err)
 		return
 	}
+	if len(ode.Delays) > 0 {
+		// The objective needs S, and sensitivities through delays are
+		// not supported (runtime/dde solves states only).
+		e.add(p.SBML.File, 0, "", "SBML model: csymbol delay (%s) is not supported in an estimation problem: sensitivities through delays are not supported", ode.Delays[0].Label)
+		return
+	}
 	l.ode, l.b = ode, ode.B
 	l.stateIdx = make(map[string]int)
 	for i, s := range ode.States {

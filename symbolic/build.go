@@ -76,6 +76,10 @@ func Build(ode *ODE) (*System, error) {
 		outSeen[o.Name] = true
 	}
 
+	delayIdx := ode.DelayIndex()
+	if len(delayIdx) != len(ode.Delays) {
+		return nil, fmt.Errorf("symbolic: model %q: a delayed value's name is used twice", ode.Name)
+	}
 	deps := newDepIndex()
 	// allowed checks the symbols of one root, sorted by kind then name (as
 	// FreeSymbols sorts them), and returns its states and parameters, each
@@ -99,6 +103,9 @@ func Build(ode *ODE) (*System, error) {
 			case KindParam:
 				_, ok = paramIdx[s.Name]
 				ps = append(ps, s)
+			case KindDelay:
+				_, ok = delayIdx[s.Name]
+				ok = ok && !initial
 			}
 			if !ok {
 				return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q uses %s %q, which is not allowed there", ode.Name, what, name, s.Kind, s.Name)
@@ -162,6 +169,13 @@ func Build(ode *ODE) (*System, error) {
 		if _, _, err := check("expression", o.Name, o.Expr, false, outNodes); err != nil {
 			return nil, err
 		}
+	}
+
+	if err := checkDelays(ode, delayIdx, func(what, name string, n *Node, initial bool) error {
+		_, _, err := check(what, name, n, initial, nil)
+		return err
+	}); err != nil {
+		return nil, err
 	}
 
 	evNodes := make(map[*Node]bool)
@@ -305,4 +319,34 @@ func (o *ODE) ParamNames() []string {
 		out[i] = p.Name
 	}
 	return out
+}
+
+// checkDelays validates the delays: Expr and Tau are expressions of time,
+// states, parameters and delayed values of lower index, History of time
+// and parameters.
+func checkDelays(ode *ODE, index map[string]int, check func(what, name string, n *Node, initial bool) error) error {
+	for k, d := range ode.Delays {
+		for _, r := range []struct {
+			what string
+			n    *Node
+		}{{"delayed expression", d.Expr}, {"delay", d.Tau}} {
+			if err := check(r.what, d.Label, r.n, false); err != nil {
+				return err
+			}
+			for _, s := range FreeSymbols(r.n) {
+				if s.Kind == KindDelay && index[s.Name] >= k {
+					return fmt.Errorf("symbolic: model %q: %s of %q reads the delayed value %q, which is not listed before it", ode.Name, r.what, d.Label, s.Name)
+				}
+			}
+		}
+		if d.History == nil {
+			return fmt.Errorf("symbolic: model %q: history of %q is nil", ode.Name, d.Label)
+		}
+		for _, s := range FreeSymbols(d.History) {
+			if s.Kind != KindTime && s.Kind != KindParam {
+				return fmt.Errorf("symbolic: model %q: history of %q uses %s %q, which is not allowed there", ode.Name, d.Label, s.Kind, s.Name)
+			}
+		}
+	}
+	return nil
 }

@@ -64,6 +64,7 @@ var allowed = []struct {
 	{"petab", []string{"parser", "symbolic", "interp", "runtime/model", "runtime/sparse", "runtime/ode", "runtime/sens", "runtime/events", "runtime/expm", "runtime/internal/dense", "runtime/objective"}},
 	{"internal/suites", nil},
 	{"runtime/events", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
+	{"runtime/dde", []string{"runtime/model", "runtime/ode", "runtime/sparse", "runtime/internal/dense"}},
 	{"mcmc", nil},
 	{"generated/", []string{"runtime/model"}},
 	// A generated PEtab problem (pbgen petab -gen) returns its data as an

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -62,6 +63,9 @@ type SensStart struct {
 func NewSensSolver(m model.Model, set *SensSettings) (*SensSolver, error) {
 	if m == nil {
 		panic("events: nil model")
+	}
+	if model.HasDelays(m) {
+		return nil, fmt.Errorf("events: model %q: %w (sensitivities of models with csymbol delay are not supported; solve the states with runtime/dde)", m.Name(), ode.ErrDelays)
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	var opt sens.Options
