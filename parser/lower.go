@@ -71,6 +71,8 @@ type variable struct {
 	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
 
+	alg      *AlgebraicRule // the algebraic rule that determines it (algebraic.go), or nil
+	fast     bool           // species: changed by fast reactions (fast.go)
 	rateOf   *variable      // stands for csymbol rateOf of this variable (rateof.go)
 	rate     *symbolic.Node // states: memoised rate, for rateOf
 	rateDone bool
@@ -99,6 +101,8 @@ type lowering struct {
 	inStates            bool                       // cur is a state whose rate and initial value are being formed
 	nonFiniteSeen       map[string]bool            // element+id of non-finite values already reported
 	flagged             map[*variable]bool         // states with a non-finite value reported
+	algGuess            bool                       // forming an algebraic variable's first guess
+	algRefused          map[*variable]bool         // algebraic variables whose initial value was refused
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -142,6 +146,11 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		}
 	}
 	l.collect()
+	for _, rx := range m.Reactions {
+		if rx.Fast {
+			l.errs.add(m.File, rx.Line, "reaction", rx.ID, "fast reaction is not supported")
+		}
+	}
 	params := l.sensParams(opt)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -241,6 +250,7 @@ func (l *lowering) collect() {
 			}
 		}
 	}
+	l.matchAlgebraic()
 	dimsOf := make(map[string]float64, len(m.Compartments))
 	for _, c := range m.Compartments {
 		dimsOf[c.ID] = c.SpatialDimensions
@@ -255,10 +265,10 @@ func (l *lowering) collect() {
 		v.valueIsAmount = s.HasOnlySubstanceUnits || dims == 0
 		// A compartment an event resizes varies too: the amounts of its
 		// species are what an event leaves unchanged.
-		v.compVarying = v.comp.ar != nil || v.comp.rr != nil || v.comp.evTarget
+		v.compVarying = v.comp.ar != nil || v.comp.rr != nil || v.comp.evTarget || v.comp.alg != nil
 		v.reacting = v.reacting && !s.BoundaryCondition && !s.Constant
 		switch {
-		case v.rr != nil:
+		case v.rr != nil || v.alg != nil:
 			v.stateIsAmount = v.valueIsAmount
 		case v.reacting || v.evTarget:
 			v.isState = true
@@ -501,6 +511,11 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 	if v.rateOf != nil {
 		return l.rateOfInit(v)
 	}
+	if v.alg != nil && !l.algGuess {
+		l.algInitUse(v)
+		l.undef[v] = "" // reported
+		return nil
+	}
 	if l.initState[v] == done {
 		return l.initMemo[v]
 	}
@@ -660,8 +675,9 @@ func (l *lowering) states(ode *symbolic.ODE) {
 	b := l.b
 	l.inStates = true
 	defer func() { l.inStates = false }()
+	defer l.algebraicStates(ode)
 	for _, v := range l.list {
-		if !v.isState {
+		if !v.isState || v.alg != nil {
 			continue
 		}
 		l.cur = v

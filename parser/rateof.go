@@ -175,6 +175,14 @@ func (l *lowering) stateRate(s *variable) *symbolic.Node {
 		return s.rate
 	}
 	var r *symbolic.Node
+	if s.alg != nil {
+		// dz/dt of an algebraic variable is -g_z^{-1} (g_x f + g_t),
+		// which lowering does not form.
+		l.errs.add(l.m.File, s.alg.Line, "algebraicRule", "", "csymbol rateOf of %q, which this algebraic rule determines, is not supported", s.id)
+		l.undef[s] = ""
+		s.rateDone = true
+		return nil
+	}
 	if s.rr != nil {
 		r = l.subst(s, s.rr, l.value, false)
 	} else {

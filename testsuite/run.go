@@ -8,6 +8,7 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/dae"
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
@@ -108,7 +109,22 @@ func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, er
 // and evaluates the states and, if m is a model.Observer, its outputs at ts.
 // The generated-package path calls it from a program built in a temporary
 // module.
+//
+// A model with algebraic variables (model.Algebraic) is solved through
+// runtime/dae, its algebraic variables reported among the outputs.
 func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, error) {
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		r, err := dae.New(a)
+		if err != nil {
+			return nil, err
+		}
+		p := make([]float64, model.NumParams(r))
+		r.DefaultParams(p)
+		if err := r.Consistent(nil, p); err != nil {
+			return nil, err
+		}
+		m = r
+	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	p := make([]float64, np)
 	m.DefaultParams(p)
