@@ -402,33 +402,35 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 		}
 		copy(w.dz, w.fz[nx:])
 		dense.Solve(w.gz, nz, w.piv, w.dz)
+		small := true
+		for k := range z {
+			if math.Abs(w.dz[k]) > newtonRTol*math.Abs(z[k])+newtonATol {
+				small = false
+				break
+			}
+		}
+		if small {
+			// Converged: the full step is at the level of rounding,
+			// where the residual is noise and no test of its decrease
+			// means anything.
+			for k := range z {
+				z[k] -= w.dz[k]
+			}
+			return r.factor(w, t, p)
+		}
 		copy(w.ztry, z)
 		lambda := 1.0
-		var resNew float64
 		for back := 0; ; back++ {
 			for k := range z {
 				z[k] = w.ztry[k] - lambda*w.dz[k]
 			}
 			r.in.F(w.fz, t, w.full, p)
-			resNew = norm2(w.fz[nx:])
-			// A full step that does not decrease the residual is still
-			// taken at the level of rounding (the last steps of a
-			// converged iteration).
-			if resNew < res || lambda == 1 && resNew <= res*(1+1e-9) || back == maxBack {
+			resNew := norm2(w.fz[nx:])
+			if resNew < res || back == maxBack {
+				res = resNew
 				break
 			}
 			lambda /= 2
-		}
-		conv := true
-		for k := range z {
-			if math.Abs(lambda*w.dz[k]) > newtonRTol*math.Abs(z[k])+newtonATol {
-				conv = false
-				break
-			}
-		}
-		res = resNew
-		if conv && lambda == 1 {
-			return r.factor(w, t, p)
 		}
 	}
 	w.zValid = false
