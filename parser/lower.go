@@ -103,6 +103,7 @@ type lowering struct {
 	flagged             map[*variable]bool         // states with a non-finite value reported
 	algGuess            bool                       // forming an algebraic variable's first guess
 	algRefused          map[*variable]bool         // algebraic variables whose initial value was refused
+	fast                *fastSystem                // the fast reactions' subsystem (fast.go), or nil
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -146,11 +147,6 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		}
 	}
 	l.collect()
-	for _, rx := range m.Reactions {
-		if rx.Fast {
-			l.errs.add(m.File, rx.Line, "reaction", rx.ID, "fast reaction is not supported")
-		}
-	}
 	params := l.sensParams(opt)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -282,6 +278,7 @@ func (l *lowering) collect() {
 		}
 	}
 	l.collectRateOf()
+	l.collectFast()
 }
 
 // stoich is the declared stoichiometry of a species reference: SBML L2's
@@ -675,9 +672,15 @@ func (l *lowering) states(ode *symbolic.ODE) {
 	b := l.b
 	l.inStates = true
 	defer func() { l.inStates = false }()
-	defer l.algebraicStates(ode)
+	// Differential states first, then the algebraic variables (the
+	// contract of symbolic.ODE.Algebraic).
+	defer func() {
+		l.fastStates(ode)
+		l.algebraicStates(ode)
+		l.fastAlgebraic(ode)
+	}()
 	for _, v := range l.list {
-		if !v.isState || v.alg != nil {
+		if !v.isState || v.alg != nil || v.fast {
 			continue
 		}
 		l.cur = v
