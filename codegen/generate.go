@@ -179,6 +179,9 @@ func (g *generator) files(secs []emitted) map[string][]jen.Code {
 	if len(g.evs) > 0 {
 		files["model.go"] = append(files["model.go"], g.eventDecls()...)
 	}
+	if g.sys.ODE.Algebraic > 0 {
+		files["model.go"] = append(files["model.go"], g.algebraicDecls()...)
+	}
 	if g.problem != nil {
 		files["problem.go"] = g.problemDecls()
 	}
@@ -230,6 +233,9 @@ func (g *generator) check() error {
 		return err
 	}
 	if err := g.checkEvents(); err != nil {
+		return err
+	}
+	if err := g.checkAlgebraic(); err != nil {
 		return err
 	}
 	return g.checkProblem()

@@ -72,6 +72,9 @@ func (g *generator) sections() []*section {
 	if len(g.evs) > 0 {
 		secs = append(secs, g.eventSections()...)
 	}
+	if g.sys.ODE.Algebraic > 0 {
+		secs = append(secs, g.gtSection())
+	}
 	return secs
 }
 

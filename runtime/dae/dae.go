@@ -75,6 +75,7 @@ const (
 	newtonRTol = 1e-13
 	newtonATol = 1e-300
 	maxBack    = 30 // step halvings of one Newton step
+	maxKicks   = 3  // moves off a singular g_z away from a solution
 )
 
 // Model is the reduced model of a model.Algebraic (see the package doc).
@@ -388,14 +389,28 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 	w.zValid = true
 	r.in.F(w.fz, t, w.full, p)
 	res := norm2(w.fz[nx:])
+	kicks := 0
 	for it := 0; it < maxNewton; it++ {
 		if !(res <= math.MaxFloat64) {
 			w.zValid = false
 			return false
 		}
 		if !r.factor(w, t, p) {
-			w.zValid = false
-			return false
+			if res == 0 || kicks == maxKicks {
+				w.zValid = false
+				return false
+			}
+			// g_z singular away from a solution (typically at a first
+			// guess where a product of variables vanishes, or two are
+			// equal): move off it, by different amounts per variable
+			// so that a symmetry is broken too, and go on.
+			kicks++
+			for k := range z {
+				z[k] += 1e-3 * (1 + math.Abs(z[k])) * (1 + 0.37*float64(k))
+			}
+			r.in.F(w.fz, t, w.full, p)
+			res = norm2(w.fz[nx:])
+			continue
 		}
 		if res == 0 {
 			return true
