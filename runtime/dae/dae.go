@@ -82,25 +82,25 @@ const (
 // It implements model.Model, model.Observer, model.Events and
 // model.EventDerivs (with no events when the wrapped model has none).
 type Model struct {
-	in          model.Algebraic
-	ev          model.EventDerivs // nil without events
-	obs         model.Observer    // nil when the wrapped model has no outputs
-	n, nx, nz   int
-	np          int
-	names       []string // differential states
-	zNames      []string
-	outNames    []string // wrapped outputs, then the extra z names
-	nInOut      int      // number of wrapped outputs
-	zOut        []int    // algebraic variables appended to the outputs
-	jxIn, jpIn  *model.Pattern
-	jx, jp      *model.Pattern
-	blk         jacBlocks
-	jxPlan      reducePlan
-	jpPlan      reducePlan
-	gxCols      []int // columns of x that g_x has
-	gpCols      []int // columns of p that g_p has
-	pool        sync.Pool
-	nwork, nscr int
+	in         model.Algebraic
+	ev         model.EventDerivs // nil without events
+	obs        model.Observer    // nil when the wrapped model has no outputs
+	n, nx, nz  int
+	np         int
+	names      []string // differential states
+	zNames     []string
+	outNames   []string // wrapped outputs, then the extra z names
+	nInOut     int      // number of wrapped outputs
+	zOut       []int    // algebraic variables appended to the outputs
+	jxIn, jpIn *model.Pattern
+	jx, jp     *model.Pattern
+	blk        jacBlocks
+	jxPlan     reducePlan
+	jpPlan     reducePlan
+	gxCols     []int // columns of x that g_x has
+	gpCols     []int // columns of p that g_p has
+	pool       sync.Pool
+	nwork      int
 }
 
 // jacBlocks locates the blocks of the wrapped Jx and Jp values: each
@@ -287,8 +287,7 @@ func (r *Model) components() (comp []int) {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

@@ -42,7 +42,7 @@ func (cubic) Jx(dst []float64, t float64, x, p []float64) {
 func (cubic) JpPattern() *model.Pattern {
 	return &model.Pattern{Rows: 3, Cols: 2, RowPtr: []int{0, 1, 1, 1}, ColIdx: []int{0}}
 }
-func (cubic) Jp(dst []float64, t float64, x, p []float64) { dst[0] = -x[2] }
+func (cubic) Jp(dst []float64, t float64, x, p []float64)        { dst[0] = -x[2] }
 func (cubic) ResidualT(dst []float64, t float64, x, p []float64) { dst[0] = 0 }
 
 func TestCubicExact(t *testing.T) {
