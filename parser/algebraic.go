@@ -171,6 +171,9 @@ func (l *lowering) algebraicStates(ode *symbolic.ODE) {
 		l.algGuess = true
 		guess := l.init(v)
 		l.algGuess = false
+		if l.algDependence(guess) != nil {
+			guess = nil // a guess only: start from 0
+		}
 		if guess == nil {
 			delete(l.undef, v)
 			guess = b.Const(0)
@@ -189,9 +192,35 @@ func (l *lowering) algebraicStates(ode *symbolic.ODE) {
 	}
 }
 
-// algInitUse refuses the use of an algebraic variable's initial value by
-// anything but its own guess.
-func (l *lowering) algInitUse(v *variable) {
+// algInitPrefix starts the name of the placeholder symbol that stands
+// for an algebraic variable's initial value in other initial values:
+// that value is only known once runtime/dae has solved the rule at t0, so
+// an initial value that still depends on it after simplification (a
+// concentration's amount/size*size cancels) is refused by name.
+const algInitPrefix = "\x00initial value of algebraic "
+
+// algInit is the placeholder of v's initial value.
+func (l *lowering) algInit(v *variable) *symbolic.Node {
+	return l.b.Sym(algInitPrefix+v.id, symbolic.KindOther)
+}
+
+// algDependence returns the algebraic variable whose initial value n
+// still depends on, or nil.
+func (l *lowering) algDependence(n *symbolic.Node) *variable {
+	if n == nil {
+		return nil
+	}
+	for _, s := range symbolic.FreeSymbols(n) {
+		if s.Kind == symbolic.KindOther && strings.HasPrefix(s.Name, algInitPrefix) {
+			return l.vars[strings.TrimPrefix(s.Name, algInitPrefix)]
+		}
+	}
+	return nil
+}
+
+// algInitUse refuses what (an initial value, or an output) of l.cur for
+// depending on the initial value of the algebraic variable v.
+func (l *lowering) algInitUse(v *variable, what string) {
 	if l.algRefused == nil {
 		l.algRefused = make(map[*variable]bool)
 	}
@@ -199,9 +228,9 @@ func (l *lowering) algInitUse(v *variable) {
 		return
 	}
 	l.algRefused[v] = true
-	who := "a value at t0"
+	who := what
 	if l.cur != nil {
-		who = fmt.Sprintf("the initial value of %q", l.cur.id)
+		who = fmt.Sprintf("the %s of %q", what, l.cur.id)
 	}
 	l.errs.add(l.m.File, v.alg.Line, "algebraicRule", "", "%s depends on the initial value of %q, which this algebraic rule determines: solving both at t0 is not supported", who, v.id)
 }

@@ -68,12 +68,18 @@ func (l *lowering) collectFast() {
 				if v == nil || v.sp.BoundaryCondition || v.sp.Constant {
 					continue
 				}
+				st := stoich(sr)
 				if sr.ID != "" {
-					if sv := l.vars[sr.ID]; sv.ar != nil || sv.rr != nil || sv.ia != nil || sv.evTarget || !sr.Constant {
+					// A stoichiometry set by a rule (stoichiometryMath
+					// included) is taken when its value is a constant.
+					sv := l.vars[sr.ID]
+					val := l.value(sv)
+					if val == nil || val.Op != symbolic.OpConst || sv.rr != nil || sv.evTarget || sv.alg != nil {
 						refuse(sr.Line, "speciesReference", sr.ID, "variable stoichiometry in fast reaction %q is not supported", rx.ID)
 						ok = false
 						continue
 					}
+					st = val.Val
 				}
 				if v.rr != nil || v.ar != nil || v.evTarget || v.alg != nil {
 					refuse(v.line, "species", v.id, "a species of fast reaction %q that a rule or event also sets is not supported", rx.ID)
@@ -93,8 +99,8 @@ func (l *lowering) collectFast() {
 					fs.species = append(fs.species, v)
 				}
 				s := new(big.Rat)
-				if s.SetFloat64(stoich(sr)) == nil {
-					refuse(sr.Line, "speciesReference", sr.ID, "stoichiometry %v in fast reaction %q is not supported", stoich(sr), rx.ID)
+				if s.SetFloat64(st) == nil {
+					refuse(sr.Line, "speciesReference", sr.ID, "stoichiometry %v in fast reaction %q is not supported", st, rx.ID)
 					ok = false
 					continue
 				}
@@ -303,7 +309,12 @@ func (l *lowering) fastStates(ode *symbolic.ODE) {
 			}
 			init = append(init, b.Mul(cv, b.Mul(a0, x0)))
 		}
-		ode.States = append(ode.States, symbolic.State{Name: name, Rate: b.Add(rate...), Init: b.Add(init...),
+		y0 := b.Add(init...)
+		if a := l.algDependence(y0); a != nil {
+			l.algInitUse(a, "initial value")
+			return
+		}
+		ode.States = append(ode.States, symbolic.State{Name: name, Rate: b.Add(rate...), Init: y0,
 			Meta: map[string]string{"sbml": "fast", "about": "amount conserved by the fast reactions"}})
 	}
 }
@@ -371,6 +382,9 @@ func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
 		}
 		if v.stateIsAmount && !v.valueIsAmount {
 			x0 = b.Mul(x0, l.init(v.comp))
+		}
+		if l.algDependence(x0) != nil {
+			x0 = b.Const(0) // a guess only
 		}
 		st.Init = x0
 		// Residuals are assigned to the fast species in order only to

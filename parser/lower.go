@@ -509,9 +509,7 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 		return l.rateOfInit(v)
 	}
 	if v.alg != nil && !l.algGuess {
-		l.algInitUse(v)
-		l.undef[v] = "" // reported
-		return nil
+		return l.algInit(v)
 	}
 	if l.initState[v] == done {
 		return l.initMemo[v]
@@ -705,6 +703,10 @@ func (l *lowering) states(ode *symbolic.ODE) {
 				init = b.Mul(init, size)
 			}
 		}
+		if a := l.algDependence(init); a != nil {
+			l.algInitUse(a, "initial value")
+			continue
+		}
 		if x := l.evalDefault(init); math.IsNaN(x) || math.IsInf(x, 0) {
 			if !l.flagged[v] { // else the non-finite value it comes from is reported
 				l.errorf(v, 0, "initial value is %v (division by zero or undefined math?)", x)
@@ -794,6 +796,10 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 	for _, v := range l.list {
 		l.cur = v
 		x := val(v)
+		if a := l.algDependence(x); a != nil {
+			l.algInitUse(a, "value")
+			x = nan
+		}
 		ode.Outputs = append(ode.Outputs, symbolic.Output{Name: v.id, Expr: x})
 		if v.kind != vSpecies {
 			continue
@@ -840,6 +846,10 @@ func (l *lowering) checkClosed(ode *symbolic.ODE) {
 			return
 		}
 		seen[n] = true
+		if a := l.algDependence(n); a != nil && n.Op == symbolic.OpSym {
+			l.algInitUse(a, "event")
+			return
+		}
 		if n.Op == symbolic.OpSym && n.Kind == symbolic.KindOther {
 			l.errs.add(l.m.File, l.m.Line, "model", l.m.ID, "internal error: symbol %q left unresolved by lowering", n.Name)
 		}
