@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/pbgen/pbgen/symbolic"
@@ -39,15 +40,23 @@ type fastSystem struct {
 	species []*variable  // the fast species, in lowering's order
 	L       [][]*big.Rat // conserved combinations: rows over species (amounts)
 	rx      []*Reaction  // the fast reactions, in document order
+	N       [][]float64  // amount stoichiometry, species x reactions
 }
 
 // collectFast marks the fast species and forms the conservation laws.
 func (l *lowering) collectFast() {
 	var rxs []*Reaction
 	for _, rx := range l.m.Reactions {
-		if rx.Fast {
-			rxs = append(rxs, rx)
+		if !rx.Fast {
+			continue
 		}
+		// A fast reaction whose rate is identically 0 is at equilibrium
+		// everywhere and changes nothing: it is no reaction (its
+		// equation would determine no variable).
+		if r := l.value(l.vars[rx.ID]); r != nil && r.IsConst(0) {
+			continue
+		}
+		rxs = append(rxs, rx)
 	}
 	if len(rxs) == 0 {
 		return
@@ -153,6 +162,15 @@ func (l *lowering) collectFast() {
 			row[c].Neg(A[r][f])
 		}
 		fs.L = append(fs.L, row)
+	}
+	fs.N = make([][]float64, ns)
+	for i := range fs.N {
+		fs.N[i] = make([]float64, len(rxs))
+		for j := range rxs {
+			if c := cols[j][i]; c != nil {
+				fs.N[i][j], _ = c.Float64()
+			}
+		}
 	}
 	for _, v := range fs.species {
 		v.fast = true
@@ -368,13 +386,9 @@ func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
 		}
 		res = append(res, r)
 	}
+	guesses := make([]*symbolic.Node, len(fs.species))
 	for i, v := range fs.species {
 		l.cur = v
-		st := symbolic.State{Name: v.id, Meta: map[string]string{"sbml": "species", "compartment": v.comp.id, "fast": "true"}}
-		st.Meta["units"] = "concentration"
-		if v.stateIsAmount {
-			st.Meta["units"] = "amount"
-		}
 		x0 := l.init(v)
 		if x0 == nil {
 			l.reportUndef(v, "initial value", v)
@@ -386,11 +400,164 @@ func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
 		if l.algDependence(x0) != nil {
 			x0 = b.Const(0) // a guess only
 		}
-		st.Init = x0
+		guesses[i] = x0
+	}
+	if relaxed := l.relax(ode, guesses); relaxed != nil {
+		for i, v := range relaxed {
+			guesses[i] = b.Const(v)
+		}
+	}
+	for i, v := range fs.species {
+		l.cur = v
+		st := symbolic.State{Name: v.id, Meta: map[string]string{"sbml": "species", "compartment": v.comp.id, "fast": "true"}}
+		st.Meta["units"] = "concentration"
+		if v.stateIsAmount {
+			st.Meta["units"] = "amount"
+		}
+		st.Init = guesses[i]
 		// Residuals are assigned to the fast species in order only to
 		// give each algebraic row one: the elimination uses g_z whole.
 		st.Rate = res[i]
 		ode.States = append(ode.States, st)
 		ode.Algebraic++
 	}
+}
+
+// relax returns the fast species' first guess moved towards the
+// equilibrium the fast reactions reach from the declared values, at the
+// default parameters, or nil when there is nothing to move or a value is
+// not finite.
+//
+// v_f = 0 may have several solutions (a reaction k S1 S2 with k < 0 is
+// at equilibrium when S1 = 0 and when S2 = 0, and only one is reached by
+// running it: backwards, until S2 is used up), and Newton's method from
+// the declared values may converge to the wrong one, or start where g_z
+// is singular (S1 = S2). Rapid equilibrium means the state the fast
+// reactions reach, so the guess follows their flow
+// dn/ds = N_f v_f(n) (which keeps L n) with explicit Euler steps that
+// shrink when |v_f| would grow, until |v_f| has fallen by 1e-9 or after
+// a bounded number of steps; runtime/dae's Newton iteration finishes the
+// job (for any parameters: the guess only picks the branch).
+func (l *lowering) relax(ode *symbolic.ODE, guesses []*symbolic.Node) []float64 {
+	fs := l.fast
+	ns, nf := len(fs.species), len(fs.rx)
+	x := make([]float64, ns)
+	for i, g := range guesses {
+		if x[i] = l.evalDefault(g); x[i] != x[i] || x[i]-x[i] != 0 {
+			return nil
+		}
+	}
+	idx := make(map[string]int, ns)
+	for i, v := range fs.species {
+		idx[v.id] = i
+	}
+	other := make(map[string]float64)
+	for _, st := range ode.States {
+		other[st.Name] = l.evalDefault(st.Init)
+	}
+	a := make([]float64, ns)
+	for i, v := range fs.species {
+		if a[i] = l.evalDefault(l.amountFactor(v, true)); a[i] == 0 || a[i] != a[i] {
+			return nil
+		}
+	}
+	rates := make([]*symbolic.Node, nf)
+	for j, rx := range fs.rx {
+		if rates[j] = l.value(l.vars[rx.ID]); rates[j] == nil {
+			return nil
+		}
+	}
+	v := make([]float64, nf)
+	flux := func(x []float64) float64 {
+		env := func(sym *symbolic.Node) float64 {
+			switch sym.Kind {
+			case symbolic.KindState:
+				if i, ok := idx[sym.Name]; ok {
+					return x[i]
+				}
+				if val, ok := other[sym.Name]; ok {
+					return val
+				}
+			case symbolic.KindParam:
+				if val, ok := l.paramValue[sym.Name]; ok {
+					return val
+				}
+			case symbolic.KindTime:
+				return 0
+			}
+			return math.NaN()
+		}
+		n := 0.0
+		for j, r := range rates {
+			v[j] = symbolic.Eval(r, env)
+			n += v[j] * v[j]
+		}
+		return math.Sqrt(n)
+	}
+	norm0 := flux(x)
+	if norm0 == 0 || norm0 != norm0 || norm0-norm0 != 0 {
+		return nil
+	}
+	deriv := func(dst []float64) {
+		for i := range dst {
+			d := 0.0
+			for j, nij := range fs.N[i] {
+				d += nij * v[j]
+			}
+			dst[i] = d / a[i]
+		}
+	}
+	k1, k2, xn := make([]float64, ns), make([]float64, ns), make([]float64, ns)
+	norm, ds := norm0, math.Inf(1)
+	for step := 0; step < 20000 && norm > 1e-9*norm0; step++ {
+		flux(x)
+		deriv(k1)
+		// No species may lose more than a tenth of its value in a step
+		// (the flow keeps them non-negative), nor change by more than a
+		// tenth of the largest.
+		scale := 0.0
+		for i := range x {
+			scale = math.Max(scale, math.Abs(x[i]))
+		}
+		limit := math.Inf(1)
+		for i := range x {
+			if k1[i] < 0 && x[i] > 0 {
+				limit = math.Min(limit, 0.1*x[i]/-k1[i])
+			}
+			if k1[i] != 0 {
+				limit = math.Min(limit, 0.1*(scale+1e-300)/math.Abs(k1[i]))
+			}
+		}
+		ds = math.Min(2*ds, limit)
+		// Heun's method with its Euler companion as error estimate
+		// (relative 1e-3: the guess need only be on the right branch).
+		accepted := false
+		for try := 0; try < 60; try++ {
+			for i := range x {
+				xn[i] = x[i] + ds*k1[i]
+			}
+			flux(xn)
+			deriv(k2)
+			e := 0.0
+			for i := range x {
+				e = math.Max(e, math.Abs(ds/2*(k2[i]-k1[i]))/(1e-12*scale+1e-3*math.Abs(x[i])+1e-300))
+			}
+			if e <= 1 && e == e {
+				for i := range x {
+					x[i] += ds / 2 * (k1[i] + k2[i])
+				}
+				accepted = true
+				break
+			}
+			ds /= 2
+		}
+		if !accepted {
+			break
+		}
+		norm = flux(x)
+		if norm != norm || norm-norm != 0 {
+			return nil
+		}
+	}
+	return x
 }

@@ -148,6 +148,7 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 	}
 	l.collect()
 	params := l.sensParams(opt)
+	l.collectFast() // after sensParams: it forms values, which must see the parameters
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -278,7 +279,6 @@ func (l *lowering) collect() {
 		}
 	}
 	l.collectRateOf()
-	l.collectFast()
 }
 
 // stoich is the declared stoichiometry of a species reference: SBML L2's
