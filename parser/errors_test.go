@@ -63,9 +63,11 @@ func TestErrors(t *testing.T) {
 <trigger initialValue="true" persistent="true">` + ma("\n<apply>"+csym("delay")+"<ci>S</ci><cn>1</cn></apply>") + `</trigger></event></listOfEvents>`),
 			marker: `<csymbol`, want: `event "E1": csymbol delay is not supported`},
 		{name: "algebraic rule", doc: l3(basics + `<listOfRules>
-<algebraicRule>` + ma(`<ci>k</ci>`) + `</algebraicRule></listOfRules>`), marker: `<algebraicRule`, want: `algebraicRule: algebraic rule is not supported`},
+<algebraicRule>` + ma(`<ci>k</ci>`) + `</algebraicRule></listOfRules>`), lower: true, marker: `<algebraicRule`,
+			want: `algebraicRule: algebraic rule that determines no variable (no variable in it is left undetermined by other rules, reactions, events or constant declarations) is not supported`},
 		{name: "fast reaction", doc: l3(basics + `<listOfReactions>
-<reaction id="R" reversible="false" fast="true"><kineticLaw>` + ma(`<ci>k</ci>`) + `</kineticLaw></reaction></listOfReactions>`), marker: `<reaction id`, want: `reaction "R": fast reaction is not supported`},
+<reaction id="R" reversible="false" fast="true"><kineticLaw>` + ma(`<ci>k</ci>`) + `</kineticLaw></reaction></listOfReactions>`), lower: true, marker: `<reaction id`,
+			want: `reaction "R": linearly dependent fast reactions (1 reactions of rank 0) are not supported`},
 		{name: "stoichiometryMath in L3", doc: l3(basics + `<listOfReactions><reaction id="R" reversible="false">
 <listOfReactants><speciesReference species="S" constant="true">
 <stoichiometryMath>` + ma(`<cn>2</cn>`) + `</stoichiometryMath></speciesReference></listOfReactants>

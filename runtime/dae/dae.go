@@ -137,7 +137,17 @@ type work struct {
 	piv    []int
 	w      []float64 // nz x max(nx, np): g_z^{-1} g_x or g_z^{-1} g_p, row-major
 	zValid bool      // full[nx:] holds the last solution
+	// degenerate: the last solve failed at a point that satisfies the
+	// equations but where g_z is singular (not index 1 there).
+	degenerate bool
 }
+
+// ErrNotIndex1 is wrapped by Consistent's error when the equations hold
+// at the start but g_z is singular there: the variables are not
+// determined (a fast reaction whose rate constant is 0, say), a DAE of
+// higher index or a degenerate equilibrium, which elimination cannot
+// solve.
+var ErrNotIndex1 = errors.New("a DAE that is not index 1 (g_z singular where the equations hold) is not supported")
 
 // ErrStructure is wrapped by New's error for a structurally singular g_z.
 var ErrStructure = errors.New("dae: the algebraic equations do not determine every algebraic variable")
@@ -375,6 +385,7 @@ func fillValue(d []float64, v float64) {
 func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 	nx, nz := r.nx, r.nz
 	copy(w.full[:nx], x)
+	w.degenerate = false
 	z := w.full[nx:]
 	if !w.zValid || !finite(z) {
 		// No earlier solution in this scratch space: start from the
@@ -395,6 +406,7 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 			return false
 		}
 		if !r.factor(w, t, p) {
+			w.degenerate = res == 0
 			if res == 0 || kicks == maxKicks {
 				w.zValid = false
 				return false
@@ -527,6 +539,9 @@ func (r *Model) Consistent(z, p []float64) error {
 	x := slices.Clone(w.full[:r.nx])
 	w.zValid = false
 	if !r.solve(w, 0, x, p) {
+		if w.degenerate {
+			return fmt.Errorf("dae: model %q: %w: the algebraic equations for %s hold at t = 0 but their derivative in these variables is singular there", r.Name(), ErrNotIndex1, r.zList())
+		}
 		return fmt.Errorf("dae: model %q: the algebraic equations for %s have no solution found at t = 0 (singular derivative in these variables, a value that is not finite, or no convergence from the initial values)", r.Name(), r.zList())
 	}
 	if z != nil {
