@@ -15,6 +15,7 @@ import (
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/runtime/events"
+	"github.com/pbgen/pbgen/runtime/dae"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -335,16 +336,27 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
 			path, nev, listNames(eventNames(sys), 5))
 	}
-	var m *interp.Model
+	var im *interp.Model
 	if nev > 0 {
-		m, err = interp.NewWithEvents(sys)
+		im, err = interp.NewWithEvents(sys)
 	} else {
-		m, err = interp.New(sys)
+		im, err = interp.New(sys)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	cols := simColumns(sys.ODE.States)
+	var m simModel = im
+	if im.NumAlgebraic() > 0 {
+		// Algebraic rules or fast reactions: the solvers integrate the
+		// differential states of the reduced model (runtime/dae), and
+		// the algebraic variables are among its outputs.
+		r, err := dae.New(im)
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		m, cols = r, cols[:model.NumStates(r)]
+	}
 	pnames := m.ParamNames()
 	start, err := f.start(sys, m, cols)
 	if err != nil {
@@ -521,6 +533,13 @@ func readTimes(path string, t0 float64) ([]float64, error) {
 		return nil, fmt.Errorf("%s: no output times", path)
 	}
 	return ts, nil
+}
+
+// simModel is what pbgen sim needs of a model: the interpreted model,
+// or its reduction by runtime/dae.
+type simModel interface {
+	model.Model
+	model.Observer
 }
 
 // simColumns returns the output name of each state (see cmdSim): the SBML
