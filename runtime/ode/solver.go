@@ -343,6 +343,12 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	sv.nx, sv.np = nx, np
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		// Its algebraic rows are residuals, not rates: integrating them
+		// would simulate another model. runtime/dae reduces it to an ODE.
+		sv.err = fmt.Errorf("ode: model %q has %d algebraic variables (a DAE): solve the model runtime/dae.New makes of it", m.Name(), a.NumAlgebraic())
+		return sv
+	}
 	if err := st.Validate(); err != nil {
 		sv.err = err
 		return sv
