@@ -37,27 +37,19 @@ func (r *Model) NumRoots() int {
 // indices are the same in the reduced model).
 func (r *Model) EventTargets(k int) []int { return r.ev.EventTargets(k) }
 
-// withZ solves z at (t, x, p) and calls f with the full state, or
-// reports false.
-func (r *Model) withZ(t float64, x, p []float64, f func(full []float64)) bool {
-	w := r.get()
-	defer r.put(w)
-	if !r.solve(w, t, x, p) {
-		return false
-	}
-	f(w.full)
-	return true
-}
-
 // TriggersTo writes the trigger values at (t, x, p) into dst (false when
 // z cannot be solved).
 func (r *Model) TriggersTo(dst []bool, t float64, x, p []float64) {
 	if r.ev == nil {
 		return
 	}
-	if !r.withZ(t, x, p, func(full []float64) { r.ev.TriggersTo(dst, t, full, p) }) {
+	w := r.get()
+	defer r.put(w)
+	if !r.solve(w, t, x, p) {
 		clear(dst)
+		return
 	}
+	r.ev.TriggersTo(dst, t, w.full, p)
 }
 
 // RootsTo writes the root functions at (t, x, p) into dst.
@@ -65,30 +57,44 @@ func (r *Model) RootsTo(dst []float64, t float64, x, p []float64) {
 	if r.ev == nil {
 		return
 	}
-	if !r.withZ(t, x, p, func(full []float64) { r.ev.RootsTo(dst, t, full, p) }) {
+	w := r.get()
+	defer r.put(w)
+	if !r.solve(w, t, x, p) {
 		nanFill(dst)
+		return
 	}
+	r.ev.RootsTo(dst, t, w.full, p)
 }
 
 // Delay is event k's delay at (t, x, p).
 func (r *Model) Delay(k int, t float64, x, p []float64) float64 {
-	d := math.NaN()
-	r.withZ(t, x, p, func(full []float64) { d = r.ev.Delay(k, t, full, p) })
-	return d
+	w := r.get()
+	defer r.put(w)
+	if !r.solve(w, t, x, p) {
+		return math.NaN()
+	}
+	return r.ev.Delay(k, t, w.full, p)
 }
 
 // Priority is event k's priority at (t, x, p).
 func (r *Model) Priority(k int, t float64, x, p []float64) float64 {
-	pr := math.NaN()
-	r.withZ(t, x, p, func(full []float64) { pr = r.ev.Priority(k, t, full, p) })
-	return pr
+	w := r.get()
+	defer r.put(w)
+	if !r.solve(w, t, x, p) {
+		return math.NaN()
+	}
+	return r.ev.Priority(k, t, w.full, p)
 }
 
 // EventAssign writes event k's new values at (t, x, p) into dst.
 func (r *Model) EventAssign(k int, t float64, x, p, dst []float64) {
-	if !r.withZ(t, x, p, func(full []float64) { r.ev.EventAssign(k, t, full, p, dst) }) {
+	w := r.get()
+	defer r.put(w)
+	if !r.solve(w, t, x, p) {
 		nanFill(dst)
+		return
 	}
+	r.ev.EventAssign(k, t, w.full, p, dst)
 }
 
 // implicit holds the implicit derivatives of z at a point: Zx = dz/dx
