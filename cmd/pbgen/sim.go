@@ -347,6 +347,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	}
 	cols := simColumns(sys.ODE.States)
 	var m simModel = im
+	var red *dae.Model
 	if im.NumAlgebraic() > 0 {
 		// Algebraic rules or fast reactions: the solvers integrate the
 		// differential states of the reduced model (runtime/dae), and
@@ -355,9 +356,19 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
-		m, cols = r, cols[:model.NumStates(r)]
+		m, cols, red = r, cols[:model.NumStates(r)], r
 	}
 	pnames := m.ParamNames()
+	if red != nil {
+		// Before f.start, whose check of x0 would only say NaN.
+		p := make([]float64, model.NumParams(red))
+		red.DefaultParams(p)
+		if err := f.applyParams(p, red.ParamNames()); err == nil {
+			if err := red.Consistent(nil, p); err != nil {
+				return fmt.Errorf("%s: %v (%s)", path, err, algebraicOrigins(sys))
+			}
+		}
+	}
 	start, err := f.start(sys, m, cols)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
@@ -407,7 +418,11 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	}
 	stop()
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, describeEventError(describeSolveError(err, cols), sys))
+		err = describeEventError(describeSolveError(err, cols), sys)
+		if red != nil {
+			return fmt.Errorf("%s: %v (the model is a DAE: %s; a non-finite value may mean they have no solution there)", path, err, algebraicOrigins(sys))
+		}
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	if err := tw.flush(); err != nil {
 		return err
@@ -535,6 +550,25 @@ func readTimes(path string, t0 float64) ([]float64, error) {
 	return ts, nil
 }
 
+// algebraicOrigins names the algebraic variables of sys with the SBML
+// construct that determines each: an algebraic rule (its line) or fast
+// reactions.
+func algebraicOrigins(sys *symbolic.System) string {
+	var parts []string
+	sts := sys.ODE.States
+	for _, st := range sts[len(sts)-sys.ODE.Algebraic:] {
+		switch {
+		case st.Meta["algebraicRule"] != "":
+			parts = append(parts, fmt.Sprintf("%s by the algebraicRule at %s:%s", st.Name, sys.ODE.Source, st.Meta["algebraicRule"]))
+		case st.Meta["fast"] != "":
+			parts = append(parts, st.Name+" by fast reactions")
+		default:
+			parts = append(parts, st.Name)
+		}
+	}
+	return "algebraic variables " + strings.Join(parts, ", ")
+}
+
 // simModel is what pbgen sim needs of a model: the interpreted model,
 // or its reduction by runtime/dae.
 type simModel interface {
@@ -592,6 +626,19 @@ func observerColumns(sys *symbolic.System, cols []string) []int {
 		}
 	}
 	return idx
+}
+
+// applyParams sets the -p values in p (names pnames); unknown names are
+// an error, which f.start reports in full.
+func (f *simFlags) applyParams(p []float64, pnames []string) error {
+	for _, a := range f.params.list {
+		j := indexOf(pnames, a.name)
+		if j < 0 {
+			return fmt.Errorf("-p: no sensitivity parameter named %q", a.name)
+		}
+		p[j] = a.value
+	}
+	return nil
 }
 
 // simStart is p and the initial condition of a simulation.
