@@ -16,7 +16,10 @@
 //   - F solves g(t, x, z, p) = 0 for z by Newton's method (dense LU of g_z,
 //     backtracking on the residual), warm-started from the z of the last
 //     call that used the same scratch space, to a tolerance far below any
-//     integrator's (a relative step of 1e-13), then evaluates f.
+//     integrator's (a relative step of 1e-13), then evaluates f. Where g_z
+//     is singular away from a solution (a first guess at which a product
+//     of variables vanishes) the iterate is moved off the point, at most
+//     three times, before Newton goes on.
 //   - Jx = f_x - f_z g_z^{-1} g_x and Jp = f_p - f_z g_z^{-1} g_p, the
 //     implicit function theorem; their patterns are formed once from the
 //     structure: g_z^{-1} is taken as full within each connected block of
@@ -68,8 +71,8 @@ import (
 )
 
 // Newton iteration: at most maxNewton iterations, converged when every
-// step component is below newtonRTol relative to the iterate (or its
-// absolute floor newtonATol, for variables at zero).
+// step component is below newtonRTol relative to the iterate, or below
+// the rounding level of the largest variable (newtonATol when all are 0).
 const (
 	maxNewton  = 50
 	newtonRTol = 1e-13
@@ -428,9 +431,16 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 		}
 		copy(w.dz, w.fz[nx:])
 		dense.Solve(w.gz, nz, w.piv, w.dz)
+		// The absolute floor is the rounding level of the largest
+		// variable: a variable converging to 0 (a species used up by a
+		// fast reaction) has steps as large as itself all the way down.
+		floor := newtonATol
+		for _, v := range z {
+			floor = math.Max(floor, 1e-16*math.Abs(v))
+		}
 		small := true
 		for k := range z {
-			if math.Abs(w.dz[k]) > newtonRTol*math.Abs(z[k])+newtonATol {
+			if math.Abs(w.dz[k]) > newtonRTol*math.Abs(z[k])+floor {
 				small = false
 				break
 			}
