@@ -146,9 +146,12 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 		s.sv = newSensState(s, ed, params)
 	}
 	// The state-only solver that locates events: the same options with no
-	// columns, so its integrator settings are those of sol.
+	// columns, so its integrator settings are those of sol. It is not
+	// checked: it only locates events, whose times sol's check covers
+	// through x and S.
 	xopt := opt
 	xopt.Params = []int{}
+	xopt.Check = false
 	xsol := sens.NewSolver(withoutEvents{m}, &xopt)
 	err := s.runSens(sol, xsol, xs, ss, ts, res)
 	res.Result = *s.res

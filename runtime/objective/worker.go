@@ -38,7 +38,7 @@ type worker struct {
 	xInf, sInf []float64 // steady state of the simulation condition
 
 	f, jx, jp []float64 // steady-state test
-	ds        []float64 // a row of dS/dt
+	ds        []float64 // dS/dt, nx x nc
 	x0c, s0c  []float64 // a steady-state phase's start, for the fallback
 	a         []float64 // nx x nx: Jx + s L^T L, factored
 	lscale    float64   // its s
@@ -135,7 +135,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
 	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
 	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
-	w.ds, w.ls = mk(maxC), mk(maxC)
+	w.ds, w.ls = mk(nx*maxC), mk(maxC)
 	w.x0c, w.s0c, w.rhs = mk(nx), mk(nx*maxC), mk(nx*maxC)
 	w.a, w.piv = mk(nx*nx), make([]int, nx)
 	w.dx, w.xn = mk(nx), mk(nx)
