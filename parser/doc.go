@@ -238,8 +238,8 @@
 // L n - y and the fast rates. The first guess follows the fast reactions'
 // flow from the declared values (at the default parameters), so that
 // Newton's method finds the equilibrium they reach, not another root of
-// their rates. A fast reaction whose rate is identically 0 is no
-// reaction. Refused: stoichiometries that are not constant, linearly
+// their rates. A fast reaction whose rate is identically 0, or that
+// changes no species, is an ordinary one. Refused: stoichiometries that are not constant, linearly
 // dependent fast reactions, conversion factors that are not constants, a
 // fast species that a rule or event sets, csymbol rateOf of a fast
 // species.

@@ -66,8 +66,13 @@ func TestErrors(t *testing.T) {
 <algebraicRule>` + ma(`<ci>k</ci>`) + `</algebraicRule></listOfRules>`), lower: true, marker: `<algebraicRule`,
 			want: `algebraicRule: algebraic rule that determines no variable (no variable in it is left undetermined by other rules, reactions, events or constant declarations) is not supported`},
 		{name: "fast reaction", doc: l3(basics + `<listOfReactions>
-<reaction id="R" reversible="false" fast="true"><kineticLaw>` + ma(`<ci>k</ci>`) + `</kineticLaw></reaction></listOfReactions>`), lower: true, marker: `<reaction id`,
-			want: `reaction "R": linearly dependent fast reactions (1 reactions of rank 0) are not supported`},
+<reaction id="R" reversible="false" fast="true">
+<listOfReactants><speciesReference species="S" stoichiometry="1" constant="true"/></listOfReactants>
+<kineticLaw>` + ma(`<apply><times/><ci>k</ci><ci>S</ci></apply>`) + `</kineticLaw></reaction>
+<reaction id="R2" reversible="false" fast="true">
+<listOfReactants><speciesReference species="S" stoichiometry="2" constant="true"/></listOfReactants>
+<kineticLaw>` + ma(`<apply><times/><ci>k</ci><ci>S</ci><ci>S</ci></apply>`) + `</kineticLaw></reaction></listOfReactions>`), lower: true, marker: `<reaction id="R"`,
+			want: `reaction "R": linearly dependent fast reactions (2 reactions of rank 1) are not supported`},
 		{name: "stoichiometryMath in L3", doc: l3(basics + `<listOfReactions><reaction id="R" reversible="false">
 <listOfReactants><speciesReference species="S" constant="true">
 <stoichiometryMath>` + ma(`<cn>2</cn>`) + `</stoichiometryMath></speciesReference></listOfReactants>

@@ -52,8 +52,22 @@ func (l *lowering) collectFast() {
 		}
 		// A fast reaction whose rate is identically 0 is at equilibrium
 		// everywhere and changes nothing: it is no reaction (its
-		// equation would determine no variable).
+		// equation would determine no variable). It stays an ordinary
+		// reaction of rate 0.
 		if r := l.value(l.vars[rx.ID]); r != nil && r.IsConst(0) {
+			continue
+		}
+		// Nor is one that changes no species (boundary or constant
+		// species only).
+		changes := false
+		for _, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+			for _, sr := range list {
+				if v := l.vars[sr.Species]; v != nil && !v.sp.BoundaryCondition && !v.sp.Constant {
+					changes = true
+				}
+			}
+		}
+		if !changes {
 			continue
 		}
 		rxs = append(rxs, rx)
