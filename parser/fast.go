@@ -329,15 +329,10 @@ func (l *lowering) fastStates(ode *symbolic.ODE) {
 			l.cur = v
 			cv := ratConst(b, c)
 			rate = append(rate, b.Mul(cv, slow[i]))
-			x0, a0 := l.init(v), l.amountFactor(v, true)
+			x0, a0 := l.fastInit(v), l.amountFactor(v, true)
 			if x0 == nil || a0 == nil {
 				l.reportUndef(v, "initial value", v)
 				return
-			}
-			if v.stateIsAmount && !v.valueIsAmount {
-				// init is the value in math (a concentration); the
-				// state is the amount.
-				x0 = b.Mul(x0, l.init(v.comp))
 			}
 			init = append(init, b.Mul(cv, b.Mul(a0, x0)))
 		}
@@ -349,6 +344,20 @@ func (l *lowering) fastStates(ode *symbolic.ODE) {
 		ode.States = append(ode.States, symbolic.State{Name: name, Rate: b.Add(rate...), Init: y0,
 			Meta: map[string]string{"sbml": "fast", "about": "amount conserved by the fast reactions"}})
 	}
+}
+
+// fastInit is the initial value of a fast species' state (an amount
+// where the state is one and the value in math a concentration), or nil.
+func (l *lowering) fastInit(v *variable) *symbolic.Node {
+	x0 := l.init(v)
+	if x0 == nil || !v.stateIsAmount || v.valueIsAmount {
+		return x0
+	}
+	size := l.init(v.comp)
+	if size == nil {
+		return nil
+	}
+	return l.b.Mul(x0, size)
 }
 
 // fastName is the name of pool k, made unique against the SBML ids.
@@ -403,13 +412,10 @@ func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
 	guesses := make([]*symbolic.Node, len(fs.species))
 	for i, v := range fs.species {
 		l.cur = v
-		x0 := l.init(v)
+		x0 := l.fastInit(v)
 		if x0 == nil {
 			l.reportUndef(v, "initial value", v)
 			return
-		}
-		if v.stateIsAmount && !v.valueIsAmount {
-			x0 = b.Mul(x0, l.init(v.comp))
 		}
 		if l.algDependence(x0) != nil {
 			x0 = b.Const(0) // a guess only
