@@ -183,6 +183,9 @@ func (g *generator) files(secs []emitted) map[string][]jen.Code {
 	if g.delayed() {
 		files["model.go"] = append(files["model.go"], g.delayDecls()...)
 	}
+	if g.sys.ODE.Algebraic > 0 {
+		files["model.go"] = append(files["model.go"], g.algebraicDecls()...)
+	}
 	if g.problem != nil {
 		files["problem.go"] = g.problemDecls()
 	}
@@ -234,6 +237,9 @@ func (g *generator) check() error {
 		return err
 	}
 	if err := g.checkEvents(); err != nil {
+		return err
+	}
+	if err := g.checkAlgebraic(); err != nil {
 		return err
 	}
 	return g.checkProblem()

@@ -75,6 +75,9 @@ func (g *generator) sections() []*section {
 	if g.delayed() {
 		secs = g.delaySections(secs)
 	}
+	if g.sys.ODE.Algebraic > 0 {
+		secs = append(secs, g.gtSection())
+	}
 	return secs
 }
 

@@ -64,6 +64,7 @@ type Model struct {
 	f, fjx     *symbolic.Compiled
 	fjp, x0    *symbolic.Compiled
 	x0p, out   *symbolic.Compiled
+	gt         *symbolic.Compiled // dg/dt of the algebraic residuals, nil without
 	nscratch   int
 	pool       sync.Pool // *scratch
 	ev         *evProg   // events (model.Events), nil when there are none
@@ -138,6 +139,9 @@ func newModel(sys *symbolic.System) (*Model, error) {
 	if m.jp, err = pattern(sys.Jp, nx, np, "Jp"); err != nil {
 		return nil, err
 	}
+	if na := sys.ODE.Algebraic; na < 0 || na > nx || len(sys.Gt) != na {
+		return nil, fmt.Errorf("interp: model %q has %d algebraic variables among %d states and %d derivatives in t of their equations", sys.ODE.Name, na, nx, len(sys.Gt))
+	}
 	if _, err = pattern(sys.X0p, nx, np, "X0p"); err != nil {
 		return nil, err
 	}
@@ -172,6 +176,7 @@ func newModel(sys *symbolic.System) (*Model, error) {
 		{&m.x0, sys.X0, nil, "initial values"},
 		{&m.x0p, symbolic.Exprs(sys.X0p), nil, "initial sensitivities"},
 		{&m.out, outs, m.stateNames, "outputs"},
+		{&m.gt, sys.Gt, m.stateNames, "derivatives in t of the algebraic equations"},
 	} {
 		if *s.dst, err = compile(s.roots, s.states, s.what); err != nil {
 			return nil, err
@@ -318,3 +323,17 @@ func clonePattern(p *model.Pattern) *model.Pattern {
 		ColIdx: append([]int(nil), p.ColIdx...),
 	}
 }
+
+// NumAlgebraic returns the number of algebraic variables, the last states
+// (symbolic.ODE.Algebraic). A model with some implements
+// model.Algebraic and is solved through runtime/dae.
+func (m *Model) NumAlgebraic() int { return m.sys.ODE.Algebraic }
+
+// ResidualT writes the partial derivatives in t of the algebraic
+// residuals at (t, x, p) into dst (length NumAlgebraic).
+func (m *Model) ResidualT(dst []float64, t float64, x, p []float64) {
+	m.check(dst, m.sys.ODE.Algebraic, x, p, "ResidualT")
+	m.eval(m.gt, dst, t, x, p)
+}
+
+var _ model.Algebraic = (*Model)(nil)

@@ -71,6 +71,8 @@ type variable struct {
 	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
 
+	alg      *AlgebraicRule // the algebraic rule that determines it (algebraic.go), or nil
+	fast     bool           // species: changed by fast reactions (fast.go)
 	rateOf   *variable      // stands for csymbol rateOf of this variable (rateof.go)
 	delay    *delayUse      // stands for a csymbol delay (delay.go)
 	rate     *symbolic.Node // states: memoised rate, for rateOf
@@ -101,6 +103,9 @@ type lowering struct {
 	nonFiniteSeen       map[string]bool            // element+id of non-finite values already reported
 	flagged             map[*variable]bool         // states with a non-finite value reported
 	dl                  *delayLowering             // csymbol delay (delay.go)
+	algGuess            bool                       // forming an algebraic variable's first guess
+	algRefused          map[*variable]bool         // algebraic variables whose initial value was refused
+	fast                *fastSystem                // the fast reactions' subsystem (fast.go), or nil
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -144,9 +149,11 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		}
 	}
 	l.refuseDelayEvents()
+	l.refuseDelayAlgebraic()
 	l.collect()
 	l.collectDelays()
 	params := l.sensParams(opt)
+	l.collectFast() // after sensParams: it forms values, which must see the parameters
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -246,6 +253,7 @@ func (l *lowering) collect() {
 			}
 		}
 	}
+	l.matchAlgebraic()
 	dimsOf := make(map[string]float64, len(m.Compartments))
 	for _, c := range m.Compartments {
 		dimsOf[c.ID] = c.SpatialDimensions
@@ -260,10 +268,10 @@ func (l *lowering) collect() {
 		v.valueIsAmount = s.HasOnlySubstanceUnits || dims == 0
 		// A compartment an event resizes varies too: the amounts of its
 		// species are what an event leaves unchanged.
-		v.compVarying = v.comp.ar != nil || v.comp.rr != nil || v.comp.evTarget
+		v.compVarying = v.comp.ar != nil || v.comp.rr != nil || v.comp.evTarget || v.comp.alg != nil
 		v.reacting = v.reacting && !s.BoundaryCondition && !s.Constant
 		switch {
-		case v.rr != nil:
+		case v.rr != nil || v.alg != nil:
 			v.stateIsAmount = v.valueIsAmount
 		case v.reacting || v.evTarget:
 			v.isState = true
@@ -509,6 +517,9 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 	if v.delay != nil {
 		return l.delayInit(v)
 	}
+	if v.alg != nil && !l.algGuess {
+		return l.algInit(v)
+	}
 	if l.initState[v] == done {
 		return l.initMemo[v]
 	}
@@ -671,8 +682,15 @@ func (l *lowering) states(ode *symbolic.ODE) {
 	b := l.b
 	l.inStates = true
 	defer func() { l.inStates = false }()
+	// Differential states first, then the algebraic variables (the
+	// contract of symbolic.ODE.Algebraic).
+	defer func() {
+		l.fastStates(ode)
+		l.algebraicStates(ode)
+		l.fastAlgebraic(ode)
+	}()
 	for _, v := range l.list {
-		if !v.isState {
+		if !v.isState || v.alg != nil || v.fast {
 			continue
 		}
 		l.cur = v
@@ -696,6 +714,10 @@ func (l *lowering) states(ode *symbolic.ODE) {
 				}
 				init = b.Mul(init, size)
 			}
+		}
+		if a := l.algDependence(init); a != nil {
+			l.algInitUse(a, "initial value")
+			continue
 		}
 		if x := l.evalDefault(init); math.IsNaN(x) || math.IsInf(x, 0) {
 			if !l.flagged[v] { // else the non-finite value it comes from is reported
@@ -786,6 +808,10 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 	for _, v := range l.list {
 		l.cur = v
 		x := val(v)
+		if a := l.algDependence(x); a != nil {
+			l.algInitUse(a, "value")
+			x = nan
+		}
 		ode.Outputs = append(ode.Outputs, symbolic.Output{Name: v.id, Expr: x})
 		if v.kind != vSpecies {
 			continue
@@ -832,6 +858,10 @@ func (l *lowering) checkClosed(ode *symbolic.ODE) {
 			return
 		}
 		seen[n] = true
+		if a := l.algDependence(n); a != nil && n.Op == symbolic.OpSym {
+			l.algInitUse(a, "event")
+			return
+		}
 		if n.Op == symbolic.OpSym && n.Kind == symbolic.KindOther {
 			l.errs.add(l.m.File, l.m.Line, "model", l.m.ID, "internal error: symbol %q left unresolved by lowering", n.Name)
 		}

@@ -212,7 +212,32 @@ func Build(ode *ODE) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := buildGt(sys); err != nil {
+		return nil, err
+	}
 	return sys, nil
+}
+
+// buildGt checks ode.Algebraic and differentiates the algebraic residuals
+// in t (runtime/dae needs dg/dt for event sensitivities).
+func buildGt(sys *System) error {
+	ode := sys.ODE
+	if ode.Algebraic < 0 || ode.Algebraic > len(ode.States) {
+		return fmt.Errorf("symbolic: model %q: %d algebraic variables among %d states", ode.Name, ode.Algebraic, len(ode.States))
+	}
+	if ode.Algebraic == 0 {
+		return nil
+	}
+	b := sys.B
+	first := len(ode.States) - ode.Algebraic
+	for i := first; i < len(ode.States); i++ {
+		d, err := b.Diff(sys.F[i], b.Time())
+		if err != nil {
+			return fmt.Errorf("symbolic: model %q: derivative in time of the algebraic equation of %q: %w", ode.Name, ode.States[i].Name, err)
+		}
+		sys.Gt = append(sys.Gt, d)
+	}
+	return nil
 }
 
 // MaxBuildSize is what Build may add to the Builder (in units of

@@ -14,6 +14,12 @@ type ODE struct {
 	Outputs []Output // extra observables (e.g. assignment-rule species), optional
 	Events  []Event  // discrete changes of the state, in document order, optional
 	Delays  []Delay  // delayed values the rates and outputs read (KindDelay symbols), optional
+	// Algebraic is the number of algebraic variables z: the last
+	// Algebraic states. Their Rate is a residual g(t, x, z, p) that the
+	// solution keeps at 0 (dx/dt = f(t, x, z, p), 0 = g(t, x, z, p), a
+	// semi-explicit DAE), and their Init a first guess for z(t0), which
+	// need not satisfy g (runtime/dae solves it). Zero for an ODE.
+	Algebraic int
 }
 
 // Delay is a delayed value d(t) = Expr(t - Tau(t)): the rates and outputs
@@ -98,4 +104,8 @@ type System struct {
 	Jx  []Entry  // df_i/dx_j
 	Jp  []Entry  // df_i/dp_j
 	X0p []Entry  // dx0_i/dp_j
+	// Gt holds the partial derivatives in t of the algebraic residuals
+	// (the last ODE.Algebraic rows of F), one per algebraic variable; nil
+	// without algebraic variables.
+	Gt []*Node
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/dae"
 	"github.com/pbgen/pbgen/runtime/dde"
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -75,6 +76,10 @@ func Run(c *Case, opt *Options) Outcome {
 		return Outcome{Case: c, Status: Failed, Reason: firstLine(err.Error())}
 	}
 	sim, err := Simulate(sys, c.Settings.Times(), opt)
+	if errors.Is(err, dae.ErrNotIndex1) {
+		// A DAE that elimination cannot solve, found only numerically.
+		return Outcome{Case: c, Status: Skipped, Reason: firstLine(err.Error())}
+	}
 	if err != nil {
 		return Outcome{Case: c, Status: Failed, Reason: firstLine(err.Error())}
 	}
@@ -109,7 +114,22 @@ func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, er
 // and evaluates the states and, if m is a model.Observer, its outputs at ts.
 // The generated-package path calls it from a program built in a temporary
 // module.
+//
+// A model with algebraic variables (model.Algebraic) is solved through
+// runtime/dae, its algebraic variables reported among the outputs.
 func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, error) {
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		r, err := dae.New(a)
+		if err != nil {
+			return nil, err
+		}
+		p := make([]float64, model.NumParams(r))
+		r.DefaultParams(p)
+		if err := r.Consistent(nil, p); err != nil {
+			return nil, err
+		}
+		m = r
+	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	p := make([]float64, np)
 	m.DefaultParams(p)

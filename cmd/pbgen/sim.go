@@ -14,6 +14,7 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/dae"
 	"github.com/pbgen/pbgen/runtime/dde"
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -362,17 +363,39 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: sensitivities of models with csymbol delay are not supported (the model has %d delayed values: %s); use -method none",
 			path, nd, listNames(delayLabels(sys), 3))
 	}
-	var m *interp.Model
+	var im *interp.Model
 	if nev > 0 {
-		m, err = interp.NewWithEvents(sys)
+		im, err = interp.NewWithEvents(sys)
 	} else {
-		m, err = interp.New(sys)
+		im, err = interp.New(sys)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	cols := simColumns(sys.ODE.States)
+	var m simModel = im
+	var red *dae.Model
+	if im.NumAlgebraic() > 0 {
+		// Algebraic rules or fast reactions: the solvers integrate the
+		// differential states of the reduced model (runtime/dae), and
+		// the algebraic variables are among its outputs.
+		r, err := dae.New(im)
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		m, cols, red = r, cols[:model.NumStates(r)], r
+	}
 	pnames := m.ParamNames()
+	if red != nil {
+		// Before f.start, whose check of x0 would only say NaN.
+		p := make([]float64, model.NumParams(red))
+		red.DefaultParams(p)
+		if err := f.applyParams(p, red.ParamNames()); err == nil {
+			if err := red.Consistent(nil, p); err != nil {
+				return fmt.Errorf("%s: %v (%s)", path, err, algebraicOrigins(sys))
+			}
+		}
+	}
 	start, err := f.start(sys, m, cols)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
@@ -423,7 +446,11 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	}
 	stop()
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, describeEventError(describeSolveError(describeAccuracyError(err, &f, cols, pnames), cols), sys))
+		err = describeEventError(describeSolveError(describeAccuracyError(err, &f, cols, pnames), cols), sys)
+		if red != nil {
+			return fmt.Errorf("%s: %v (the model is a DAE: %s; a non-finite value may mean they have no solution there)", path, err, algebraicOrigins(sys))
+		}
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	if err := tw.flush(); err != nil {
 		return err
@@ -553,6 +580,32 @@ func readTimes(path string, t0 float64) ([]float64, error) {
 	return ts, nil
 }
 
+// algebraicOrigins names the algebraic variables of sys with the SBML
+// construct that determines each: an algebraic rule (its line) or fast
+// reactions.
+func algebraicOrigins(sys *symbolic.System) string {
+	var parts []string
+	sts := sys.ODE.States
+	for _, st := range sts[len(sts)-sys.ODE.Algebraic:] {
+		switch {
+		case st.Meta["algebraicRule"] != "":
+			parts = append(parts, fmt.Sprintf("%s by the algebraicRule at %s:%s", st.Name, sys.ODE.Source, st.Meta["algebraicRule"]))
+		case st.Meta["fast"] != "":
+			parts = append(parts, st.Name+" by fast reactions")
+		default:
+			parts = append(parts, st.Name)
+		}
+	}
+	return "algebraic variables " + strings.Join(parts, ", ")
+}
+
+// simModel is what pbgen sim needs of a model: the interpreted model,
+// or its reduction by runtime/dae.
+type simModel interface {
+	model.Model
+	model.Observer
+}
+
 // simColumns returns the output name of each state (see cmdSim): the SBML
 // id, amount:<id> for a species state held as an amount, and state:t for
 // a state whose id is t.
@@ -603,6 +656,19 @@ func observerColumns(sys *symbolic.System, cols []string) []int {
 		}
 	}
 	return idx
+}
+
+// applyParams sets the -p values in p (names pnames); unknown names are
+// an error, which f.start reports in full.
+func (f *simFlags) applyParams(p []float64, pnames []string) error {
+	for _, a := range f.params.list {
+		j := indexOf(pnames, a.name)
+		if j < 0 {
+			return fmt.Errorf("-p: no sensitivity parameter named %q", a.name)
+		}
+		p[j] = a.value
+	}
+	return nil
 }
 
 // simStart is p and the initial condition of a simulation.

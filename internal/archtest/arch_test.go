@@ -63,6 +63,7 @@ var allowed = []struct {
 	{"runtime/objective", []string{"runtime/model", "runtime/sparse", "runtime/ode", "runtime/sens", "runtime/events", "runtime/expm", "runtime/internal/dense"}},
 	{"petab", []string{"parser", "symbolic", "interp", "runtime/model", "runtime/sparse", "runtime/ode", "runtime/sens", "runtime/events", "runtime/expm", "runtime/internal/dense", "runtime/objective"}},
 	{"internal/suites", nil},
+	{"runtime/dae", []string{"runtime/model", "runtime/internal/dense"}},
 	{"runtime/events", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
 	{"runtime/dde", []string{"runtime/model", "runtime/ode", "runtime/sparse", "runtime/internal/dense"}},
 	{"mcmc", nil},

@@ -264,6 +264,18 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 				if s.changed(tc, x) {
 					return tc, x, true
 				}
+				// A root exactly 0 at tc leaves a strict relation
+				// (k > 3.5 at k = 3.5) unchanged there, and the trigger
+				// changes just after: look one location tolerance on,
+				// or a trigger true only until another root crosses in
+				// the same step is missed (SBML Test Suite 01575).
+				if tn := tc + s.tol(tc); tn < tb {
+					tr.InterpStep(x, tn, k)
+					if s.changed(tn, x) {
+						return tn, x, true
+					}
+					tr.InterpStep(x, tc, k)
+				}
 				// A root crossed without changing a trigger: go on from it.
 				ta = tc
 				s.ev.RootsTo(s.gl, ta, x, s.p)
