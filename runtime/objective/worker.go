@@ -90,6 +90,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	}
 	so.Method, so.Params = c.opt.Method, nil
 	so.RTol, so.ATol = c.opt.RTol, c.opt.ATol
+	so.ODE.Interpolate = !c.opt.OutputsOnGrid
 	oset := so.ODE
 	if oset.RTol == 0 {
 		oset.RTol = c.opt.RTol

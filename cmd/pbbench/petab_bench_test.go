@@ -1,0 +1,176 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pbgen/pbgen/internal/suites"
+	"github.com/pbgen/pbgen/petab"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// BenchmarkPetabEval times one method's llh + gradient Eval of one PEtab
+// benchmark problem at the -petab section's point, for CPU profiles of
+// where a problem's time goes (go test -bench PetabEval -cpuprofile):
+//
+//	PBGEN_PETAB_PROBLEM=Zhao go test -tags cvodes ./cmd/pbbench -run XXX -bench 'PetabEval/FS$' -cpuprofile /tmp/cpu.out
+//
+// PBGEN_PETAB_FIM=1 adds the FIM, PBGEN_PETAB_RTOL sets the tolerance and
+// PBGEN_PETAB_ONGRID=1 objective.Options.OutputsOnGrid. Skipped without PBGEN_PETAB_PROBLEM
+// (the name of a folder of the collection).
+func BenchmarkPetabEval(b *testing.B) {
+	name := os.Getenv("PBGEN_PETAB_PROBLEM")
+	if name == "" {
+		b.Skip("set PBGEN_PETAB_PROBLEM to a problem of the PEtab benchmark collection")
+	}
+	root, err := suites.Find(suites.PEtabBenchmark)
+	if err != nil {
+		b.Skip(err)
+	}
+	yamls, _ := filepath.Glob(filepath.Join(root, name+"*", "*.yaml"))
+	var p *petab.Problem
+	for _, y := range yamls {
+		if base := filepath.Base(y); base == filepath.Base(filepath.Dir(y))+".yaml" || base == "problem.yaml" {
+			if p, err = petab.Load(y); err != nil {
+				b.Fatal(err)
+			}
+			break
+		}
+	}
+	if p == nil {
+		b.Skipf("no problem %q in %s", name, root)
+	}
+	fim := os.Getenv("PBGEN_PETAB_FIM") != ""
+	for _, s := range petabSolvers() {
+		b.Run(s.name, func(b *testing.B) {
+			opt := envOptions(s.method, fim, s.hook)
+			o, err := objective.New(p.Model, p.Objective, opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer o.Close()
+			theta := perturbed(o)
+			var r objective.Result
+			if err := o.Eval(theta, &r); err != nil {
+				b.Fatal(err)
+			}
+			c0 := cpuTime()
+			n := 0
+			for b.Loop() {
+				if err := o.Eval(theta, &r); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(n), "cpu-ns/op")
+			b.ReportMetric(float64(r.Stats.Steps), "steps/op")
+			b.ReportMetric(float64(r.Stats.Solves), "solves/op")
+			b.ReportMetric(float64(r.Stats.SteadyChunks), "chunks/op")
+		})
+	}
+}
+
+// cpuTime is the process's user + system CPU time: on a loaded machine it
+// measures the work of a run better than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestPetabCPU prints, per problem of PBGEN_PETAB_PROBLEMS (comma-separated
+// substrings), the CPU time per llh + gradient Eval of each method, timed
+// in interleaved rounds (PBGEN_PETAB_ROUNDS, default 7), and CVODES FS's
+// over ours (the options as BenchmarkPetabEval's): on a machine shared
+// with other jobs CPU time is steadier than the wall clock of -petab.
+func TestPetabCPU(t *testing.T) {
+	names := os.Getenv("PBGEN_PETAB_PROBLEMS")
+	if names == "" {
+		t.Skip("set PBGEN_PETAB_PROBLEMS")
+	}
+	root, err := suites.Find(suites.PEtabBenchmark)
+	if err != nil {
+		t.Skip(err)
+	}
+	rounds := 7
+	if v, err := strconv.Atoi(os.Getenv("PBGEN_PETAB_ROUNDS")); err == nil {
+		rounds = v
+	}
+	fim := os.Getenv("PBGEN_PETAB_FIM") != ""
+	for _, name := range strings.Split(names, ",") {
+		yamls, _ := filepath.Glob(filepath.Join(root, name+"*", "*.yaml"))
+		var p *petab.Problem
+		for _, y := range yamls {
+			if base := filepath.Base(y); base == filepath.Base(filepath.Dir(y))+".yaml" || base == "problem.yaml" {
+				if p, err = petab.Load(y); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		if p == nil {
+			t.Fatalf("no problem %q", name)
+		}
+		solvers := petabSolvers()
+		obs := make([]*objective.Objective, len(solvers))
+		res := make([]objective.Result, len(solvers))
+		var theta []float64
+		for i, s := range solvers {
+			opt := envOptions(s.method, fim, s.hook)
+			if obs[i], err = objective.New(p.Model, p.Objective, opt); err != nil {
+				t.Fatal(err)
+			}
+			defer obs[i].Close()
+			theta = perturbed(obs[i])
+			if err := obs[i].Eval(theta, &res[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cpu := make([][]float64, len(solvers))
+		for k := 0; k < rounds; k++ {
+			for i := range solvers {
+				// At least 50 ms per sample.
+				n, c0 := 0, cpuTime()
+				for n == 0 || cpuTime()-c0 < 50*time.Millisecond {
+					obs[i].Eval(theta, &res[i])
+					n++
+				}
+				cpu[i] = append(cpu[i], float64(cpuTime()-c0)/float64(n)/1e6)
+			}
+		}
+		msg := name + ":"
+		med := make([]float64, len(solvers))
+		for i, s := range solvers {
+			slices.Sort(cpu[i])
+			med[i] = cpu[i][rounds/2]
+			msg += fmt.Sprintf("  %s %.3gms %d st", s.name, med[i], res[i].Stats.Steps)
+		}
+		if cv := len(solvers) - 1; solvers[cv].name == petabCVODES {
+			msg += "  | ratio"
+			for i := range cv {
+				msg += fmt.Sprintf(" %s %.2f", solvers[i].name, med[cv]/med[i])
+			}
+		}
+		t.Log(msg)
+	}
+}
+
+// envOptions are the objective options of the benchmarks above, with the
+// PBGEN_PETAB_ variables applied.
+func envOptions(m sens.Method, fim bool, hook func(model.Model, *sens.Options) (objective.Solver, error)) *objective.Options {
+	opt := &objective.Options{Method: m, Grad: true, FIM: fim, NewSolver: hook}
+	opt.OutputsOnGrid = os.Getenv("PBGEN_PETAB_ONGRID") != ""
+	opt.RTol, _ = strconv.ParseFloat(os.Getenv("PBGEN_PETAB_RTOL"), 64)
+	return opt
+}
