@@ -122,13 +122,12 @@ func TestPetabCPU(t *testing.T) {
 		if p == nil {
 			t.Fatalf("no problem %q", name)
 		}
-		solvers := petabSolvers()
-		obs := make([]*objective.Objective, len(solvers))
-		res := make([]objective.Result, len(solvers))
+		rows := cpuRows(fim)
+		obs := make([]*objective.Objective, len(rows))
+		res := make([]objective.Result, len(rows))
 		var theta []float64
-		for i, s := range solvers {
-			opt := envOptions(s.method, fim, s.hook)
-			if obs[i], err = objective.New(p.Model, p.Objective, opt); err != nil {
+		for i, r := range rows {
+			if obs[i], err = objective.New(p.Model, p.Objective, r.opt); err != nil {
 				t.Fatal(err)
 			}
 			defer obs[i].Close()
@@ -137,9 +136,9 @@ func TestPetabCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cpu := make([][]float64, len(solvers))
+		cpu := make([][]float64, len(rows))
 		for k := 0; k < rounds; k++ {
-			for i := range solvers {
+			for i := range rows {
 				// At least 50 ms per sample.
 				n, c0 := 0, cpuTime()
 				for n == 0 || cpuTime()-c0 < 50*time.Millisecond {
@@ -150,16 +149,22 @@ func TestPetabCPU(t *testing.T) {
 			}
 		}
 		msg := name + ":"
-		med := make([]float64, len(solvers))
-		for i, s := range solvers {
+		med := make([]float64, len(rows))
+		cv := -1
+		for i, r := range rows {
 			slices.Sort(cpu[i])
 			med[i] = cpu[i][rounds/2]
-			msg += fmt.Sprintf("  %s %.3gms %d st", s.name, med[i], res[i].Stats.Steps)
+			msg += fmt.Sprintf("  %s %.3gms %d st", r.name, med[i], res[i].Stats.Steps)
+			if r.name == petabCVODES {
+				cv = i
+			}
 		}
-		if cv := len(solvers) - 1; solvers[cv].name == petabCVODES {
-			msg += "  | ratio"
-			for i := range cv {
-				msg += fmt.Sprintf(" %s %.2f", solvers[i].name, med[cv]/med[i])
+		if cv >= 0 {
+			msg += "  | " + petabCVODES + " /"
+			for i, r := range rows {
+				if i != cv {
+					msg += fmt.Sprintf(" %s %.2f", r.name, med[cv]/med[i])
+				}
 			}
 		}
 		t.Log(msg)
@@ -173,4 +178,41 @@ func envOptions(m sens.Method, fim bool, hook func(model.Model, *sens.Options) (
 	opt.OutputsOnGrid = os.Getenv("PBGEN_PETAB_ONGRID") != ""
 	opt.RTol, _ = strconv.ParseFloat(os.Getenv("PBGEN_PETAB_RTOL"), 64)
 	return opt
+}
+
+// cpuRow is a configuration timed by TestPetabCPU.
+type cpuRow struct {
+	name string
+	opt  *objective.Options
+}
+
+// cpuRows are the methods of -petab, then the variants listed in
+// PBGEN_PETAB_EXTRA (comma-separated method:variant, the variant "grid"
+// for OutputsOnGrid or a relative tolerance: "FS:grid,FS:1e-8,CVODES
+// FS:1e-8"), timed in the same rounds.
+func cpuRows(fim bool) []cpuRow {
+	var rows []cpuRow
+	sv := petabSolvers()
+	for _, s := range sv {
+		rows = append(rows, cpuRow{s.name, envOptions(s.method, fim, s.hook)})
+	}
+	for _, e := range strings.Split(os.Getenv("PBGEN_PETAB_EXTRA"), ",") {
+		name, v, ok := strings.Cut(e, ":")
+		if !ok {
+			continue
+		}
+		for _, s := range sv {
+			if s.name != name {
+				continue
+			}
+			opt := envOptions(s.method, fim, s.hook)
+			if v == "grid" {
+				opt.OutputsOnGrid = true
+			} else if r, err := strconv.ParseFloat(v, 64); err == nil {
+				opt.RTol = r
+			}
+			rows = append(rows, cpuRow{name + " " + v, opt})
+		}
+	}
+	return rows
 }
