@@ -17,6 +17,7 @@ import (
 	"github.com/pbgen/pbgen/petab"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -27,7 +28,8 @@ import (
 //	PBGEN_PETAB_PROBLEM=Zhao go test -tags cvodes ./cmd/pbbench -run XXX -bench 'PetabEval/FS$' -cpuprofile /tmp/cpu.out
 //
 // PBGEN_PETAB_FIM=1 adds the FIM, PBGEN_PETAB_RTOL sets the tolerance and
-// PBGEN_PETAB_ONGRID=1 objective.Options.OutputsOnGrid. Skipped without PBGEN_PETAB_PROBLEM
+// PBGEN_PETAB_ONGRID=1 objective.Options.OutputsOnGrid, PBGEN_PETAB_LINEAR
+// (dense, sparse) the BDF's linear solver. Skipped without PBGEN_PETAB_PROBLEM
 // (the name of a folder of the collection).
 func BenchmarkPetabEval(b *testing.B) {
 	name := os.Getenv("PBGEN_PETAB_PROBLEM")
@@ -177,6 +179,12 @@ func envOptions(m sens.Method, fim bool, hook func(model.Model, *sens.Options) (
 	opt := &objective.Options{Method: m, Grad: true, FIM: fim, NewSolver: hook}
 	opt.OutputsOnGrid = os.Getenv("PBGEN_PETAB_ONGRID") != ""
 	opt.RTol, _ = strconv.ParseFloat(os.Getenv("PBGEN_PETAB_RTOL"), 64)
+	switch os.Getenv("PBGEN_PETAB_LINEAR") {
+	case "dense":
+		opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearDense}}
+	case "sparse":
+		opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearSparse}}
+	}
 	return opt
 }
 
@@ -188,8 +196,10 @@ type cpuRow struct {
 
 // cpuRows are the methods of -petab, then the variants listed in
 // PBGEN_PETAB_EXTRA (comma-separated method:variant, the variant "grid"
-// for OutputsOnGrid or a relative tolerance: "FS:grid,FS:1e-8,CVODES
-// FS:1e-8"), timed in the same rounds.
+// for OutputsOnGrid, "dense" or "sparse" for the BDF's linear solver, or a
+// relative tolerance: "FS:grid,FS:1e-8,CVODES FS:1e-8"), timed in the same
+// rounds; PBGEN_PETAB_ROWS (comma-separated names, "FS,FS sparse") keeps
+// only those.
 func cpuRows(fim bool) []cpuRow {
 	var rows []cpuRow
 	sv := petabSolvers()
@@ -206,13 +216,21 @@ func cpuRows(fim bool) []cpuRow {
 				continue
 			}
 			opt := envOptions(s.method, fim, s.hook)
-			if v == "grid" {
+			switch r, err := strconv.ParseFloat(v, 64); {
+			case v == "grid":
 				opt.OutputsOnGrid = true
-			} else if r, err := strconv.ParseFloat(v, 64); err == nil {
+			case v == "dense":
+				opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearDense}}
+			case v == "sparse":
+				opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearSparse}}
+			case err == nil:
 				opt.RTol = r
 			}
 			rows = append(rows, cpuRow{name + " " + v, opt})
 		}
+	}
+	if only := os.Getenv("PBGEN_PETAB_ROWS"); only != "" {
+		rows = slices.DeleteFunc(rows, func(r cpuRow) bool { return !slices.Contains(strings.Split(only, ","), r.name) })
 	}
 	return rows
 }
