@@ -1,6 +1,7 @@
 package ode
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -34,5 +35,37 @@ func TestPredictUnrolled(t *testing.T) {
 			}
 		}
 		s.zn = got
+	}
+}
+
+// rootN is math.Pow(x, 1/n) bit for bit on the values the step-size
+// selection passes it (norms: non-negative, possibly 0, +Inf or NaN).
+func TestRootN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	xs := []float64{0, 1, math.Inf(1), math.NaN(), math.SmallestNonzeroFloat64, math.MaxFloat64, 1e-300, 0.5, 2}
+	for range 100000 {
+		xs = append(xs, math.Exp(rng.Float64()*80-60))
+	}
+	for n := 1; n <= qmax+2; n++ {
+		for _, x := range xs {
+			got, want := rootN(x, n), math.Pow(x, 1/float64(n))
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("rootN(%v, %d) = %v, math.Pow %v", x, n, got, want)
+			}
+		}
+	}
+}
+
+// keepH is where etaq = 1/((bias2 dsm)^(1/L) + addon) falls below thresh,
+// with room to spare: just above it the computed etaq is below thresh.
+func TestKeepH(t *testing.T) {
+	for l := 2; l <= lmax; l++ {
+		x := keepH[l]
+		if eta := 1 / (rootN(x, l) + addon); !(eta < thresh) {
+			t.Errorf("L %d: etaq %v at keepH, want < %v", l, eta, thresh)
+		}
+		if eta := 1 / (rootN(x*(1-1e-4), l) + addon); !(eta > thresh*(1-1e-4)) {
+			t.Errorf("L %d: etaq %v just below keepH: the bound is not tight", l, eta)
+		}
 	}
 }
