@@ -45,6 +45,8 @@ type config struct {
 	petabMaxStates int
 	petabReps      int
 	petabBudget    time.Duration
+	petabRTol      float64
+	petabOnGrid    bool
 	// the sampling section (sample.go)
 	sample                                    bool
 	sampleProblem                             string
@@ -74,6 +76,8 @@ func main() {
 	flag.IntVar(&c.petabMaxStates, "petab-max-states", 100, "skip PEtab problems with more states")
 	flag.IntVar(&c.petabReps, "petab-reps", 51, "timed rounds per PEtab problem and mode, each evaluating every method once (at most; the median is reported)")
 	flag.DurationVar(&c.petabBudget, "petab-budget", 3*time.Second, "time for the timed rounds of one PEtab problem and mode: fewer rounds past it, but at least 3")
+	flag.Float64Var(&c.petabRTol, "petab-rtol", 0, "relative tolerance of the PEtab evaluations, timed and checked, ours and CVODES's (0: the objective's default, 1e-6)")
+	flag.BoolVar(&c.petabOnGrid, "petab-on-grid", false, "PEtab evaluations land on every output time (objective.Options.OutputsOnGrid) instead of interpolating")
 	flag.BoolVar(&c.sample, "sample", true, "run the sampling section: ESS per second of SMMALA (PBSR, Exp, FS), MALA and RWM and the sampler's overhead on a PEtab problem")
 	flag.StringVar(&c.sampleProblem, "sample-problem", "networks/petab/CaMKII/problem.yaml", "PEtab `problem` of the sampling section")
 	flag.IntVar(&c.sampleChains, "sample-chains", 2, "chains per sampler in the sampling section")

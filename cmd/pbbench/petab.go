@@ -131,7 +131,14 @@ func benchPetab(c *config) ([]*PetabResult, error) {
 			only = append(only, s)
 		}
 	}
-	fmt.Printf("\n== PEtab benchmark collection (%s): median seconds per Eval at the objective's defaults (rtol 1e-6, atol 1e-8), 1 worker\n", root)
+	tol := "the objective's defaults (rtol 1e-6, atol 1e-8)"
+	if c.petabRTol != 0 {
+		tol = fmt.Sprintf("rtol %g, atol 1e-8", c.petabRTol)
+	}
+	if c.petabOnGrid {
+		tol += ", outputs on the integrator's grid"
+	}
+	fmt.Printf("\n== PEtab benchmark collection (%s): median seconds per Eval at %s, 1 worker\n", root, tol)
 	if cvodesObjectiveSolver == nil {
 		fmt.Println("note: built without -tags cvodes; no CVODES FS column")
 	}
@@ -241,7 +248,7 @@ func benchPetabProblem(name string, p *petab.Problem, c *config) *PetabResult {
 			continue
 		}
 		if errNom == nil {
-			g, err := eval(&objective.Options{Method: s.method, Grad: true, NewSolver: s.hook}, nominal)
+			g, err := eval(&objective.Options{Method: s.method, Grad: true, NewSolver: s.hook, RTol: c.petabRTol, OutputsOnGrid: c.petabOnGrid}, nominal)
 			if err != nil {
 				m.GradWorstNominal = num(math.Inf(1))
 			} else {
@@ -261,7 +268,7 @@ func benchPetabProblem(name string, p *petab.Problem, c *config) *PetabResult {
 			if m.Err != "" {
 				continue
 			}
-			opt := &objective.Options{Method: s.method, Grad: mode.grad, FIM: mode.fim, NewSolver: s.hook}
+			opt := &objective.Options{Method: s.method, Grad: mode.grad, FIM: mode.fim, NewSolver: s.hook, RTol: c.petabRTol, OutputsOnGrid: c.petabOnGrid}
 			ob, err := objective.New(p.Model, p.Objective, opt)
 			if err != nil {
 				m.Err = err.Error()

@@ -609,3 +609,49 @@ func TestEvalMisuseIsAnError(t *testing.T) {
 		t.Errorf("Eval after Close: %v", err)
 	}
 }
+
+// By default the integrator steps over the output times and interpolates
+// (Options.OutputsOnGrid false): on data at many times it takes fewer
+// steps than landing on each, and llh and gradient stay within the
+// tolerance's reach of the tight values (the gradient by the
+// finite-difference check's criterion, 1e-3 + 1e-2 |ref|), as on the grid.
+func TestOutputsInterpolated(t *testing.T) {
+	prob := decayProblem()
+	u := prob.Experiments[0].Data[0].U
+	var data []objective.Datum
+	for i := 1; i <= 60; i++ {
+		t := 0.05 * float64(i)
+		data = append(data, objective.Datum{Obs: 0, T: t, Y: 2 * math.Exp(-0.7*t) * (1 + 0.1*math.Sin(float64(i))), U: u})
+	}
+	prob.Experiments = prob.Experiments[:1]
+	prob.Experiments[0].Data = data
+	theta := []float64{math.Log10(0.9), 1.8, math.Log(1.4), math.Log10(0.2)}
+	eval := func(opt *objective.Options) *objective.Result {
+		o, err := objective.New(newDecay(), prob, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		return evalAt(t, o, theta)
+	}
+	ref := eval(&objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14, Grad: true})
+	interp := eval(&objective.Options{Method: sens.FS, Grad: true})
+	grid := eval(&objective.Options{Method: sens.FS, Grad: true, OutputsOnGrid: true})
+	for _, c := range []struct {
+		name string
+		r    *objective.Result
+	}{{"interpolated", interp}, {"on the grid", grid}} {
+		if !close(c.r.LLH, ref.LLH, 1e-4) {
+			t.Errorf("%s: llh %.10g, want %.10g", c.name, c.r.LLH, ref.LLH)
+		}
+		for a := range ref.Grad {
+			if !(math.Abs(c.r.Grad[a]-ref.Grad[a]) <= 1e-3+1e-2*math.Abs(ref.Grad[a])) {
+				t.Errorf("%s: grad[%d] %.10g, want %.10g", c.name, a, c.r.Grad[a], ref.Grad[a])
+			}
+		}
+	}
+	if !(interp.Stats.Steps < grid.Stats.Steps) {
+		t.Errorf("interpolated: %d steps, on the grid %d: want fewer", interp.Stats.Steps, grid.Stats.Steps)
+	}
+	t.Logf("steps: interpolated %d, on the grid %d", interp.Stats.Steps, grid.Stats.Steps)
+}

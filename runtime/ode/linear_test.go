@@ -126,7 +126,10 @@ func TestAutoChoice(t *testing.T) {
 		want    bool
 	}{
 		{21, 90, false},     // CaMKII's size
-		{39, 120, false},    // below the crossover
+		{29, 120, false},    // below the crossover
+		{34, 164, true},     // Laske_PLOSComputBiol2019's
+		{75, 1542, true},    // SalazarCavazos_MBoC2020's (27% full)
+		{40, 500, false},    // 31% full
 		{300, 1200, true},   // a large chain
 		{300, 40000, false}, // large but nearly full
 	} {

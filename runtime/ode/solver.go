@@ -49,6 +49,16 @@ type Settings struct {
 	// interpolated with the method's own polynomial. The default (false)
 	// lands on every output time, so each is a grid point.
 	Interpolate bool
+	// SkipGridF leaves f uncomputed at the BDF's grid points (Trajectory.F
+	// holds NaN there, except at the start): the step itself never needs
+	// f at the accepted state (the next step evaluates f at its
+	// prediction) and neither does the Nordsieck dense output, so a
+	// caller that reads only x, S and the dense output saves one f
+	// evaluation per step (runtime/objective: 7% of FS on Rahman_MBS2016).
+	// A non-finite f at an accepted state is then met, as in CVODE, at the
+	// next step's prediction. DOPRI5 ignores it (its dense output and its
+	// next step use f there).
+	SkipGridF bool
 	// MemoryLimit is the most memory in bytes NewSolver may allocate (see
 	// MemoryEstimate): 0 means DefaultMemoryLimit(), negative no limit.
 	// Beyond it NewSolver allocates nothing and every integration returns
@@ -753,11 +763,11 @@ func (s *Solver) errNorm(v []float64) float64 {
 
 // autoSparseMinStates is the number of states from which LinearAuto uses
 // the sparse LU (when Jx is sparse enough); see AutoSparse.
-const autoSparseMinStates = 40
+const autoSparseMinStates = 30
 
 // AutoSparse reports whether LinearAuto picks the sparse LU for nx states
-// and nnz structural non-zeros of Jx: from 40 states, if Jx fills at most
-// a quarter of the matrix.
+// and nnz structural non-zeros of Jx: from 30 states, if Jx fills at most
+// 30% of the matrix.
 //
 // The size is measured on whole BDF solves of scalenet chains (about 3.5
 // non-zeros per row; t in [0, 10], default tolerances), by the user CPU
@@ -775,12 +785,19 @@ const autoSparseMinStates = 40
 // the sparse path takes 0.25-0.4 of the dense time for the states and
 // 0.4-0.5 with sensitivities (grids alike). Below 30 states the two tie
 // within the noise; from 30 to 45 the sparse LU saves 2-7%; from 60 on
-// 13% and more, growing with n. 40 keeps every small model (CaMKII's 21
-// states, the SBML Test Suite's) on the dense LU and its numbers
-// unchanged, at the cost of a few percent between 30 and 40 states. The
-// density bound is a guard not measured here: a Jx that fills a quarter
-// of the matrix fills the sparse factors completely, where the dense LU's
+// 13% and more, growing with n. The saving grows with the sensitivity
+// columns solved with the same factors: FS on PEtab benchmark models
+// (runtime/objective, CPU time per evaluation, dense vs sparse) took 40.7
+// vs 33.6 ms on Laske_PLOSComputBiol2019 (34 states, Jx 14% full, 13
+// columns), 333 vs 323 ms on Alkan_SciSignal2018 (36 states, 14%) and
+// 79.7 vs 55.1 ms on SalazarCavazos_MBoC2020 (75 states, Jx 27% full, 6
+// columns), so the crossover is 30 states (it was 40, which kept models
+// of 30 to 40 states on the dense LU at a cost of a few percent for the
+// states alone) and the density bound 30% (it was 25%, not measured).
+// Every small model (CaMKII's 21 states, the SBML Test Suite's) stays on
+// the dense LU, its numbers unchanged; so does a Jx that fills more of the
+// matrix, whose sparse factors fill completely and where the dense LU's
 // contiguous loops are faster (CaMKII's Jx fills 59%).
 func AutoSparse(nx, nnz int) bool {
-	return nx >= autoSparseMinStates && 4*nnz <= nx*nx
+	return nx >= autoSparseMinStates && 10*nnz <= 3*nx*nx
 }

@@ -1,0 +1,236 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pbgen/pbgen/internal/suites"
+	"github.com/pbgen/pbgen/petab"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// BenchmarkPetabEval times one method's llh + gradient Eval of one PEtab
+// benchmark problem at the -petab section's point, for CPU profiles of
+// where a problem's time goes (go test -bench PetabEval -cpuprofile):
+//
+//	PBGEN_PETAB_PROBLEM=Zhao go test -tags cvodes ./cmd/pbbench -run XXX -bench 'PetabEval/FS$' -cpuprofile /tmp/cpu.out
+//
+// PBGEN_PETAB_FIM=1 adds the FIM, PBGEN_PETAB_RTOL sets the tolerance and
+// PBGEN_PETAB_ONGRID=1 objective.Options.OutputsOnGrid, PBGEN_PETAB_LINEAR
+// (dense, sparse) the BDF's linear solver. Skipped without PBGEN_PETAB_PROBLEM
+// (the name of a folder of the collection).
+func BenchmarkPetabEval(b *testing.B) {
+	name := os.Getenv("PBGEN_PETAB_PROBLEM")
+	if name == "" {
+		b.Skip("set PBGEN_PETAB_PROBLEM to a problem of the PEtab benchmark collection")
+	}
+	root, err := suites.Find(suites.PEtabBenchmark)
+	if err != nil {
+		b.Skip(err)
+	}
+	yamls, _ := filepath.Glob(filepath.Join(root, name+"*", "*.yaml"))
+	var p *petab.Problem
+	for _, y := range yamls {
+		if base := filepath.Base(y); base == filepath.Base(filepath.Dir(y))+".yaml" || base == "problem.yaml" {
+			if p, err = petab.Load(y); err != nil {
+				b.Fatal(err)
+			}
+			break
+		}
+	}
+	if p == nil {
+		b.Skipf("no problem %q in %s", name, root)
+	}
+	fim := os.Getenv("PBGEN_PETAB_FIM") != ""
+	for _, s := range petabSolvers() {
+		b.Run(s.name, func(b *testing.B) {
+			opt := envOptions(s.method, fim, s.hook)
+			o, err := objective.New(p.Model, p.Objective, opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer o.Close()
+			theta := perturbed(o)
+			var r objective.Result
+			if err := o.Eval(theta, &r); err != nil {
+				b.Fatal(err)
+			}
+			c0 := cpuTime()
+			n := 0
+			for b.Loop() {
+				if err := o.Eval(theta, &r); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(n), "cpu-ns/op")
+			b.ReportMetric(float64(r.Stats.Steps), "steps/op")
+			b.ReportMetric(float64(r.Stats.Solves), "solves/op")
+			b.ReportMetric(float64(r.Stats.SteadyChunks), "chunks/op")
+		})
+	}
+}
+
+// cpuTime is the process's user + system CPU time: on a loaded machine it
+// measures the work of a run better than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestPetabCPU prints, per problem of PBGEN_PETAB_PROBLEMS (comma-separated
+// substrings), the CPU time per llh + gradient Eval of each method, timed
+// in interleaved rounds (PBGEN_PETAB_ROUNDS, default 7), and CVODES FS's
+// over ours (the options as BenchmarkPetabEval's): on a machine shared
+// with other jobs CPU time is steadier than the wall clock of -petab.
+func TestPetabCPU(t *testing.T) {
+	names := os.Getenv("PBGEN_PETAB_PROBLEMS")
+	if names == "" {
+		t.Skip("set PBGEN_PETAB_PROBLEMS")
+	}
+	root, err := suites.Find(suites.PEtabBenchmark)
+	if err != nil {
+		t.Skip(err)
+	}
+	rounds := 7
+	if v, err := strconv.Atoi(os.Getenv("PBGEN_PETAB_ROUNDS")); err == nil {
+		rounds = v
+	}
+	fim := os.Getenv("PBGEN_PETAB_FIM") != ""
+	for _, name := range strings.Split(names, ",") {
+		yamls, _ := filepath.Glob(filepath.Join(root, name+"*", "*.yaml"))
+		var p *petab.Problem
+		for _, y := range yamls {
+			if base := filepath.Base(y); base == filepath.Base(filepath.Dir(y))+".yaml" || base == "problem.yaml" {
+				if p, err = petab.Load(y); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		if p == nil {
+			t.Fatalf("no problem %q", name)
+		}
+		rows := cpuRows(fim)
+		obs := make([]*objective.Objective, len(rows))
+		res := make([]objective.Result, len(rows))
+		var theta []float64
+		for i, r := range rows {
+			if obs[i], err = objective.New(p.Model, p.Objective, r.opt); err != nil {
+				t.Fatal(err)
+			}
+			defer obs[i].Close()
+			theta = perturbed(obs[i])
+			if err := obs[i].Eval(theta, &res[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cpu := make([][]float64, len(rows))
+		for k := 0; k < rounds; k++ {
+			for i := range rows {
+				// At least 50 ms per sample.
+				n, c0 := 0, cpuTime()
+				for n == 0 || cpuTime()-c0 < 50*time.Millisecond {
+					obs[i].Eval(theta, &res[i])
+					n++
+				}
+				cpu[i] = append(cpu[i], float64(cpuTime()-c0)/float64(n)/1e6)
+			}
+		}
+		msg := name + ":"
+		med := make([]float64, len(rows))
+		cv := -1
+		for i, r := range rows {
+			slices.Sort(cpu[i])
+			med[i] = cpu[i][rounds/2]
+			msg += fmt.Sprintf("  %s %.3gms %d st", r.name, med[i], res[i].Stats.Steps)
+			if r.name == petabCVODES {
+				cv = i
+			}
+		}
+		if cv >= 0 {
+			msg += "  | " + petabCVODES + " /"
+			for i, r := range rows {
+				if i != cv {
+					msg += fmt.Sprintf(" %s %.2f", r.name, med[cv]/med[i])
+				}
+			}
+		}
+		t.Log(msg)
+	}
+}
+
+// envOptions are the objective options of the benchmarks above, with the
+// PBGEN_PETAB_ variables applied.
+func envOptions(m sens.Method, fim bool, hook func(model.Model, *sens.Options) (objective.Solver, error)) *objective.Options {
+	opt := &objective.Options{Method: m, Grad: true, FIM: fim, NewSolver: hook}
+	opt.OutputsOnGrid = os.Getenv("PBGEN_PETAB_ONGRID") != ""
+	opt.RTol, _ = strconv.ParseFloat(os.Getenv("PBGEN_PETAB_RTOL"), 64)
+	switch os.Getenv("PBGEN_PETAB_LINEAR") {
+	case "dense":
+		opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearDense}}
+	case "sparse":
+		opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearSparse}}
+	}
+	return opt
+}
+
+// cpuRow is a configuration timed by TestPetabCPU.
+type cpuRow struct {
+	name string
+	opt  *objective.Options
+}
+
+// cpuRows are the methods of -petab, then the variants listed in
+// PBGEN_PETAB_EXTRA (comma-separated method:variant, the variant "grid"
+// for OutputsOnGrid, "dense" or "sparse" for the BDF's linear solver, or a
+// relative tolerance: "FS:grid,FS:1e-8,CVODES FS:1e-8"), timed in the same
+// rounds; PBGEN_PETAB_ROWS (comma-separated names, "FS,FS sparse") keeps
+// only those.
+func cpuRows(fim bool) []cpuRow {
+	var rows []cpuRow
+	sv := petabSolvers()
+	for _, s := range sv {
+		rows = append(rows, cpuRow{s.name, envOptions(s.method, fim, s.hook)})
+	}
+	for _, e := range strings.Split(os.Getenv("PBGEN_PETAB_EXTRA"), ",") {
+		name, v, ok := strings.Cut(e, ":")
+		if !ok {
+			continue
+		}
+		for _, s := range sv {
+			if s.name != name {
+				continue
+			}
+			opt := envOptions(s.method, fim, s.hook)
+			switch r, err := strconv.ParseFloat(v, 64); {
+			case v == "grid":
+				opt.OutputsOnGrid = true
+			case v == "dense":
+				opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearDense}}
+			case v == "sparse":
+				opt.Sens = &sens.Options{ODE: ode.Settings{LinearSolver: ode.LinearSparse}}
+			case err == nil:
+				opt.RTol = r
+			}
+			rows = append(rows, cpuRow{name + " " + v, opt})
+		}
+	}
+	if only := os.Getenv("PBGEN_PETAB_ROWS"); only != "" {
+		rows = slices.DeleteFunc(rows, func(r cpuRow) bool { return !slices.Contains(strings.Split(only, ","), r.name) })
+	}
+	return rows
+}
