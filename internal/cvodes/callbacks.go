@@ -78,6 +78,26 @@ func pbcvGoJac(h C.uintptr_t, t C.double, y, jac *C.double) (ret C.int) {
 	return cbOK
 }
 
+//export pbcvGoJacSparse
+func pbcvGoJacSparse(h C.uintptr_t, t C.double, y, data *C.double, rowPtr, colIdx *C.int64_t) (ret C.int) {
+	s := solverOf(h)
+	defer s.recoverTo(&ret, "Jx", t)
+	nx := s.nx
+	s.m.Jx(s.jx, float64(t), cSlice(y, nx), s.p)
+	if !allFinite(s.jx) {
+		return cbRecoverable
+	}
+	nnz := len(s.mColIdx)
+	copy(unsafe.Slice((*int64)(unsafe.Pointer(rowPtr)), nx+1), s.mRowPtr)
+	copy(unsafe.Slice((*int64)(unsafe.Pointer(colIdx)), nnz), s.mColIdx)
+	v := cSlice(data, nnz)
+	clear(v)
+	for k, q := range s.jxPos {
+		v[q] = s.jx[k]
+	}
+	return cbOK
+}
+
 //export pbcvGoSensRhs
 func pbcvGoSensRhs(h C.uintptr_t, t C.double, y *C.double, ys, ysdot **C.double) (ret C.int) {
 	s := solverOf(h)

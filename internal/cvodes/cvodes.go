@@ -3,7 +3,8 @@
 package cvodes
 
 /*
-#cgo LDFLAGS: -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lm
+#cgo CFLAGS: -I/usr/include/suitesparse
+#cgo LDFLAGS: -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lsundials_sunlinsolklu -lsundials_sunmatrixsparse -lklu -lm
 #include <stdlib.h>
 #include "bridge.h"
 */
@@ -36,6 +37,35 @@ type Options struct {
 	ErrCon bool
 	// Sens turns on forward sensitivities with respect to all parameters.
 	Sens bool
+	// Linear selects the matrix and linear solver of the Newton systems
+	// I - gamma Jx; CVODES's staggered corrector solves the sensitivity
+	// systems with the same solver and factorisation. The zero value is
+	// Dense.
+	Linear Linear
+}
+
+// Linear is a configuration of CVODES's linear solver.
+type Linear int
+
+const (
+	// Dense is SUNDIALS's dense SUNMatrix with its dense LU
+	// (SUNLinSol_Dense): O(nx^2) memory and O(nx^3) per factorisation.
+	Dense Linear = iota
+	// KLU is a sparse SUNMatrix in CSR with the pattern of Jx plus the
+	// diagonal, factorised by SuiteSparse's KLU (SUNLinSol_KLU, COLAMD
+	// ordering, symbolic analysis once per Solver and numeric
+	// refactorisations after it).
+	KLU
+)
+
+func (l Linear) String() string {
+	switch l {
+	case Dense:
+		return "dense"
+	case KLU:
+		return "KLU"
+	}
+	return fmt.Sprintf("Linear(%d)", int(l))
 }
 
 // Stats are CVODES's counters. Solver.Stats sums them over all solves,
@@ -119,6 +149,10 @@ type Solver struct {
 	// Jp by column (parameter): entries jpK[q] (value index) at rows
 	// jpRow[q], q in [jpColPtr[j], jpColPtr[j+1]).
 	jpColPtr, jpRow, jpK []int
+	// KLU: the CSR pattern of Jx plus the diagonal in SUNDIALS's index
+	// type, and the position in it of each Jx value.
+	mRowPtr, mColIdx []int64
+	jxPos            []int
 
 	x0, s0 []float64
 	raw    [C.PBCV_NSTATS]C.long
@@ -137,6 +171,9 @@ func New(m model.Model, opt Options) (*Solver, error) {
 	}
 	if opt.RTol < 0 || opt.ATol < 0 || math.IsNaN(opt.RTol) || math.IsNaN(opt.ATol) {
 		panic("cvodes: negative or NaN tolerance")
+	}
+	if opt.Linear != Dense && opt.Linear != KLU {
+		panic("cvodes: unknown linear solver " + opt.Linear.String())
 	}
 	if opt.RTol == 0 {
 		opt.RTol = 1e-5
@@ -172,6 +209,11 @@ func New(m model.Model, opt Options) (*Solver, error) {
 		s.s0 = make([]float64, nx*np)
 		s.jpColPtr, s.jpRow, s.jpK = byColumn(jpPat)
 	}
+	nnz := 0 // dense
+	if opt.Linear == KLU {
+		s.mRowPtr, s.mColIdx, s.jxPos = withDiagonal(jxPat)
+		nnz = len(s.mColIdx)
+	}
 	s.h = cgo.NewHandle(s)
 	s.pb = C.pbcv_new()
 	if s.pb == nil {
@@ -182,7 +224,7 @@ func New(m model.Model, opt Options) (*Solver, error) {
 	if opt.ErrCon {
 		errcon = 1
 	}
-	flag := C.pbcv_init(s.pb, C.int(nx), C.int(s.ns), C.uintptr_t(s.h),
+	flag := C.pbcv_init(s.pb, C.int(nx), C.int(s.ns), C.long(nnz), C.uintptr_t(s.h),
 		C.double(opt.RTol), C.double(opt.ATol), C.long(opt.MaxSteps), errcon)
 	if flag < 0 {
 		err := s.flagError(flag, 0, math.NaN())
@@ -190,6 +232,34 @@ func New(m model.Model, opt Options) (*Solver, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// withDiagonal returns the CSR pattern of the square pattern p with every
+// diagonal entry added, and the position in it of each entry of p.
+func withDiagonal(p *model.Pattern) (rowPtr, colIdx []int64, pos []int) {
+	n := p.Rows
+	rowPtr = make([]int64, n+1)
+	colIdx = make([]int64, 0, p.NNZ()+n)
+	pos = make([]int, p.NNZ())
+	for i := 0; i < n; i++ {
+		diag := false
+		for k := p.RowPtr[i]; k < p.RowPtr[i+1]; k++ {
+			c := p.ColIdx[k]
+			if !diag && c >= i {
+				if c > i {
+					colIdx = append(colIdx, int64(i))
+				}
+				diag = true
+			}
+			pos[k] = len(colIdx)
+			colIdx = append(colIdx, int64(c))
+		}
+		if !diag {
+			colIdx = append(colIdx, int64(i))
+		}
+		rowPtr[i+1] = int64(len(colIdx))
+	}
+	return rowPtr, colIdx, pos
 }
 
 // byColumn indexes a CSR pattern by column.
