@@ -5,8 +5,8 @@
 # and its headers in /usr/include/suitesparse) that internal/cvodes links
 # against when built with the build tag `cvodes`. It is idempotent: when
 # the CVODES and KLU headers and the libraries are already present it does
-# nothing. It runs apt-get update at
-# most once, and only when something has to be installed.
+# nothing. It runs apt-get update at most once, and only when something
+# has to be installed.
 #
 # Debian's package ships no pkg-config files (only CMake configuration), so
 # internal/cvodes names the libraries directly in its #cgo LDFLAGS:
