@@ -112,12 +112,12 @@ func pbcvGoSensRhs(h C.uintptr_t, t C.double, y *C.double, ys, ysdot **C.double)
 	ysv := unsafe.Slice(ys, ns)
 	ysdotv := unsafe.Slice(ysdot, ns)
 	jx, jp := sparse.CSR{Pat: s.jxPat, Val: s.jx}, s.jp
-	for j := 0; j < ns; j++ {
+	for j, pj := range s.params[:ns] {
 		sj := cSlice(ysv[j], nx)
 		dj := cSlice(ysdotv[j], nx)
 		clear(dj)
 		jx.MulVecTo(dj, sj)
-		for q := s.jpColPtr[j]; q < s.jpColPtr[j+1]; q++ {
+		for q := s.jpColPtr[pj]; q < s.jpColPtr[pj+1]; q++ {
 			dj[s.jpRow[q]] += jp[s.jpK[q]]
 		}
 	}

@@ -109,3 +109,73 @@ func TestKLUSolveAllocs(t *testing.T) {
 		t.Errorf("Solve with KLU allocates %v times per call", allocs)
 	}
 }
+
+// TestParamsSubset: the columns of Options.Params, in their order, are
+// those of the full solve's parameters (to the tolerance: the sensitivity
+// corrector's convergence test sees other columns, so the steps may
+// differ), with the initial sensitivities of those parameters.
+func TestParamsSubset(t *testing.T) {
+	const rtol, atol = 1e-6, 1e-8
+	m := camkii.New()
+	p := defaults(m)
+	nx, np := model.NumStates(m), model.NumParams(m)
+	tout := linspace(0, 600, 31)
+	full := Options{RTol: rtol, ATol: atol, Sens: true, ErrCon: true}
+	_, S, _ := solveAll(t, m, full, p, tout)
+	params := []int{57, 0, 22, 5} // 57 is CaM_0, an initial amount: S(0) != 0
+	sub := full
+	sub.Params = params
+	s, err := New(m, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.NumSens() != len(params) {
+		t.Fatalf("NumSens %d, want %d", s.NumSens(), len(params))
+	}
+	x0 := make([]float64, nx)
+	m.InitialState(x0, p)
+	ns := len(params)
+	x, Ss := nanSlice(len(tout)*nx), nanSlice(len(tout)*nx*ns)
+	if err := s.Solve(p, x0, 0, tout, x, Ss); err != nil {
+		t.Fatal(err)
+	}
+	for k, j := range params {
+		scale := 0.0
+		for q := j; q < len(S); q += np {
+			scale = math.Max(scale, math.Abs(S[q]))
+		}
+		if j == 57 {
+			s0 := 0.0
+			for i := 0; i < nx; i++ {
+				s0 = math.Max(s0, math.Abs(Ss[i*ns+k]))
+			}
+			if s0 == 0 {
+				t.Errorf("S(0) of CaM_0 is zero: InitialSens not selected")
+			}
+		}
+		for o := range tout {
+			for i := 0; i < nx; i++ {
+				got, want := Ss[o*nx*ns+i*ns+k], S[o*nx*np+i*np+j]
+				if !(math.Abs(got-want) <= 10*(rtol*scale+atol)) {
+					t.Fatalf("S(t=%g)[%d, param %d]: subset %v, full %v", tout[o], i, j, got, want)
+				}
+			}
+		}
+	}
+	for _, bad := range [][]int{{0, 0}, {-1}, {np}} {
+		o := full
+		o.Params = bad
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Params %v: no panic", bad)
+				}
+			}()
+			s, err := New(m, o)
+			if err == nil {
+				s.Close()
+			}
+		}()
+	}
+}
