@@ -79,3 +79,19 @@ func cvodesScaleRunner(m model.Model, p, ts []float64, rtol, atol float64, param
 	ss := make([]float64, len(ts)*nx*s.NumSens())
 	return func() error { return s.Solve(p, x0, ts[0], ts, xs, ss) }, s.Close
 }
+
+// cvodesLangRunner is CVODES FS with KLU (errconS off, all parameters) of
+// the Lang section; stats writes its steps and sensitivity iterations.
+func cvodesLangRunner(m model.Model, p, x0, ts []float64, rtol, atol float64) (run func() error, stats func(*LangMethod), free func()) {
+	s, err := cvodes.New(m, cvodes.Options{RTol: rtol, ATol: atol, MaxSteps: 100000, Sens: true, Linear: cvodes.KLU})
+	if err != nil {
+		return func() error { return err }, func(*LangMethod) {}, func() {}
+	}
+	nx := model.NumStates(m)
+	xs := make([]float64, len(ts)*nx)
+	ss := make([]float64, len(ts)*nx*s.NumSens())
+	return func() error { return s.Solve(p, x0, ts[0], ts, xs, ss) }, func(lm *LangMethod) {
+		st := s.LastStats()
+		lm.Steps, lm.SensIters = st.Steps, st.SensNonlinIters
+	}, s.Close
+}
