@@ -40,8 +40,10 @@
 // # Layouts
 //
 // As in runtime/model: states at output k are dstX[k*nx:(k+1)*nx], and the
-// sensitivities at output k are the row-major nx x np matrix
-// dstS[k*nx*np:(k+1)*nx*np] (row i = state i, column j = parameter j).
+// sensitivities at output k are the row-major nx x ns matrix
+// dstS[k*nx*ns:(k+1)*nx*ns] (row i = state i, column j = parameter
+// Options.Params[j]; ns = np and column j = parameter j when Params is
+// nil).
 //
 // # Errors
 //
