@@ -16,17 +16,12 @@ import (
 // choice, allocation and singular matrices. The cost measurements behind
 // AutoSparse are the benchmarks at the end.
 
-// linSolve integrates m from its defaults to tend at outputs tout with
-// the linear solver ls; with nsp > 0 the sensitivities of the first nsp
-// parameters are computed too and returned after the states.
-func linSolve(t testing.TB, m model.Model, ls LinearSolver, tout []float64, nsp int, errcon bool) (x, S []float64, st Stats) {
-	t.Helper()
-	return linSolveFresh(t, m, ls, tout, nsp, errcon, 0)
-}
-
-// linSolveFresh is linSolve with the sensitivity corrector's freshCols
-// set (0: the default): 1 always rebuilds M at the converged state and
-// runs sensNewtonExact, a large value never does.
+// linSolveFresh integrates m from its defaults to tend at outputs tout
+// with the linear solver ls; with nsp > 0 the sensitivities of the first
+// nsp parameters are computed too and returned after the states, with the
+// sensitivity corrector's freshCols set (0: the default): 1 always
+// rebuilds M at the converged state and runs sensNewtonExact, a large value
+// never does.
 func linSolveFresh(t testing.TB, m model.Model, ls LinearSolver, tout []float64, nsp int, errcon bool, freshCols int) (x, S []float64, st Stats) {
 	t.Helper()
 	nx, np := model.NumStates(m), model.NumParams(m)
