@@ -5,6 +5,7 @@ package cvodes
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/generated/camkii"
@@ -176,5 +177,17 @@ func TestParamsSubset(t *testing.T) {
 				s.Close()
 			}
 		}()
+	}
+}
+
+func TestUnknownLinearPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Linear(7)") {
+			t.Errorf("recovered %v, want a panic naming Linear(7)", r)
+		}
+	}()
+	s, err := New(linModel{}, Options{Linear: 7})
+	if err == nil {
+		s.Close()
 	}
 }
