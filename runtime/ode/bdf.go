@@ -337,25 +337,33 @@ func (s *Solver) predict() {
 	if s.tn >= s.tstop || math.Abs(s.tn-s.tstop) <= 100*uround*(math.Abs(s.tn)+math.Abs(s.h)) {
 		s.tn = s.tstop
 	}
-	nz, q := s.nz, s.q
-	for k := 1; k <= q; k++ {
-		for j := q; j >= k; j-- {
-			a, b := s.zn[j-1][:nz], s.zn[j][:nz]
-			for i, v := range b {
-				a[i] += v
-			}
-		}
-	}
+	s.pascal(1)
 }
 
 func (s *Solver) restore(savedT float64) {
 	s.tn = savedT
+	s.pascal(-1)
+}
+
+// pascalChunk is the number of entries of the Nordsieck array that pascal
+// runs all its passes over before moving on: the q+1 slices of 2048
+// entries stay in the L1 and L2 caches, where the whole array of FS with
+// many parameters (nx (1+nsp) entries each) would not.
+const pascalChunk = 2048
+
+// pascal applies the Pascal triangle matrix to the Nordsieck array (the
+// prediction, sign 1) or its inverse (sign -1): zn[j-1] += sign zn[j] for
+// k = 1..q, j = q..k. It runs over the entries in chunks, each entry seeing
+// the same operations in the same order as a pass over the whole array, so
+// the results are those of the plain loops to the bit (dense.Axpy with
+// a = +-1 rounds like the scalar add).
+func (s *Solver) pascal(sign float64) {
 	nz, q := s.nz, s.q
-	for k := 1; k <= q; k++ {
-		for j := q; j >= k; j-- {
-			a, b := s.zn[j-1][:nz], s.zn[j][:nz]
-			for i, v := range b {
-				a[i] -= v
+	for lo := 0; lo < nz; lo += pascalChunk {
+		hi := min(lo+pascalChunk, nz)
+		for k := 1; k <= q; k++ {
+			for j := q; j >= k; j-- {
+				dense.Axpy(s.zn[j-1][lo:hi], s.zn[j][lo:hi], sign)
 			}
 		}
 	}
