@@ -942,11 +942,21 @@ func (s *Solver) completeStep() {
 	s.tau[1] = s.h
 	nz := s.nz
 	acor := s.acor[:nz]
+	nx := s.nx
 	for j := 0; j <= q; j++ {
-		zj := s.zn[j][:nz]
+		zj := s.zn[j][:nx]
 		c := s.l[j]
-		for i, v := range acor {
+		for i, v := range acor[:nx] {
 			zj[i] += c * v
+		}
+	}
+	// The sensitivities' long part of the Nordsieck array in chunks that
+	// stay in cache, with dense.Axpy's fused multiply-adds; the state's
+	// part keeps the scalar loop, so x is that of Integrate to the bit.
+	for lo := nx; lo < nz; lo += pascalChunk {
+		hi := min(lo+pascalChunk, nz)
+		for j := 0; j <= q; j++ {
+			dense.Axpy(s.zn[j][lo:hi], acor[lo:hi], s.l[j])
 		}
 	}
 	s.qwait--
