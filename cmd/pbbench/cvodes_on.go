@@ -58,3 +58,40 @@ func cvodesWP(spec *modelSpec, p []float64, rtol, atol float64) []*solver {
 		cvodesSolver(fmt.Sprintf("CVODES FS off rtol %.0e", rtol), spec, p, rtol, atol, true, false),
 	}
 }
+
+// cvodesScaleRunner is a CVODES solve of m from its initial state with
+// parameters p over ts: states alone when params is nil, else FS (errconS
+// on) for the columns params; the KLU sparse solver when klu, else the
+// dense one. free releases the C memory.
+func cvodesScaleRunner(m model.Model, p, ts []float64, rtol, atol float64, params []int, klu bool) (run func() error, free func()) {
+	opt := cvodes.Options{RTol: rtol, ATol: atol, MaxSteps: 100000, Sens: params != nil, ErrCon: true, Params: params}
+	if klu {
+		opt.Linear = cvodes.KLU
+	}
+	s, err := cvodes.New(m, opt)
+	if err != nil {
+		return func() error { return err }, func() {}
+	}
+	nx := model.NumStates(m)
+	x0 := make([]float64, nx)
+	m.InitialState(x0, p)
+	xs := make([]float64, len(ts)*nx)
+	ss := make([]float64, len(ts)*nx*s.NumSens())
+	return func() error { return s.Solve(p, x0, ts[0], ts, xs, ss) }, s.Close
+}
+
+// cvodesLangRunner is CVODES FS with KLU (errconS off, all parameters) of
+// the Lang section; stats writes its steps and sensitivity iterations.
+func cvodesLangRunner(m model.Model, p, x0, ts []float64, rtol, atol float64) (run func() error, stats func(*LangMethod), free func()) {
+	s, err := cvodes.New(m, cvodes.Options{RTol: rtol, ATol: atol, MaxSteps: 100000, Sens: true, Linear: cvodes.KLU})
+	if err != nil {
+		return func() error { return err }, func(*LangMethod) {}, func() {}
+	}
+	nx := model.NumStates(m)
+	xs := make([]float64, len(ts)*nx)
+	ss := make([]float64, len(ts)*nx*s.NumSens())
+	return func() error { return s.Solve(p, x0, ts[0], ts, xs, ss) }, func(lm *LangMethod) {
+		st := s.LastStats()
+		lm.Steps, lm.SensIters = st.Steps, st.SensNonlinIters
+	}, s.Close
+}

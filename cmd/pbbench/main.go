@@ -12,8 +12,10 @@
 // collection's problems with at most 100 states, evaluated through
 // runtime/objective with FS, PBSR, Exp and CVODES FS; see petab.go) and
 // the scaling section (-scale: time against the number of states on
-// generated networks of 50 to 2000 states, with fitted exponents; see
-// scale.go).
+// generated networks of 50 to 2000 states, with fitted exponents, beside
+// CVODES with KLU; see scale.go) and the Lang section (-lang: FS of the
+// collection's largest problem, 124 states and 317 parameters, with our
+// sparse and dense paths and CVODES with KLU; see lang.go).
 package main
 
 import (
@@ -55,8 +57,15 @@ type config struct {
 	scale         bool
 	scaleN        string
 	scaleMaxDense int
-	scaleReps     int
-	scaleBudget   time.Duration
+	// scaleMaxCVDense is the largest n of CVODES's dense FS column.
+	scaleMaxCVDense int
+	scaleReps       int
+	scaleBudget     time.Duration
+	// the Lang section (lang.go)
+	lang       bool
+	langPB     bool
+	langReps   int
+	langBudget time.Duration
 }
 
 func main() {
@@ -86,8 +95,13 @@ func main() {
 	flag.BoolVar(&c.scale, "scale", true, "run the scaling section: states only, FS, PBSR and Exp against n on scalenet chains, with fitted exponents (scaling.png)")
 	flag.StringVar(&c.scaleN, "scale-n", "50,100,200,500,1000,2000", "comma-separated numbers of states of the scaling section (rounded down to multiples of 3)")
 	flag.IntVar(&c.scaleMaxDense, "scale-max-dense", 200, "largest n of PBSR and Exp in the scaling section (their dense exponentials cost n^3: minutes per solve beyond a few hundred states)")
-	flag.IntVar(&c.scaleReps, "scale-reps", 5, "timed solves per method and n of the scaling section (at most; the median is reported)")
-	flag.DurationVar(&c.scaleBudget, "scale-budget", 5*time.Second, "time for the timed solves of one method and n of the scaling section: fewer solves past it (at least one; none after a warm-up longer than it)")
+	flag.IntVar(&c.scaleMaxCVDense, "scale-max-cvodes-dense", 500, "largest n of CVODES FS with the dense solver in the scaling section (-tags cvodes; its LU costs n^3)")
+	flag.IntVar(&c.scaleReps, "scale-reps", 5, "timed rounds (one solve per method) per n of the scaling section (at most; the median is reported)")
+	flag.DurationVar(&c.scaleBudget, "scale-budget", 5*time.Second, "time per method for the timed rounds of one n of the scaling section: fewer rounds past it, but at least 3 (or -scale-reps if smaller)")
+	flag.BoolVar(&c.lang, "lang", false, "run the Lang section: FS of Lang_PLOSComputBiol2024 (124 states) for all 317 parameters, ours with the automatic and the dense linear solver and CVODES FS with KLU (minutes)")
+	flag.BoolVar(&c.langPB, "lang-pb", false, "add PBSR and Exp to the Lang section, timed once each")
+	flag.IntVar(&c.langReps, "lang-reps", 3, "timed rounds of the Lang section (at most; the median is reported)")
+	flag.DurationVar(&c.langBudget, "lang-budget", 3*time.Minute, "time for the timed rounds of the Lang section: fewer past it, but at least 3 (or -lang-reps if smaller)")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -105,6 +119,8 @@ type Results struct {
 	Sampling *SamplingResult `json:"sampling,omitempty"`
 	// Scaling is the scaling section (-scale).
 	Scaling *ScaleResult `json:"scaling,omitempty"`
+	// Lang is the Lang section (-lang).
+	Lang *LangResult `json:"lang,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -188,12 +204,22 @@ func run(c *config) error {
 			return err
 		}
 	}
+	if c.lang {
+		lr, err := benchLang(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("lang: %v", err)
+		}
+		res.Lang = lr
+	}
 	res.Targets = checkTargets(res)
 	if res.Sampling != nil {
 		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
 	}
 	if res.Scaling != nil {
 		res.Targets = append(res.Targets, scaleTargets(res.Scaling)...)
+	}
+	if res.Lang != nil {
+		res.Targets = append(res.Targets, langTargets(res.Lang)...)
 	}
 	printTargets(res.Targets)
 	f, err := os.Create(filepath.Join(c.out, "results.json"))

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pbgen/pbgen/internal/scalenet"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -31,7 +32,32 @@ const (
 	scaleFSHalf = "FS np=n/2"
 )
 
+// The CVODES columns (built with -tags cvodes): states and FS with the
+// KLU sparse solver (the same scaleParams columns as our FS), and FS with
+// the dense solver up to -scale-max-cvodes-dense states.
+const (
+	scaleCVStates  = "CV KLU"
+	scaleCVFS      = "CV KLU FS"
+	scaleCVFSDense = "CV dense FS"
+)
+
 var scaleMethods = []string{scaleStates, scaleFS, scalePBSR, scaleExp, scaleFSHalf}
+
+// scaleMethodsRun are the methods of this build: ours, then CVODES's.
+func scaleMethodsRun() []string {
+	if !haveCVODES {
+		return scaleMethods
+	}
+	return append(append([]string(nil), scaleMethods...), scaleCVStates, scaleCVFS, scaleCVFSDense)
+}
+
+// scaleRatios are the ratios of the table, CVODES's time over ours
+// (numerator, denominator), from the medians of the same rounds.
+var scaleRatios = [][2]string{{scaleCVFS, scaleFS}, {scaleCVStates, scaleStates}, {scaleCVFSDense, scaleFS}}
+
+// scaleFSTarget is issue #13's bound on CVODES FS with KLU over our FS, at
+// every size.
+const scaleFSTarget = 3
 
 const (
 	// scaleParams is the number of sensitivity parameters of FS, PBSR and
@@ -58,11 +84,20 @@ type ScaleSeries struct {
 	N  []int `json:"n"`
 	NS []int `json:"ns"`
 	// Median are the median wall times of a solve in seconds; Solves the
-	// timed solves behind each (0: the warm-up alone, past the budget).
+	// timed rounds behind each.
 	Median   []num `json:"median_s"`
 	Solves   []int `json:"timed_solves"`
 	Exponent num   `json:"exponent"`
 	Prefac   num   `json:"prefactor"`
+}
+
+// ScaleRatio is one ratio of two series' medians (Num over Den) at the
+// sizes both ran.
+type ScaleRatio struct {
+	Num   string `json:"num"`
+	Den   string `json:"den"`
+	N     []int  `json:"n"`
+	Ratio []num  `json:"ratio"`
 }
 
 // ScaleResult is the scaling section as written to results.json.
@@ -72,6 +107,8 @@ type ScaleResult struct {
 	RTol   float64        `json:"rtol"`
 	ATol   float64        `json:"atol"`
 	Series []*ScaleSeries `json:"series"`
+	// Ratios are CVODES's medians over ours (built with -tags cvodes).
+	Ratios []*ScaleRatio `json:"ratios,omitempty"`
 }
 
 func (sr *ScaleResult) series(method string) *ScaleSeries {
@@ -103,8 +140,9 @@ func parseSizes(s string) ([]int, error) {
 // scaleRunner builds one method's solve on net, or returns nil where the
 // method is not run at that size: PBSR and Exp above maxDense (their dense
 // n x n exponentials cost n^3, minutes per solve beyond a few hundred
-// states), FS np=n/2 above scaleHalfMax.
-func scaleRunner(method string, net *scalenet.Network, p, ts []float64, maxDense int) (run func() error, ns int) {
+// states), FS np=n/2 above scaleHalfMax, CVODES's dense FS above
+// maxCVDense. A CVODES solver is freed after the section (cleanup).
+func scaleRunner(method string, net *scalenet.Network, p, ts []float64, maxDense, maxCVDense int, cleanup *[]func()) (run func() error, ns int) {
 	nx, np := model.NumStates(net), model.NumParams(net)
 	params := func(k int) []int {
 		ps := make([]int, min(k, np))
@@ -120,6 +158,17 @@ func scaleRunner(method string, net *scalenet.Network, p, ts []float64, maxDense
 		return func() error { return s.Solve(&res, p, nil, ts[0], ts) }, len(o.Params)
 	}
 	switch method {
+	case scaleCVStates, scaleCVFS, scaleCVFSDense:
+		if method == scaleCVFSDense && nx > maxCVDense {
+			return nil, 0
+		}
+		var ps []int
+		if method != scaleCVStates {
+			ps = params(scaleParams)
+		}
+		run, free := cvodesScaleRunner(net, p, ts, scaleRTol, scaleATol, ps, method != scaleCVFSDense)
+		*cleanup = append(*cleanup, free)
+		return run, len(ps)
 	case scaleStates:
 		s := ode.NewSolver(net, &ode.Settings{RTol: scaleRTol, ATol: scaleATol, Interpolate: true})
 		x0 := make([]float64, nx)
@@ -149,7 +198,11 @@ func scaleRunner(method string, net *scalenet.Network, p, ts []float64, maxDense
 // benchScale times every method on scalenet chains of the sizes of
 // -scale-n over [0, 10] (the chains' transient: the enzymes saturate and
 // the substrate spreads around the cycle) with 10 output times, prints the
-// table and the fitted exponents to w.
+// table, CVODES's times over ours and the fitted exponents to w. At each
+// size the methods are timed in rounds (timeRounds: one solve of each per
+// round, at most -scale-reps rounds, fewer past -scale-budget per method,
+// but at least 3 unless -scale-reps is smaller), so that the ratios are of
+// solves run side by side.
 func benchScale(c *config, w io.Writer) (*ScaleResult, error) {
 	sizes, err := parseSizes(c.scaleN)
 	if err != nil {
@@ -157,44 +210,93 @@ func benchScale(c *config, w io.Writer) (*ScaleResult, error) {
 	}
 	ts := grid(0, 10, 10)
 	sr := &ScaleResult{Shape: scalenet.Chain.String(), T1: ts[len(ts)-1], RTol: scaleRTol, ATol: scaleATol}
-	for _, m := range scaleMethods {
+	methods := scaleMethodsRun()
+	for _, m := range methods {
 		sr.Series = append(sr.Series, &ScaleSeries{Method: m})
 	}
-	fmt.Fprintf(w, "\n== scaling on scalenet chains, [0, %g], rtol %g, atol %g, %d sensitivity parameters (FS np=n/2: n/2, up to n = %d; PBSR, Exp up to n = %d), up to %d solves per point after a warm-up, fewer past %v\n",
+	var ratios []*ScaleRatio
+	if haveCVODES {
+		for _, r := range scaleRatios {
+			ratios = append(ratios, &ScaleRatio{Num: r[0], Den: r[1]})
+		}
+		sr.Ratios = ratios
+	}
+	fmt.Fprintf(w, "\n== scaling on scalenet chains, [0, %g], rtol %g, atol %g, %d sensitivity parameters (FS np=n/2: n/2, up to n = %d; PBSR, Exp up to n = %d), up to %d rounds of one solve per method after a warm-up, fewer past %v per method\n",
 		sr.T1, scaleRTol, scaleATol, scaleParams, scaleHalfMax, c.scaleMaxDense, c.scaleReps, c.scaleBudget)
+	if haveCVODES {
+		fmt.Fprintf(w, "CV = SUNDIALS CVODES (BDF, analytic Jx; FS staggered, errconS on as ours) with KLU, or dense up to n = %d; ratios are CVODES / ours\n", c.scaleMaxCVDense)
+	}
 	fmt.Fprintf(w, "%6s %6s", "n", "params")
-	for _, m := range scaleMethods {
+	for _, m := range methods {
 		fmt.Fprintf(w, " %12s", m)
 	}
-	fmt.Fprintf(w, "  %s\n", "timed solves per method")
+	for _, r := range ratios {
+		fmt.Fprintf(w, " %8s", ratioLabel(r))
+	}
+	fmt.Fprintf(w, "  %s\n", "rounds")
 	for _, n := range sizes {
 		net := scalenet.New(scalenet.Chain, n)
 		nx := model.NumStates(net)
 		p := make([]float64, model.NumParams(net))
 		net.DefaultParams(p)
+		var cleanup []func()
+		runs := make([]func() error, len(sr.Series))
+		nss := make([]int, len(sr.Series))
+		active := 0
+		for i, s := range sr.Series {
+			runs[i], nss[i] = scaleRunner(s.Method, net, p, ts, c.scaleMaxDense, c.scaleMaxCVDense, &cleanup)
+			if runs[i] != nil {
+				active++
+			}
+		}
+		times := timeRounds(runs, c.scaleReps, time.Duration(active)*c.scaleBudget)
+		for _, f := range cleanup {
+			f()
+		}
 		fmt.Fprintf(w, "%6d %6d", nx, len(p))
-		var reps []string
-		for _, s := range sr.Series {
-			run, ns := scaleRunner(s.Method, net, p, ts, c.scaleMaxDense)
-			if run == nil {
+		med := map[string]float64{}
+		rounds := 0
+		for i, s := range sr.Series {
+			if runs[i] == nil {
 				fmt.Fprintf(w, " %12s", "-")
-				reps = append(reps, "-")
 				continue
 			}
-			med, k, err := timeBudget(run, c.scaleReps, c.scaleBudget)
-			if err != nil {
+			if err := times[i].err; err != nil {
 				return nil, fmt.Errorf("n=%d %s: %v", nx, s.Method, err)
 			}
-			s.N, s.NS = append(s.N, nx), append(s.NS, ns)
-			s.Median, s.Solves = append(s.Median, num(med)), append(s.Solves, k)
-			fmt.Fprintf(w, " %12s", dur(med))
-			reps = append(reps, fmt.Sprint(k))
+			m := times[i].median
+			med[s.Method] = m
+			rounds = times[i].n
+			s.N, s.NS = append(s.N, nx), append(s.NS, nss[i])
+			s.Median, s.Solves = append(s.Median, num(m)), append(s.Solves, times[i].n)
+			fmt.Fprintf(w, " %12s", dur(m))
 		}
-		fmt.Fprintf(w, "  %s\n", strings.Join(reps, "/"))
+		for _, r := range ratios {
+			a, okA := med[r.Num]
+			b, okB := med[r.Den]
+			if !okA || !okB {
+				fmt.Fprintf(w, " %8s", "-")
+				continue
+			}
+			r.N, r.Ratio = append(r.N, nx), append(r.Ratio, num(a/b))
+			fmt.Fprintf(w, " %7.2fx", a/b)
+		}
+		fmt.Fprintf(w, "  %d\n", rounds)
 	}
 	fitScale(sr)
 	printScaleFit(w, sr)
 	return sr, nil
+}
+
+// ratioLabel is a ratio's short column heading.
+func ratioLabel(r *ScaleRatio) string {
+	switch r.Num {
+	case scaleCVFS:
+		return "KLU/FS"
+	case scaleCVStates:
+		return "KLU/st"
+	}
+	return "dns/FS"
 }
 
 // fitScale fits time = a n^b to each series with at least two sizes.
@@ -240,6 +342,21 @@ func scaleTargets(sr *ScaleResult) []*Target {
 		}
 		t := &Target{What: fmt.Sprintf("scaling: %s exponent <= %.1f", what, scaleBound),
 			Measured: float64(s.Exponent), Bound: scaleBound}
+		t.check()
+		ts = append(ts, t)
+	}
+	for _, r := range sr.Ratios {
+		if r.Num != scaleCVFS || r.Den != scaleFS {
+			continue
+		}
+		worst := math.NaN()
+		for _, v := range r.Ratio {
+			if !(float64(v) >= worst) {
+				worst = float64(v)
+			}
+		}
+		t := &Target{What: fmt.Sprintf("scaling: CVODES FS (KLU) / FS >= %d at every n", scaleFSTarget),
+			Measured: worst, Bound: scaleFSTarget, AtLeast: true}
 		t.check()
 		ts = append(ts, t)
 	}

@@ -15,7 +15,7 @@ import (
 // must be the least-squares fit of the printed medians, and a series with
 // one size is neither fitted nor judged.
 func TestBenchScaleTiny(t *testing.T) {
-	c := &config{scaleN: "12, 24", scaleMaxDense: 12, scaleReps: 2, scaleBudget: 200 * time.Millisecond}
+	c := &config{scaleN: "12, 24", scaleMaxDense: 12, scaleMaxCVDense: 12, scaleReps: 2, scaleBudget: 200 * time.Millisecond}
 	var out strings.Builder
 	sr, err := benchScale(c, &out)
 	if err != nil {
@@ -30,6 +30,14 @@ func TestBenchScaleTiny(t *testing.T) {
 		scaleFSHalf: {[]int{12, 24}, []int{6, 12}},
 		scalePBSR:   {[]int{12}, []int{8}},
 		scaleExp:    {[]int{12}, []int{8}},
+	}
+	if haveCVODES {
+		want[scaleCVStates] = struct{ n, ns []int }{[]int{12, 24}, []int{0, 0}}
+		want[scaleCVFS] = struct{ n, ns []int }{[]int{12, 24}, []int{8, 14}}
+		want[scaleCVFSDense] = struct{ n, ns []int }{[]int{12}, []int{8}}
+	}
+	if len(sr.Series) != len(want) {
+		t.Errorf("%d series, want %d", len(sr.Series), len(want))
 	}
 	for _, s := range sr.Series {
 		w := want[s.Method]
@@ -60,8 +68,29 @@ func TestBenchScaleTiny(t *testing.T) {
 		t.Errorf("table row of n = 24 missing or PBSR, Exp not marked skipped:\n%s", text)
 	}
 	ts := scaleTargets(sr)
-	if len(ts) != 4 || ts[2].Met || ts[2].verdict() != "not measured" || ts[3].verdict() != "not measured" {
-		t.Errorf("targets %+v: want four, PBSR and Exp not measured", ts)
+	nt := 4
+	if haveCVODES {
+		nt = 5
+		// The ratios are those of the printed medians, at the sizes both ran.
+		for _, r := range sr.Ratios {
+			num, den := sr.series(r.Num), sr.series(r.Den)
+			if len(r.N) != len(num.N) || len(r.Ratio) != len(r.N) {
+				t.Errorf("ratio %s/%s at %v, want %v", r.Num, r.Den, r.N, num.N)
+				continue
+			}
+			for i := range r.N {
+				if want := num.Median[i] / den.Median[i]; math.Abs(float64(r.Ratio[i]-want)) > 1e-12*float64(want) ||
+					!strings.Contains(text, fmt.Sprintf("%7.2fx", float64(want))) {
+					t.Errorf("ratio %s/%s n=%d: %g, want %g, printed", r.Num, r.Den, r.N[i], r.Ratio[i], want)
+				}
+			}
+		}
+		if f := ts[4]; math.IsNaN(f.Measured) || f.Measured != math.Min(float64(sr.Ratios[0].Ratio[0]), float64(sr.Ratios[0].Ratio[1])) {
+			t.Errorf("FS target %+v, want the smaller of %v", f, sr.Ratios[0].Ratio)
+		}
+	}
+	if len(ts) != nt || ts[2].Met || ts[2].verdict() != "not measured" || ts[3].verdict() != "not measured" {
+		t.Errorf("targets %+v: want %d, PBSR and Exp not measured", ts, nt)
 	}
 }
 

@@ -6,8 +6,9 @@
 #include "bridge.h"
 #include "_cgo_export.h"
 
-/* Trampolines: unpack N_Vectors and the dense matrix into plain arrays and
- * call the exported Go functions. They run on the thread that called CVode. */
+/* Trampolines: unpack N_Vectors and the dense or sparse matrix into plain
+ * arrays and call the exported Go functions. They run on the thread that
+ * called CVode. */
 
 static int pbcv_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
 {
@@ -23,6 +24,18 @@ static int pbcv_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J,
 	/* SUNDenseMatrix data is one column-major block with leading
 	 * dimension M = nx: element (i,j) is at data[j*nx+i]. */
 	return pbcvGoJac(pb->handle, t, NV_DATA_S(y), SM_DATA_D(J));
+}
+
+static int pbcv_jac_sparse(realtype t, N_Vector y, N_Vector fy, SUNMatrix J,
+	void *ud, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3)
+{
+	pbcv *pb = (pbcv *)ud;
+	(void)fy; (void)tmp1; (void)tmp2; (void)tmp3;
+	/* CVODES zeroes the whole sparse matrix (values and both index
+	 * arrays) before it calls the Jacobian function, so the Go side
+	 * writes the CSR pattern as well as the values. */
+	return pbcvGoJacSparse(pb->handle, t, NV_DATA_S(y), SM_DATA_S(J),
+		SM_INDEXPTRS_S(J), SM_INDEXVALS_S(J));
 }
 
 static int pbcv_sens_rhs(int Ns, realtype t, N_Vector y, N_Vector ydot,
@@ -66,12 +79,13 @@ pbcv *pbcv_new(void)
 		if ((expr) == NULL) { pb->where = (name); return CV_MEM_FAIL; } \
 	} while (0)
 
-int pbcv_init(pbcv *pb, int nx, int ns, uintptr_t handle, double rtol,
-	double atol, long maxsteps, int errcon)
+int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
+	double rtol, double atol, long maxsteps, int errcon)
 {
 	int j;
 	pb->nx = nx;
 	pb->ns = ns;
+	pb->nnz = nnz;
 	pb->handle = handle;
 	if (SUNContext_Create(NULL, &pb->ctx) != 0) {
 		pb->ctx = NULL;
@@ -86,10 +100,19 @@ int pbcv_init(pbcv *pb, int nx, int ns, uintptr_t handle, double rtol,
 	PBCV_CHECK(CVodeInit(pb->mem, pbcv_rhs, 0.0, pb->y), "CVodeInit");
 	PBCV_CHECK(CVodeSStolerances(pb->mem, rtol, atol), "CVodeSStolerances");
 	PBCV_CHECK(CVodeSetMaxNumSteps(pb->mem, maxsteps), "CVodeSetMaxNumSteps");
-	PBCV_ALLOC(pb->A = SUNDenseMatrix(nx, nx, pb->ctx), "SUNDenseMatrix");
-	PBCV_ALLOC(pb->LS = SUNLinSol_Dense(pb->y, pb->A, pb->ctx), "SUNLinSol_Dense");
-	PBCV_CHECK(CVodeSetLinearSolver(pb->mem, pb->LS, pb->A), "CVodeSetLinearSolver");
-	PBCV_CHECK(CVodeSetJacFn(pb->mem, pbcv_jac), "CVodeSetJacFn");
+	if (nnz > 0) {
+		/* The pattern holds the diagonal, so CVODES forms I - gamma J in
+		 * place and KLU's symbolic analysis stays valid for every setup. */
+		PBCV_ALLOC(pb->A = SUNSparseMatrix(nx, nx, nnz, CSR_MAT, pb->ctx), "SUNSparseMatrix");
+		PBCV_ALLOC(pb->LS = SUNLinSol_KLU(pb->y, pb->A, pb->ctx), "SUNLinSol_KLU");
+		PBCV_CHECK(CVodeSetLinearSolver(pb->mem, pb->LS, pb->A), "CVodeSetLinearSolver");
+		PBCV_CHECK(CVodeSetJacFn(pb->mem, pbcv_jac_sparse), "CVodeSetJacFn");
+	} else {
+		PBCV_ALLOC(pb->A = SUNDenseMatrix(nx, nx, pb->ctx), "SUNDenseMatrix");
+		PBCV_ALLOC(pb->LS = SUNLinSol_Dense(pb->y, pb->A, pb->ctx), "SUNLinSol_Dense");
+		PBCV_CHECK(CVodeSetLinearSolver(pb->mem, pb->LS, pb->A), "CVodeSetLinearSolver");
+		PBCV_CHECK(CVodeSetJacFn(pb->mem, pbcv_jac), "CVodeSetJacFn");
+	}
 	if (ns == 0)
 		return CV_SUCCESS;
 	PBCV_ALLOC(pb->ys_ptrs = (double **)calloc(ns, sizeof(double *)), "calloc");

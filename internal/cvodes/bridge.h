@@ -13,6 +13,8 @@
 #include <nvector/nvector_serial.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+#include <sunlinsol/sunlinsol_klu.h>
 
 typedef struct pbcv {
 	SUNContext ctx;
@@ -23,6 +25,7 @@ typedef struct pbcv {
 	SUNLinearSolver LS;
 	int nx;
 	int ns;
+	long nnz;             /* > 0: sparse CSR matrix with KLU, else dense */
 	uintptr_t handle;     /* cgo.Handle of the Go Solver */
 	double **ys_ptrs;     /* ns data pointers of yS, filled per fS call */
 	double **ysdot_ptrs;  /* ns data pointers of ySdot */
@@ -51,8 +54,8 @@ enum {
 };
 
 pbcv *pbcv_new(void);
-int pbcv_init(pbcv *pb, int nx, int ns, uintptr_t handle, double rtol,
-	double atol, long maxsteps, int errcon);
+int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
+	double rtol, double atol, long maxsteps, int errcon);
 int pbcv_solve(pbcv *pb, double t0, const double *x0, const double *s0,
 	const double *tout, int nt, double *dstX, double *dstS);
 int pbcv_stats(pbcv *pb, long *dst);

@@ -78,6 +78,26 @@ func pbcvGoJac(h C.uintptr_t, t C.double, y, jac *C.double) (ret C.int) {
 	return cbOK
 }
 
+//export pbcvGoJacSparse
+func pbcvGoJacSparse(h C.uintptr_t, t C.double, y, data *C.double, rowPtr, colIdx *C.int64_t) (ret C.int) {
+	s := solverOf(h)
+	defer s.recoverTo(&ret, "Jx", t)
+	nx := s.nx
+	s.m.Jx(s.jx, float64(t), cSlice(y, nx), s.p)
+	if !allFinite(s.jx) {
+		return cbRecoverable
+	}
+	nnz := len(s.mColIdx)
+	copy(unsafe.Slice((*int64)(unsafe.Pointer(rowPtr)), nx+1), s.mRowPtr)
+	copy(unsafe.Slice((*int64)(unsafe.Pointer(colIdx)), nnz), s.mColIdx)
+	v := cSlice(data, nnz)
+	clear(v)
+	for k, q := range s.jxPos {
+		v[q] = s.jx[k]
+	}
+	return cbOK
+}
+
 //export pbcvGoSensRhs
 func pbcvGoSensRhs(h C.uintptr_t, t C.double, y *C.double, ys, ysdot **C.double) (ret C.int) {
 	s := solverOf(h)
@@ -92,12 +112,12 @@ func pbcvGoSensRhs(h C.uintptr_t, t C.double, y *C.double, ys, ysdot **C.double)
 	ysv := unsafe.Slice(ys, ns)
 	ysdotv := unsafe.Slice(ysdot, ns)
 	jx, jp := sparse.CSR{Pat: s.jxPat, Val: s.jx}, s.jp
-	for j := 0; j < ns; j++ {
+	for j, pj := range s.params[:ns] {
 		sj := cSlice(ysv[j], nx)
 		dj := cSlice(ysdotv[j], nx)
 		clear(dj)
 		jx.MulVecTo(dj, sj)
-		for q := s.jpColPtr[j]; q < s.jpColPtr[j+1]; q++ {
+		for q := s.jpColPtr[pj]; q < s.jpColPtr[pj+1]; q++ {
 			dj[s.jpRow[q]] += jp[s.jpK[q]]
 		}
 	}

@@ -3,7 +3,8 @@
 package cvodes
 
 /*
-#cgo LDFLAGS: -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lm
+#cgo CFLAGS: -I/usr/include/suitesparse
+#cgo LDFLAGS: -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lsundials_sunlinsolklu -lsundials_sunmatrixsparse -lklu -lm
 #include <stdlib.h>
 #include "bridge.h"
 */
@@ -34,8 +35,40 @@ type Options struct {
 	// (CVodeSetSensErrCon). Without it the step size is chosen from the
 	// states alone and the sensitivities only have to converge.
 	ErrCon bool
-	// Sens turns on forward sensitivities with respect to all parameters.
+	// Sens turns on forward sensitivities, with respect to Params.
 	Sens bool
+	// Params are the parameters of the sensitivity columns, in this order
+	// (indices into the model's parameters, without repeats); nil means all.
+	Params []int
+	// Linear selects the matrix and linear solver of the Newton systems
+	// I - gamma Jx; CVODES's staggered corrector solves the sensitivity
+	// systems with the same solver and factorisation. The zero value is
+	// Dense.
+	Linear Linear
+}
+
+// Linear is a configuration of CVODES's linear solver.
+type Linear int
+
+const (
+	// Dense is SUNDIALS's dense SUNMatrix with its dense LU
+	// (SUNLinSol_Dense): O(nx^2) memory and O(nx^3) per factorisation.
+	Dense Linear = iota
+	// KLU is a sparse SUNMatrix in CSR with the pattern of Jx plus the
+	// diagonal, factorised by SuiteSparse's KLU (SUNLinSol_KLU, COLAMD
+	// ordering, symbolic analysis once per Solver and numeric
+	// refactorisations after it).
+	KLU
+)
+
+func (l Linear) String() string {
+	switch l {
+	case Dense:
+		return "dense"
+	case KLU:
+		return "KLU"
+	}
+	return fmt.Sprintf("Linear(%d)", int(l))
 }
 
 // Stats are CVODES's counters. Solver.Stats sums them over all solves,
@@ -107,7 +140,8 @@ type Solver struct {
 	m      model.Model
 	opt    Options
 	nx, np int
-	ns     int // np with Sens, else 0
+	ns     int // len(params) with Sens, else 0
+	params []int
 
 	pb *C.pbcv
 	h  cgo.Handle
@@ -119,8 +153,13 @@ type Solver struct {
 	// Jp by column (parameter): entries jpK[q] (value index) at rows
 	// jpRow[q], q in [jpColPtr[j], jpColPtr[j+1]).
 	jpColPtr, jpRow, jpK []int
+	// KLU: the CSR pattern of Jx plus the diagonal in SUNDIALS's index
+	// type, and the position in it of each Jx value.
+	mRowPtr, mColIdx []int64
+	jxPos            []int
 
 	x0, s0 []float64
+	s0full []float64 // InitialSens, nx x np, when params is not all of them
 	raw    [C.PBCV_NSTATS]C.long
 	cbErr  error // first panic recovered in a callback during this solve
 
@@ -137,6 +176,9 @@ func New(m model.Model, opt Options) (*Solver, error) {
 	}
 	if opt.RTol < 0 || opt.ATol < 0 || math.IsNaN(opt.RTol) || math.IsNaN(opt.ATol) {
 		panic("cvodes: negative or NaN tolerance")
+	}
+	if opt.Linear != Dense && opt.Linear != KLU {
+		panic("cvodes: unknown linear solver " + opt.Linear.String())
 	}
 	if opt.RTol == 0 {
 		opt.RTol = 1e-5
@@ -168,9 +210,30 @@ func New(m model.Model, opt Options) (*Solver, error) {
 		x0: make([]float64, nx),
 	}
 	if opt.Sens {
-		s.ns = np
-		s.s0 = make([]float64, nx*np)
+		s.params = make([]int, 0, np)
+		if opt.Params == nil {
+			for j := 0; j < np; j++ {
+				s.params = append(s.params, j)
+			}
+		} else {
+			seen := make([]bool, np)
+			for _, j := range opt.Params {
+				if j < 0 || j >= np || seen[j] {
+					panic(fmt.Sprintf("cvodes: sensitivity parameter %d out of range or repeated (the model has %d)", j, np))
+				}
+				seen[j] = true
+				s.params = append(s.params, j)
+			}
+			s.s0full = make([]float64, nx*np)
+		}
+		s.ns = len(s.params)
+		s.s0 = make([]float64, nx*s.ns)
 		s.jpColPtr, s.jpRow, s.jpK = byColumn(jpPat)
+	}
+	nnz := 0 // dense
+	if opt.Linear == KLU {
+		s.mRowPtr, s.mColIdx, s.jxPos = withDiagonal(jxPat)
+		nnz = len(s.mColIdx)
 	}
 	s.h = cgo.NewHandle(s)
 	s.pb = C.pbcv_new()
@@ -182,7 +245,7 @@ func New(m model.Model, opt Options) (*Solver, error) {
 	if opt.ErrCon {
 		errcon = 1
 	}
-	flag := C.pbcv_init(s.pb, C.int(nx), C.int(s.ns), C.uintptr_t(s.h),
+	flag := C.pbcv_init(s.pb, C.int(nx), C.int(s.ns), C.long(nnz), C.uintptr_t(s.h),
 		C.double(opt.RTol), C.double(opt.ATol), C.long(opt.MaxSteps), errcon)
 	if flag < 0 {
 		err := s.flagError(flag, 0, math.NaN())
@@ -190,6 +253,34 @@ func New(m model.Model, opt Options) (*Solver, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// withDiagonal returns the CSR pattern of the square pattern p with every
+// diagonal entry added, and the position in it of each entry of p.
+func withDiagonal(p *model.Pattern) (rowPtr, colIdx []int64, pos []int) {
+	n := p.Rows
+	rowPtr = make([]int64, n+1)
+	colIdx = make([]int64, 0, p.NNZ()+n)
+	pos = make([]int, p.NNZ())
+	for i := 0; i < n; i++ {
+		diag := false
+		for k := p.RowPtr[i]; k < p.RowPtr[i+1]; k++ {
+			c := p.ColIdx[k]
+			if !diag && c >= i {
+				if c > i {
+					colIdx = append(colIdx, int64(i))
+				}
+				diag = true
+			}
+			pos[k] = len(colIdx)
+			colIdx = append(colIdx, int64(c))
+		}
+		if !diag {
+			colIdx = append(colIdx, int64(i))
+		}
+		rowPtr[i+1] = int64(len(colIdx))
+	}
+	return rowPtr, colIdx, pos
 }
 
 // byColumn indexes a CSR pattern by column.
@@ -200,8 +291,9 @@ func byColumn(p *model.Pattern) (colPtr, row, k []int) {
 
 // Solve integrates from x(t0) = x0 with parameters p and writes the states
 // at the output times tout into dstX (len(tout)*nx) and, when the Solver was
-// made with Sens, the sensitivities into dstS (len(tout)*nx*np; ignored
-// otherwise, may be nil). S(t0) is the model's InitialSens(p). The output
+// made with Sens, the sensitivities into dstS (len(tout)*nx*ns, ns the
+// number of sensitivity parameters; ignored otherwise, may be nil). S(t0) is
+// the model's InitialSens(p) (its columns of Options.Params). The output
 // times must be non-decreasing and not before t0; an output time equal to
 // t0 gets the initial values. Solve allocates nothing on success.
 //
@@ -211,7 +303,7 @@ func (s *Solver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, dstS [
 	return s.SolveFrom(p, x0, nil, t0, tout, dstX, dstS)
 }
 
-// SolveFrom is Solve with S(t0) = s0 (nx x np row-major, the layout of
+// SolveFrom is Solve with S(t0) = s0 (nx x ns row-major, the layout of
 // dstS's blocks) instead of InitialSens(p); s0 nil means InitialSens(p).
 // A PEtab experiment after pre-equilibration starts from a state and
 // sensitivities that are not the model's initial values.
@@ -219,7 +311,7 @@ func (s *Solver) SolveFrom(p, x0, s0 []float64, t0 float64, tout []float64, dstX
 	if s.pb == nil {
 		panic("cvodes: Solve on a closed Solver")
 	}
-	nx, np, nt := s.nx, s.np, len(tout)
+	nx, np, ns, nt := s.nx, s.np, s.ns, len(tout)
 	if len(p) != np {
 		panic("cvodes: p length mismatch")
 	}
@@ -229,10 +321,10 @@ func (s *Solver) SolveFrom(p, x0, s0 []float64, t0 float64, tout []float64, dstX
 	if len(dstX) != nt*nx {
 		panic("cvodes: dstX length mismatch")
 	}
-	if s.ns > 0 && len(dstS) != nt*nx*np {
+	if ns > 0 && len(dstS) != nt*nx*ns {
 		panic("cvodes: dstS length mismatch")
 	}
-	if s.ns > 0 && s0 != nil && len(s0) != nx*np {
+	if ns > 0 && s0 != nil && len(s0) != nx*ns {
 		panic("cvodes: s0 length mismatch")
 	}
 	prev := t0
@@ -249,10 +341,18 @@ func (s *Solver) SolveFrom(p, x0, s0 []float64, t0 float64, tout []float64, dstX
 	copy(s.x0, x0)
 	var s0p, dstSp *C.double
 	if s.ns > 0 {
-		if s0 != nil {
+		switch {
+		case s0 != nil:
 			copy(s.s0, s0)
-		} else {
+		case s.s0full == nil:
 			s.m.InitialSens(s.s0, s.p)
+		default:
+			s.m.InitialSens(s.s0full, s.p)
+			for i := 0; i < nx; i++ {
+				for k, j := range s.params {
+					s.s0[i*ns+k] = s.s0full[i*np+j]
+				}
+			}
 		}
 		s0p = (*C.double)(unsafe.Pointer(&s.s0[0]))
 		dstSp = (*C.double)(unsafe.Pointer(&dstS[0]))
@@ -332,6 +432,9 @@ func (s *Solver) NumStates() int { return s.nx }
 
 // NumParams is the model's number of parameters.
 func (s *Solver) NumParams() int { return s.np }
+
+// NumSens is the number of sensitivity columns (0 without Sens).
+func (s *Solver) NumSens() int { return s.ns }
 
 // Close frees the C memory. It is safe to call more than once.
 func (s *Solver) Close() {

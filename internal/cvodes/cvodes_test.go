@@ -29,6 +29,9 @@ func solveAll(t testing.TB, m model.Model, opt Options, p []float64, tout []floa
 	m.InitialState(x0, p)
 	x = nanSlice(len(tout) * nx)
 	if opt.Sens {
+		if opt.Params != nil {
+			np = len(opt.Params)
+		}
 		S = nanSlice(len(tout) * nx * np)
 	}
 	if err := s.Solve(p, x0, 0, tout, x, S); err != nil {

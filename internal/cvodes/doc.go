@@ -6,7 +6,8 @@
 // The package is a cgo binding behind the build tag `cvodes`: without the
 // tag only this documentation is compiled, so `go build ./...` and
 // `go vet ./...` need neither a C compiler nor SUNDIALS. With the tag it
-// links Debian's libsundials-dev (SUNDIALS 6.4 in bookworm); install it with
+// links Debian's libsundials-dev (SUNDIALS 6.4 in bookworm) and, for the KLU
+// configuration, SuiteSparse's KLU (libsuitesparse-dev); install both with
 // scripts/install-sundials.sh and test with
 //
 //	go test -tags cvodes ./internal/cvodes
@@ -15,10 +16,18 @@
 //
 // One Solver owns one CVODES memory block, created once by New and reused
 // by every Solve through CVodeReInit and CVodeSensReInit, so a solve costs
-// no allocation. The state ODE is integrated with BDF and Newton iteration,
-// with a dense SUNMatrix and the dense (LU) SUNLinearSolver; the Jacobian is
-// the model's analytic Jx, scattered from its CSR pattern into the
-// column-major dense matrix. Forward sensitivities use CV_STAGGERED with a
+// no allocation. The state ODE is integrated with BDF and Newton iteration.
+// Options.Linear chooses the linear solver of the Newton systems
+// I - gamma Jx: Dense (the default) is a dense SUNMatrix with the dense
+// (LU) SUNLinearSolver, the Jacobian being the model's analytic Jx
+// scattered from its CSR pattern into the column-major dense matrix; KLU is
+// a sparse SUNMatrix in CSR whose pattern is Jx's plus the diagonal (so
+// that CVODES forms I - gamma Jx in place and KLU's symbolic analysis,
+// done once, stays valid), factorised by SuiteSparse's KLU through
+// SUNLinSol_KLU, the Jacobian callback writing Jx's values into it. The
+// staggered sensitivity corrector solves with the same linear solver and
+// factorisation as the state, as CVODES does for any linear solver.
+// Forward sensitivities use CV_STAGGERED with a
 // user sensitivity right-hand side that computes Jx*S_j + Jp[:,j] from the
 // model's sparse Jx and Jp. Sensitivity tolerances come from
 // CVodeSensEEtolerances (the state tolerances, with CVODES's default scaling
@@ -31,8 +40,10 @@
 // # Layouts
 //
 // As in runtime/model: states at output k are dstX[k*nx:(k+1)*nx], and the
-// sensitivities at output k are the row-major nx x np matrix
-// dstS[k*nx*np:(k+1)*nx*np] (row i = state i, column j = parameter j).
+// sensitivities at output k are the row-major nx x ns matrix
+// dstS[k*nx*ns:(k+1)*nx*ns] (row i = state i, column j = parameter
+// Options.Params[j]; ns = np and column j = parameter j when Params is
+// nil).
 //
 // # Errors
 //

@@ -437,12 +437,28 @@ func (s *Solver) predictLoops() {
 
 func (s *Solver) restore(savedT float64) {
 	s.tn = savedT
+	s.pascal(-1)
+}
+
+// pascalChunk is the number of entries of the Nordsieck array that pascal
+// runs all its passes over before moving on: the q+1 slices of 2048
+// entries stay in the L1 and L2 caches, where the whole array of FS with
+// many parameters (nx (1+nsp) entries each) would not.
+const pascalChunk = 2048
+
+// pascal applies the Pascal triangle matrix to the Nordsieck array (the
+// prediction, sign 1) or its inverse (sign -1): zn[j-1] += sign zn[j] for
+// k = 1..q, j = q..k. It runs over the entries in chunks, each entry seeing
+// the same operations in the same order as a pass over the whole array, so
+// the results are those of the plain loops to the bit (dense.Axpy with
+// a = +-1 rounds like the scalar add).
+func (s *Solver) pascal(sign float64) {
 	nz, q := s.nz, s.q
-	for k := 1; k <= q; k++ {
-		for j := q; j >= k; j-- {
-			a, b := s.zn[j-1][:nz], s.zn[j][:nz]
-			for i, v := range b {
-				a[i] -= v
+	for lo := 0; lo < nz; lo += pascalChunk {
+		hi := min(lo+pascalChunk, nz)
+		for k := 1; k <= q; k++ {
+			for j := q; j >= k; j-- {
+				dense.Axpy(s.zn[j-1][lo:hi], s.zn[j][lo:hi], sign)
 			}
 		}
 	}
@@ -801,6 +817,17 @@ func (s *Solver) sensCorrector(p []float64) int {
 		s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, patternRow(s.jpPat, k), "Jp"
 		return nlsConvFail
 	}
+	if s.freshS {
+		// M from Jx at y (s.jvS) and the current gamma.
+		ok := s.lsetup(failOther, y, p, true)
+		s.gamrat, s.crate, s.crateS = 1, 1, 1
+		s.gammap = s.gamma
+		s.nstlp = s.nst
+		if !ok {
+			return nlsConvFail
+		}
+		return s.sensNewtonExact()
+	}
 	callSetup := false
 	for {
 		if callSetup {
@@ -884,6 +911,118 @@ func (s *Solver) sensNewton() int {
 	}
 }
 
+// sensNewtonExact is the sensitivity corrector with the exact M: rebuilt
+// by sensCorrector from Jx at the converged state y, the matrix of the
+// sensitivity right-hand side, and the current gamma (Solver.freshS). The
+// system S - gamma (Jx S + Jp) = ... is then linear with M its exact
+// Jacobian, and the columns are independent systems: the first correction
+// solves each up to the rounding of the solve, the later ones only remove
+// that rounding. Each column is tested on its own:
+//
+//   - with CVODES's test, del_j min(1, rate_j) <= tq[4], where del_j is the
+//     column's weighted norm (the one of sensNorm) and rate_j the ratio of
+//     the Euclidean norms of its last two corrections (1 for the first).
+//     The rounding comes from the largest entries of a column and lands in
+//     its smallest, which the weights magnify (S spans 30 orders of
+//     magnitude within a column on Lang_PLOSComputBiol2024, whose
+//     parameters go down to 1e-15): the ratio of weighted norms stays
+//     near 1 while the correction shrinks by 1e-10, so the weighted ratio
+//     (and CVODES's crdown floor, which models a stale M) would ask for
+//     iterations that change nothing;
+//   - or at working precision: the Euclidean norm of the correction is at
+//     most sensRoundoff times that of the column, where no further
+//     iteration can improve it (CVODES would fail the step and retry with
+//     h/4, only to shrink the products whose rounding it cannot resolve).
+//
+// The corrector fails after maxcor corrections. acnrmS (ErrCon) is the
+// weighted norm of the whole correction, as in sensNewton.
+func (s *Solver) sensNewtonExact() int {
+	nx, nz, m := s.nx, s.nz, s.nsp
+	zS0, zS1 := s.zn[0][nx:nz], s.zn[1][nx:nz]
+	acorS := s.acor[nx:nz]
+	clear(acorS)
+	yS := s.y[nx:nz]
+	copy(yS, zS0)
+	fS := s.ftemp[nx:nz]
+	s.sensApply(fS, yS)
+	b := s.tmp[nx:nz]
+	ewtS := s.ewt[nx:nz]
+	wsq, dsq, ysq, dprev := s.colAcc[:m], s.colD[:m], s.colY[:m], s.colP[:m]
+	const floorSq = sensRoundoff * sensRoundoff
+	for it := 0; ; it++ {
+		g, rl1 := s.gamma, s.rl1
+		for i := range b {
+			b[i] = g*fS[i] - (rl1*zS1[i] + acorS[i])
+		}
+		s.solveBlock(b, m)
+		s.stats.SensNewtonIters++
+		clear(wsq)
+		clear(dsq)
+		clear(ysq)
+		for i := 0; i < nx; i++ {
+			bi := b[i*m : (i+1)*m]
+			wi := ewtS[i*m : (i+1)*m]
+			wi = wi[:len(bi)]
+			zi := zS0[i*m : (i+1)*m]
+			zi = zi[:len(bi)]
+			ai := acorS[i*m : (i+1)*m]
+			ai = ai[:len(bi)]
+			yi := yS[i*m : (i+1)*m]
+			yi = yi[:len(bi)]
+			for c, v := range bi {
+				t := v * wi[c]
+				wsq[c] += t * t
+				dsq[c] += v * v
+				a := ai[c] + v
+				ai[c] = a
+				y := zi[c] + a
+				yi[c] = y
+				ysq[c] += y * y
+			}
+		}
+		done := true
+		for c := range wsq {
+			del := math.Sqrt(wsq[c] / float64(nx))
+			if del != del || math.IsInf(del, 0) {
+				s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, -1, "the sensitivity iterate"
+				return nlsConvFail
+			}
+			rate := 1.0
+			if it > 0 {
+				rate = math.Sqrt(dsq[c] / dprev[c])
+			}
+			dprev[c] = dsq[c]
+			if !(del*math.Min(1, rate) <= s.tq[4]) && !(dsq[c] <= floorSq*ysq[c]) {
+				done = false
+			}
+		}
+		if done {
+			if s.errcon {
+				s.acnrmS = s.sensNorm(acorS, ewtS)
+			}
+			s.jcur = false
+			return nlsOK
+		}
+		if it+1 == maxcor {
+			s.lastFail = ErrConvergence
+			return nlsConvFail
+		}
+		s.sensApply(fS, yS)
+	}
+}
+
+// sensRoundoff is the relative size (Euclidean, per column) below which a
+// correction of sensNewtonExact is rounding: about 1000 units of rounding
+// of the column's largest entries.
+const sensRoundoff = 1000 * 0x1p-52
+
+// sensFreshCols is the number of sensitivity columns from which
+// sensCorrector rebuilds M from Jx at the converged state before every
+// corrector (freshS): a solve with that many columns costs more than the
+// refactorisation (the sparse LU's numerical refactorisation of Lang's 124
+// states took 47 us, a 317-column solve 1.25 ms).
+const sensFreshCols = 16
+
 // completeStep is cvCompleteStep.
 func (s *Solver) completeStep() {
 	s.nst++
@@ -898,11 +1037,21 @@ func (s *Solver) completeStep() {
 	s.tau[1] = s.h
 	nz := s.nz
 	acor := s.acor[:nz]
+	nx := s.nx
 	for j := 0; j <= q; j++ {
-		zj := s.zn[j][:nz]
+		zj := s.zn[j][:nx]
 		c := s.l[j]
-		for i, v := range acor {
+		for i, v := range acor[:nx] {
 			zj[i] += c * v
+		}
+	}
+	// The sensitivities' long part of the Nordsieck array in chunks that
+	// stay in cache, with dense.Axpy's fused multiply-adds; the state's
+	// part keeps the scalar loop, so x is that of Integrate to the bit.
+	for lo := nx; lo < nz; lo += pascalChunk {
+		hi := min(lo+pascalChunk, nz)
+		for j := 0; j <= q; j++ {
+			dense.Axpy(s.zn[j][lo:hi], acor[lo:hi], s.l[j])
 		}
 	}
 	s.qwait--

@@ -16,10 +16,13 @@ import (
 // choice, allocation and singular matrices. The cost measurements behind
 // AutoSparse are the benchmarks at the end.
 
-// linSolve integrates m from its defaults to tend at outputs tout with
-// the linear solver ls; with nsp > 0 the sensitivities of the first nsp
-// parameters are computed too and returned after the states.
-func linSolve(t testing.TB, m model.Model, ls LinearSolver, tout []float64, nsp int, errcon bool) (x, S []float64, st Stats) {
+// linSolveFresh integrates m from its defaults to tend at outputs tout
+// with the linear solver ls; with nsp > 0 the sensitivities of the first
+// nsp parameters are computed too and returned after the states, with the
+// sensitivity corrector's freshCols set (0: the default): 1 always
+// rebuilds M at the converged state and runs sensNewtonExact, a large value
+// never does.
+func linSolveFresh(t testing.TB, m model.Model, ls LinearSolver, tout []float64, nsp int, errcon bool, freshCols int) (x, S []float64, st Stats) {
 	t.Helper()
 	nx, np := model.NumStates(m), model.NumParams(m)
 	p := make([]float64, np)
@@ -27,6 +30,9 @@ func linSolve(t testing.TB, m model.Model, ls LinearSolver, tout []float64, nsp 
 	x0 := make([]float64, nx)
 	m.InitialState(x0, p)
 	s := NewSolver(m, &Settings{LinearSolver: ls, RTol: 1e-8, ATol: 1e-10})
+	if freshCols > 0 {
+		s.freshCols = freshCols
+	}
 	if want := ls == LinearSparse; s.UsesSparse() != want {
 		t.Fatalf("%v: UsesSparse = %v", ls, s.UsesSparse())
 	}
@@ -95,24 +101,28 @@ func TestSparseMatchesDense(t *testing.T) {
 			continue
 		}
 		for _, nsp := range []int{0, 20} {
-			for _, errcon := range []bool{false, true} {
-				if nsp == 0 && errcon {
-					continue
+			// Both sensitivity correctors: CVODES's (never fresh) and the
+			// exact one (always), the same on both LUs.
+			for _, fresh := range []int{1 << 30, 1} {
+				for _, errcon := range []bool{false, true} {
+					if nsp == 0 && (errcon || fresh == 1) {
+						continue
+					}
+					name := fmt.Sprintf("%s/nsp=%d/errcon=%v/exact=%v", c.name, nsp, errcon, fresh == 1)
+					t.Run(name, func(t *testing.T) {
+						xd, Sd, sd := linSolveFresh(t, c.m, LinearDense, c.tout, nsp, errcon, fresh)
+						xs, Ss, ss := linSolveFresh(t, c.m, LinearSparse, c.tout, nsp, errcon, fresh)
+						if sd.Steps != ss.Steps || sd.LUs != ss.LUs {
+							t.Errorf("steps %d vs %d, LUs %d vs %d (dense vs sparse)", sd.Steps, ss.Steps, sd.LUs, ss.LUs)
+						}
+						if d := relDiff(xs, xd); d > 1e-9 {
+							t.Errorf("states differ by %.3g relative", d)
+						}
+						if d := relDiff(Ss, Sd); d > 1e-8 {
+							t.Errorf("sensitivities differ by %.3g relative", d)
+						}
+					})
 				}
-				name := fmt.Sprintf("%s/nsp=%d/errcon=%v", c.name, nsp, errcon)
-				t.Run(name, func(t *testing.T) {
-					xd, Sd, sd := linSolve(t, c.m, LinearDense, c.tout, nsp, errcon)
-					xs, Ss, ss := linSolve(t, c.m, LinearSparse, c.tout, nsp, errcon)
-					if sd.Steps != ss.Steps || sd.LUs != ss.LUs {
-						t.Errorf("steps %d vs %d, LUs %d vs %d (dense vs sparse)", sd.Steps, ss.Steps, sd.LUs, ss.LUs)
-					}
-					if d := relDiff(xs, xd); d > 1e-9 {
-						t.Errorf("states differ by %.3g relative", d)
-					}
-					if d := relDiff(Ss, Sd); d > 1e-8 {
-						t.Errorf("sensitivities differ by %.3g relative", d)
-					}
-				})
 			}
 		}
 	}
@@ -429,4 +439,60 @@ func backwardError(s *Solver, b, y []float64, k int) float64 {
 		check(col(b[nx:], k-1, c), col(y[nx:], k-1, c))
 	}
 	return worst
+}
+
+// TestSensExactCorrector: the exact corrector (M rebuilt at the converged
+// state, per-column tests: sensNewtonExact) is as accurate as CVODES's
+// against a tight reference, with no more sensitivity iterations, on both
+// LUs, with and without ErrCon.
+func TestSensExactCorrector(t *testing.T) {
+	net := scalenet.New(scalenet.Chain, 150)
+	pr := testode.Pollu()
+	for _, c := range []struct {
+		name string
+		m    model.Model
+		tout []float64
+	}{
+		{"chain150", net, []float64{1, 5, 10}},
+		{"pollu", pr.Model, []float64{pr.T0 + (pr.TEnd-pr.T0)/3, pr.TEnd}},
+	} {
+		nx, np := model.NumStates(c.m), model.NumParams(c.m)
+		ps := make([]int, min(20, np))
+		for j := range ps {
+			ps[j] = j
+		}
+		p := make([]float64, np)
+		c.m.DefaultParams(p)
+		x0 := make([]float64, nx)
+		c.m.InitialState(x0, p)
+		solve := func(ls LinearSolver, rtol, atol float64, errcon bool, fresh int) ([]float64, Stats) {
+			s := NewSolver(c.m, &Settings{LinearSolver: ls, RTol: rtol, ATol: atol})
+			s.freshCols = fresh
+			S := make([]float64, len(c.tout)*nx*len(ps))
+			var tr Trajectory
+			if err := s.IntegrateSens(&tr, S, p, x0, nil, 0, c.tout, &SensSettings{Params: ps, ErrCon: errcon}); err != nil {
+				t.Fatal(err)
+			}
+			if s.freshS != (fresh <= len(ps)) {
+				t.Fatalf("freshS %v with freshCols %d and %d columns", s.freshS, fresh, len(ps))
+			}
+			return S, s.Stats()
+		}
+		ref, _ := solve(LinearDense, 1e-11, 1e-13, true, 1<<30)
+		for _, ls := range []LinearSolver{LinearDense, LinearSparse} {
+			for _, errcon := range []bool{false, true} {
+				Sc, stc := solve(ls, 1e-6, 1e-8, errcon, 1<<30)
+				Se, ste := solve(ls, 1e-6, 1e-8, errcon, 1)
+				ec, ee := relDiff(Sc, ref), relDiff(Se, ref)
+				t.Logf("%s %v errcon=%v: error CVODES corrector %.3g (%d steps, %d sens iterations), exact %.3g (%d steps, %d iterations)",
+					c.name, ls, errcon, ec, stc.Steps, stc.SensNewtonIters, ee, ste.Steps, ste.SensNewtonIters)
+				if !(ee <= 2*ec+1e-6) {
+					t.Errorf("%s %v errcon=%v: exact corrector's error %.3g, CVODES's %.3g", c.name, ls, errcon, ee, ec)
+				}
+				if ste.SensNewtonIters > stc.SensNewtonIters {
+					t.Errorf("%s %v errcon=%v: exact corrector took %d sensitivity iterations, CVODES's %d", c.name, ls, errcon, ste.SensNewtonIters, stc.SensNewtonIters)
+				}
+			}
+		}
+	}
 }

@@ -259,7 +259,13 @@ type Solver struct {
 	ewt, acor, y, tmp, ftemp []float64
 	fsave                    []float64
 	colAcc                   []float64 // per-column norm accumulators (len np)
-	allParams                []int
+	colD, colY, colP         []float64 // more of them for sensNewtonExact
+	// freshS: the BDF's sensitivity corrector rebuilds M from Jx at the
+	// converged state and runs sensNewtonExact, from freshCols columns
+	// (sensFreshCols; tests change it).
+	freshS    bool
+	freshCols int
+	allParams []int
 
 	// h is the current step of either method; the rest of each method's
 	// state is its own (bdf.go, dopri.go).
@@ -430,6 +436,12 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.ftemp = make([]float64, nmax)
 	sv.fsave = make([]float64, nmax)
 	sv.colAcc = make([]float64, np)
+	sv.colD, sv.colY, sv.colP = make([]float64, np), make([]float64, np), make([]float64, np)
+	sv.freshCols = sensFreshCols
+	if !sv.useSparse {
+		// A dense refactorisation costs nx^3/3, a solve 2 nx^2 per column.
+		sv.freshCols = max(sensFreshCols, (nx+5)/6)
+	}
 	for j := range sv.k {
 		sv.k[j] = make([]float64, nmax)
 	}
@@ -536,6 +548,7 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	}
 	s.nsp = len(s.params)
 	s.nz = s.nx * (1 + s.nsp)
+	s.freshS = s.nsp >= s.freshCols
 	blk := s.nx * s.nsp
 	if len(dstS) != len(tout)*blk {
 		return invalid("the sensitivity output has length %d, want len(tout)*nx*nsp = %d", len(dstS), len(tout)*blk)

@@ -411,8 +411,10 @@ func TestMultiRHSEqualsSingle(t *testing.T) {
 		}
 		f.Solve(col)
 		for i := range col {
-			// The same operations in the same order: equal to the last bit.
-			if d := math.Abs(col[i] - x[i*k+c]); d > 0 {
+			// The same operations in the same order, the block's rows
+			// with fused multiply-adds (dense.Axpy) that round once: equal
+			// to rounding (amplified by the random matrix's condition).
+			if d := math.Abs(col[i] - x[i*k+c]); d > 1e-10*(1+math.Abs(col[i])) {
 				t.Fatalf("column %d row %d: single %g, block %g", c, i, col[i], x[i*k+c])
 			}
 		}

@@ -62,12 +62,7 @@ func (a CSR) mulBlock(y, x []float64, k int, add bool) {
 			clear(d)
 		}
 		for q := rp[i]; q < rp[i+1]; q++ {
-			s := v[q]
-			xr := x[ci[q]*k : (ci[q]+1)*k]
-			xr = xr[:len(d)]
-			for j, w := range xr {
-				d[j] += s * w
-			}
+			dense.Axpy(d, x[ci[q]*k:(ci[q]+1)*k], v[q])
 		}
 	}
 }
