@@ -366,6 +366,7 @@ type config struct {
 	refTheta           float64
 	grid               Grid
 	expAction          ExpAction
+	nnzx               int // nnz(Jx) of the model (NewSolver), 0 unknown
 	ode                ode.Settings
 	errCon             bool
 	params             []int

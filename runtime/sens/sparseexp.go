@@ -64,6 +64,10 @@ type sparseExp struct {
 	flu   *sparse.LU
 	fGood bool
 	fout  []float64 // nx*nProbe
+
+	// frozen counts the frozen steps taken (sparseFrozenStep), for the
+	// tests.
+	frozen int
 }
 
 func newSparseExp(jx *model.Pattern, nx, ns int) *sparseExp {
@@ -134,6 +138,7 @@ func (en *engine) sparseFrozenStep(dst, src []float64, f *point, h float64) {
 	fm.h = h
 	en.phiAction(dst, f.jx, h, src, fm.c, nil)
 	en.stats.ExpSteps++
+	en.sparse.frozen++
 }
 
 // sparsePaperStep is expStepH's frozen or Magnus step without dense

@@ -8,7 +8,12 @@ import (
 	"github.com/pbgen/pbgen/internal/scalenet"
 )
 
-func BenchmarkProbeCross(b *testing.B) {
+// BenchmarkStepCrossover times the Taylor action (Action) and
+// shift-and-invert Krylov (StiffAction) on the end-point step's form,
+// e^{hA} S + h phi1 G0 + h^2 phi2 G1 with 20 columns, on scalenet chains
+// at ||hA||_1 from 3 to 1000: the crossover that runtime/sens's
+// stiffActionNorm is set from.
+func BenchmarkStepCrossover(b *testing.B) {
 	for _, n := range []int{198, 999} {
 		a := networkCSR(scalenet.Chain, n)
 		nx := a.Pat.Rows
