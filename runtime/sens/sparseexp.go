@@ -38,6 +38,14 @@ import (
 // G1 = 0. PBSR's local error filter (I - h An/4)^{-2} (control.go) is
 // applied with two solves of the sparse LU of I - h An/4.
 
+// reuseEstimates is how many steps share one estimate of the norms of the
+// powers of hJ that choose the Taylor action's degree and number of steps
+// (expm.Action.ReuseEstimates): J and h change little from one step to
+// the next. On the chains (PBSR, n = 99 to 498) it cut the CPU time of a
+// solve by 11% against an estimate per step (or none up to ||hJ||_1 =
+// 30); 64 saved nothing more.
+const reuseEstimates = 16
+
 // stiffActionNorm is the ||hJ||_1 above which the step's action uses
 // shift-and-invert Krylov instead of the Taylor series (see above).
 const stiffActionNorm = 600
@@ -75,6 +83,7 @@ func newSparseExp(jx *model.Pattern, nx, ns int) *sparseExp {
 		g0: make([]float64, nx*ns), g1: make([]float64, nx*ns),
 		dA: make([]float64, jx.NNZ()), an: make([]float64, jx.NNZ()),
 		cs: make([]float64, nx), fout: make([]float64, nx*nProbe)}
+	sp.act.ReuseEstimates = reuseEstimates
 	sp.fsh = sparse.NewShifted(jx)
 	sp.fm = sparse.New(sp.fsh.Pat)
 	sp.flu = sparse.NewLU(sparse.Analyze(sp.fsh.Pat, sparse.OrderAMD))
