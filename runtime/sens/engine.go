@@ -118,8 +118,9 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	en.a, en.b = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
 	en.series = seriesStep{jsum: mk(nnzx)}
-	// PBS takes no exponential steps on the dyadic grid's defaults, but
-	// may on the integrator's grid (JacTol): every method needs one path.
+	// Every Peano-Baker method may take exponential steps (PBS where Jx
+	// barely changes, JacTol), so every engine has one of the two paths:
+	// the dense exponentials or their sparse actions (useSparseExp).
 	dense := !useSparseExp(cfg.expAction, nx, nnzx)
 	en.paper = newPaperExp(nx, nnzx, nnzp, dense)
 	nslots := 4

@@ -20,7 +20,8 @@ import (
 // which MemoryEstimate takes as 5 nx. A Solve adds its result, len(ts)
 // (nx + nx ns) values, and the trajectory, a few nx per step. The dense
 // path grows with nx^2: a network of 20,000 species needed about 150 GB
-// for PBSR, where the sparse path needs about 0.4 GB for 20 parameters.
+// for PBSR, where the sparse path's workspaces need about 0.45 GB for 20
+// parameters (besides the state integrator's, ode.MemoryEstimate).
 func MemoryEstimate(nx, ns int, opt *Options) int64 {
 	c, err := resolve(opt)
 	if err != nil {
