@@ -81,7 +81,7 @@ func main() {
 	flag.IntVar(&c.sampleSamples, "sample-samples", 500, "kept iterations per chain in the sampling section")
 	flag.BoolVar(&c.scale, "scale", true, "run the scaling section: states only, FS, PBSR and Exp against n on scalenet chains, with fitted exponents (scaling.png)")
 	flag.StringVar(&c.scaleN, "scale-n", "50,100,200,500,1000,2000", "comma-separated numbers of states of the scaling section (rounded down to multiples of 3)")
-	flag.IntVar(&c.scaleMaxDense, "scale-max-dense", 1<<20, "largest n of PBSR and Exp in the scaling section (by default every size: from 72 states on the chains they take the sparse exponential actions, whose cost grows with nnz(Jx), not the dense n^3 exponentials)")
+	flag.IntVar(&c.scaleMaxDense, "scale-max-dense", 1<<20, "largest n of PBSR and Exp in the scaling section (by default every size: from 64 states on the chains they take the sparse exponential actions, whose cost grows with nnz(Jx), not the dense n^3 exponentials)")
 	flag.IntVar(&c.scaleReps, "scale-reps", 5, "timed solves per method and n of the scaling section (at most; the median is reported)")
 	flag.DurationVar(&c.scaleBudget, "scale-budget", 5*time.Second, "time for the timed solves of one method and n of the scaling section: fewer solves past it (at least one; none after a warm-up longer than it)")
 	flag.Parse()

@@ -231,7 +231,7 @@ func printScaleFit(w io.Writer, sr *ScaleResult) {
 
 // scaleTargets are issue #13's bounds on the exponents: states only, FS,
 // PBSR and Exp with a fixed number of parameters grow at most as n^1.5.
-// PBSR and Exp take dense exponentials (O(n^3)) below 72 states and
+// PBSR and Exp take dense exponentials (O(n^3)) below 64 states and
 // the sparse actions of runtime/expm beyond (sens.ExpActionAuto), so their
 // fit over n = 50..2000 spans the switch. FS with np = n/2 has no target:
 // S alone has n^2/2 entries.

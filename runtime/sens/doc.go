@@ -37,13 +37,13 @@
 // equilibrium, the paper's frozen and Magnus steps) are computed one of
 // two ways, chosen per model (Tuning.ExpAction; automatic by default):
 //
-//   - dense (ExpActionDense, automatic below SparseExpMinStates = 72
+//   - dense (ExpActionDense, automatic below SparseExpMinStates = 64
 //     states or with a dense Jx): e^{hJ}, phi1 and phi2 as nx x nx
 //     matrices (Padé with scaling and squaring), cached and reused across
 //     steps of the same length, applied by dense products: O(nx^3) per
 //     exponential, O(nx^2 ns) per step, 48 nx x nx matrices of memory.
 //     The fastest on the paper's networks (PKA, CaMKII stay dense).
-//   - sparse (ExpActionSparse, automatic from 72 states with a sparse
+//   - sparse (ExpActionSparse, automatic from 64 states with a sparse
 //     Jx, see useSparseExp): every step applies e^{hJb} and its phi
 //     functions to the nx x ns block of S and the forcing
 //     (runtime/expm.Action, Al-Mohy and Higham's truncated Taylor

@@ -41,16 +41,16 @@ func (e ExpAction) String() string {
 // the sparse path, and sparseExpRowNNZ the non-zeros per row of Jx at
 // which it does there: measured on scalenet chains (13/3 per row) and
 // grids (5 per row), PBSR and Exp with 20 columns of S on [0, 10] at rtol
-// 1e-5, sparse over dense CPU time (PBSR/Exp) on chains 1.87/1.66 at 48
-// states, 1.29/1.11 at 60, 0.94/0.69 at 75, 0.66/0.58 at 90 and 0.57/0.47
-// at 99; on grids 1.15/0.89 at 60 and 0.99/0.78 at 72. The dense path's
+// 1e-5, sparse over dense CPU time (PBSR/Exp) on chains 1.66/1.46 at 48
+// states, 1.14/0.99 at 60, 0.78/0.63 at 75 and 0.49/0.39 at 99; on grids
+// 1.53/1.32 at 48, 1.08/0.89 at 60 and 0.85/0.71 at 72. The dense path's
 // cost grows as nx^3 and the sparse one's as nnz(Jx) (the number of
 // products per step depends on ||h Jx||, not on nx), so the non-zeros per
 // row at which they cross grow as nx^2: useSparseExp takes the sparse
 // path from nx = SparseExpMinStates with nnz(Jx)/nx <= sparseExpRowNNZ
 // (nx/SparseExpMinStates)^2.
 const (
-	SparseExpMinStates = 72
+	SparseExpMinStates = 64
 	sparseExpRowNNZ    = 5
 )
 
