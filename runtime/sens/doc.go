@@ -43,8 +43,9 @@
 //     steps of the same length, applied by dense products: O(nx^3) per
 //     exponential, O(nx^2 ns) per step, 48 nx x nx matrices of memory.
 //     The fastest on the paper's networks (PKA, CaMKII stay dense).
-//   - sparse (ExpActionSparse, automatic from 64 states with a sparse
-//     Jx, see useSparseExp): every step applies e^{hJb} and its phi
+//   - sparse (ExpActionSparse, automatic from 64 states with at most 5
+//     non-zeros per row of Jx, or from 500 states with a sparse Jx; see
+//     useSparseExp): every step applies e^{hJb} and its phi
 //     functions to the nx x ns block of S and the forcing
 //     (runtime/expm.Action, Al-Mohy and Higham's truncated Taylor
 //     series, a few tens of sparse products per step), or on stiff steps

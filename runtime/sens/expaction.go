@@ -46,12 +46,21 @@ func (e ExpAction) String() string {
 // 1.53/1.32 at 48, 1.08/0.89 at 60 and 0.85/0.71 at 72. The dense path's
 // cost grows as nx^3 and the sparse one's as nnz(Jx) (the number of
 // products per step depends on ||h Jx||, not on nx), so the non-zeros per
-// row at which they cross grow as nx^2: useSparseExp takes the sparse
-// path from nx = SparseExpMinStates with nnz(Jx)/nx <= sparseExpRowNNZ
-// (nx/SparseExpMinStates)^2.
+// row at which they cross grow as nx^2. But the sparse action's cost also
+// grows with ||h Jx|| (the Taylor degree), which a size rule cannot see:
+// on the PEtab problem Lang_PLOSComputBiol2024 (124 states, 9.5
+// non-zeros per row, 294 parameters, stiff) one PBSR llh + gradient took
+// 27 s of CPU with dense exponentials and did not finish a warm-up and a
+// timed evaluation in 20 minutes with the sparse actions. So below
+// sparseExpLargeStates the sparse path is taken only for Jacobians as
+// sparse as the measured networks (at most sparseExpRowNNZ per row), and
+// from it, where the dense path's nx^3 (11.8 s per PBSR solve on the
+// chain of 498 states) and its 48 nx^2 doubles of memory dominate, with
+// up to sparseExpRowNNZ (nx/SparseExpMinStates)^2 per row.
 const (
-	SparseExpMinStates = 64
-	sparseExpRowNNZ    = 5
+	SparseExpMinStates   = 64
+	sparseExpLargeStates = 500
+	sparseExpRowNNZ      = 5
 )
 
 // useSparseExp reports whether a model of nx states with nnz non-zeros in
@@ -67,6 +76,12 @@ func useSparseExp(e ExpAction, nx, nnz int) bool {
 	if nnz < 0 {
 		nnz = 5 * nx
 	}
-	n, m := float64(nx), float64(SparseExpMinStates)
-	return nx >= SparseExpMinStates && float64(nnz)*m*m <= sparseExpRowNNZ*n*n*n
+	n, m, z := float64(nx), float64(SparseExpMinStates), float64(nnz)
+	switch {
+	case nx < SparseExpMinStates:
+		return false
+	case nx < sparseExpLargeStates:
+		return z <= sparseExpRowNNZ*n
+	}
+	return z*m*m <= sparseExpRowNNZ*n*n*n
 }
