@@ -76,6 +76,17 @@
 // to the new steady state's sensitivity, needs ErrCon (SBML case 00354:
 // 1% off without it).
 //
+// # Repeated and continued solves
+//
+// SensSolver is SolveSens for repeated solves of one model: it keeps its
+// integrators and buffers (a solve allocates nothing once they have
+// grown) and can continue a solve, as a simulation cut into pieces (a
+// PEtab experiment's periods and steady states): SensStart.Triggers are
+// the trigger values before the start (another solver's Triggers()),
+// Continue keeps this solver's triggers and queued executions, and Open
+// leaves the events at the last output time to the solve that continues
+// it (which applies its own changes there first).
+//
 // # Limits
 //
 // Discontinuities of the right-hand side that are not events (a

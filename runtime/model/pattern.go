@@ -44,7 +44,10 @@ func (p *Pattern) Validate() error {
 }
 
 // ScatterTo writes the sparse values vals (in pattern order) into the dense
-// row-major Rows x Cols matrix dst, zeroing the other entries.
+// row-major Rows x Cols matrix dst, zeroing the other entries. It is the
+// contract's convenience for a user or a test that wants to look at a
+// Jacobian; the runtime's own code goes through runtime/sparse's CSR type,
+// which has the products, norms and scatters the solvers use.
 func (p *Pattern) ScatterTo(dst []float64, vals []float64) {
 	if len(dst) != p.Rows*p.Cols || len(vals) != len(p.ColIdx) {
 		panic("model: ScatterTo length mismatch")

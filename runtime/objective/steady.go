@@ -10,6 +10,7 @@ import (
 	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sens"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // Steady state.
@@ -62,8 +63,8 @@ func conservation(m model.Model, p []float64) []float64 {
 		}
 		m.Jx(jx, 0, x, p)
 		m.Jp(jp, 0, x, p)
-		m.JxPattern().ScatterTo(dx, jx)
-		m.JpPattern().ScatterTo(dp, jp)
+		sparse.CSR{Pat: m.JxPattern(), Val: jx}.ScatterTo(dx)
+		sparse.CSR{Pat: m.JpPattern(), Val: jp}.ScatterTo(dp)
 		for i := 0; i < nx; i++ {
 			for j := 0; j < nx; j++ {
 				mm.Set(i, s*(nx+np)+j, dx[i*nx+j])
@@ -207,7 +208,7 @@ func (w *worker) bordered(tm *thetaModel, t float64, x []float64) bool {
 	nx := tm.nx
 	tm.Jx(w.jx, t, x, nil)
 	a := w.a
-	tm.JxPattern().ScatterTo(a, w.jx)
+	sparse.CSR{Pat: tm.JxPattern(), Val: w.jx}.ScatterTo(a)
 	sc := 0.0
 	for _, v := range w.jx {
 		sc = math.Max(sc, math.Abs(v))
@@ -281,7 +282,7 @@ func (w *worker) solveSens(tm *thetaModel, t float64, x, S []float64) bool {
 	rhs := w.rhs[:nx*nc]
 	jp := w.jp[:tm.jpPat.NNZ()]
 	tm.Jp(jp, t, x, nil)
-	tm.jpPat.ScatterTo(rhs, jp)
+	sparse.CSR{Pat: tm.jpPat, Val: jp}.ScatterTo(rhs)
 	for i := range rhs {
 		rhs[i] = -rhs[i]
 	}
@@ -342,25 +343,12 @@ func (w *worker) isSteady(tm *thetaModel, t float64, x, S []float64) bool {
 	tm.Jx(w.jx, t, x, nil)
 	jp := w.jp[:tm.jpPat.NNZ()]
 	tm.Jp(jp, t, x, nil)
-	jxp, jpp := tm.JxPattern(), tm.jpPat
-	ds := w.ds[:nc] // a row of dS/dt
-	for i := 0; i < tm.nx; i++ {
-		clear(ds)
-		for k := jxp.RowPtr[i]; k < jxp.RowPtr[i+1]; k++ {
-			v := w.jx[k]
-			row := S[jxp.ColIdx[k]*nc : (jxp.ColIdx[k]+1)*nc]
-			for col, sv := range row {
-				ds[col] += v * sv
-			}
-		}
-		for k := jpp.RowPtr[i]; k < jpp.RowPtr[i+1]; k++ {
-			ds[jpp.ColIdx[k]] += jp[k]
-		}
-		si := S[i*nc : (i+1)*nc]
-		for col, v := range ds {
-			if !(math.Abs(v) < at+rt*math.Abs(si[col])) {
-				return false
-			}
+	ds := w.ds[:tm.nx*nc] // dS/dt = Jx S + Jp
+	sparse.CSR{Pat: tm.JxPattern(), Val: w.jx}.MulBlockTo(ds, S, nc)
+	sparse.CSR{Pat: tm.jpPat, Val: jp}.AddTo(ds, 1)
+	for k, v := range ds {
+		if !(math.Abs(v) < at+rt*math.Abs(S[k])) {
+			return false
 		}
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/sparse"
 )
 
 // thetaModel presents a model to runtime/sens with the estimated
@@ -54,30 +55,7 @@ func newThetaModel(m model.Model, col []int, nc int) *thetaModel {
 	in := m.JpPattern()
 	tm.jpCol = in.ColIdx
 	tm.jxPat = m.JxPattern()
-	pat := &model.Pattern{Rows: nx, Cols: nc, RowPtr: make([]int, nx+1)}
-	tm.jpDst = make([]int, in.NNZ())
-	mark := make([]int, nc) // position of column c in the current row, +1
-	for i := 0; i < nx; i++ {
-		clear(mark)
-		// Columns of row i, ascending.
-		for c := 0; c < nc; c++ {
-			for k := in.RowPtr[i]; k < in.RowPtr[i+1]; k++ {
-				if col[in.ColIdx[k]] == c {
-					pat.ColIdx = append(pat.ColIdx, c)
-					mark[c] = len(pat.ColIdx)
-					break
-				}
-			}
-		}
-		pat.RowPtr[i+1] = len(pat.ColIdx)
-		for k := in.RowPtr[i]; k < in.RowPtr[i+1]; k++ {
-			tm.jpDst[k] = -1
-			if c := col[in.ColIdx[k]]; c >= 0 {
-				tm.jpDst[k] = mark[c] - 1
-			}
-		}
-	}
-	tm.jpPat = pat
+	tm.jpPat, tm.jpDst = sparse.MapCols(in, col, nc)
 	tm.jpIn = make([]float64, in.NNZ())
 	tm.s0In = make([]float64, nx*np)
 	return tm
@@ -113,11 +91,5 @@ func (tm *thetaModel) InitialSens(dst, _ []float64) {
 // Jp writes df/dtheta in jpPat order.
 func (tm *thetaModel) Jp(dst []float64, t float64, x, _ []float64) {
 	tm.m.Jp(tm.jpIn, t, x, tm.p)
-	clear(dst)
-	ci := tm.jpCol
-	for k, d := range tm.jpDst {
-		if d >= 0 {
-			dst[d] += tm.jpIn[k] * tm.dp[ci[k]]
-		}
-	}
+	sparse.MapAdd(dst, tm.jpIn, tm.jpDst, tm.jpCol, tm.dp)
 }

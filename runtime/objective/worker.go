@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -19,12 +20,22 @@ type worker struct {
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []Solver
-	odes    []*ode.Solver // state only, for steady states (nil: none there)
-	tr      ode.Trajectory
-	res     sens.Result
-	ssRes   sens.Result // the steady-state chunks
-	q       []float64   // the thetaModel's (unused) parameter vector
-	ts      [1]float64
+	// A model with events (events.go): per group the events solver, the
+	// solver without events and the model's events in theta columns;
+	// trigger values carried between solves, scratch.
+	evs                    []*events.SensSolver
+	plain                  []*sens.Solver
+	tevs                   []*thetaEvents
+	trig, trigNow, trigCur []bool
+	trigInit               []bool
+	gl, gr                 []float64
+	est                    events.SensStart
+	odes                   []*ode.Solver // state only, for steady states (nil: none there)
+	tr                     ode.Trajectory
+	res                    sens.Result
+	ssRes                  sens.Result // the steady-state chunks
+	q                      []float64   // the thetaModel's (unused) parameter vector
+	ts                     [1]float64
 	// st is the start of a solve, kept here because a pointer passed
 	// through the Solver interface escapes (a local would allocate).
 	st sens.Start
@@ -38,7 +49,7 @@ type worker struct {
 	xInf, sInf []float64 // steady state of the simulation condition
 
 	f, jx, jp []float64 // steady-state test
-	ds        []float64 // a row of dS/dt
+	ds        []float64 // dS/dt, nx x nc
 	x0c, s0c  []float64 // a steady-state phase's start, for the fallback
 	a         []float64 // nx x nx: Jx + s L^T L, factored
 	lscale    float64   // its s
@@ -107,7 +118,11 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		}
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models[i] = tm
-		if c.opt.NewSolver == nil {
+		if c.ev != nil {
+			if err := w.newEventSolvers(i, tm, &so); err != nil {
+				return nil, err
+			}
+		} else if c.opt.NewSolver == nil {
 			w.solvers[i] = sens.NewSolver(tm, &so)
 		} else {
 			sv, err := c.opt.NewSolver(tm, &so)
@@ -121,7 +136,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 			}
 			w.solvers[i] = sv
 		}
-		if steady[i] {
+		if steady[i] && c.ev == nil {
 			w.odes[i] = ode.NewSolver(tm, &oset)
 		}
 		maxC = max(maxC, g.nc)
@@ -135,7 +150,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
 	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
 	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
-	w.ds, w.ls = mk(maxC), mk(maxC)
+	w.ds, w.ls = mk(nx*maxC), mk(maxC)
 	w.x0c, w.s0c, w.rhs = mk(nx), mk(nx*maxC), mk(nx*maxC)
 	w.a, w.piv = mk(nx*nx), make([]int, nx)
 	w.dx, w.xn = mk(nx), mk(nx)
@@ -191,6 +206,9 @@ func (w *worker) run(e int, out *Result) {
 
 func (w *worker) solve(e int, out *Result) error {
 	c := w.c
+	if c.ev != nil {
+		return w.solveEvents(e, out)
+	}
 	pl := &c.exps[e]
 	if len(pl.ex.Data) == 0 {
 		return nil // nothing observed: not even pre-equilibration can matter

@@ -168,7 +168,7 @@ type Options struct {
 	// other methods ignore it. Without it (the default, as in CVODES) the
 	// steps are the state's alone and S is not controlled: against FS at
 	// rtol 1e-10, S was 9.6e-2 off on CaMKII at the paper's settings
-	// (2.4e-4 with ErrCon, at about the same cost).
+	// (2.4e-4 with ErrCon, at about the same cost). Check detects it.
 	ErrCon bool
 	// Paper selects the published algorithms as written (frozen-Jacobian
 	// exponential step, the n_int refinement rule, linear interpolation of
@@ -185,6 +185,24 @@ type Options struct {
 	// allocates nothing and Solve returns a *ode.MemoryError that says
 	// what would fit, instead of the program running out of memory.
 	MemoryLimit int64
+	// Check estimates the global error of x and S of every Solve a
+	// posteriori (check.go, the package documentation): a second solve
+	// with FS with ErrCon, the accuracy reference, at RTol, ATol (and the
+	// ODE and Tuning tolerances that are set) divided by CheckFactor = 10,
+	// whose difference from the first is the estimate (Stats.Check; within
+	// 0.96 to 1.24 of the true error on the paper's networks). If it
+	// exceeds CheckBound tolerances, the method solves again at the
+	// tolerances / 10 and / 100 and the first solve within the bound is
+	// returned (its numbers and Stats); otherwise Solve returns a
+	// *AccuracyError, or a *CheckError if the reference solve failed. It
+	// costs the extra solves (1.7 to 3 times an unchecked Solve on
+	// CaMKII) and their Solvers' memory; the library default is off, as
+	// CVODES checks nothing either, and pbgen sim turns it on.
+	Check bool
+	// CheckBound is the largest estimated error of S, in units of the
+	// tolerance (see Stats.Check), that Check accepts; 0 means
+	// DefaultCheckBound.
+	CheckBound float64
 
 	// Tuning are the research knobs: the ablations of docs/algorithms.md
 	// and the paper's variants. The zero value is the default of the
@@ -321,6 +339,7 @@ func validate(o *Options) error {
 		checkNum("exponential reuse tolerance ReuseTol", t.ReuseTol),
 		checkNum("reuse bound RefTheta", t.RefTheta),
 		checkAbs("state tolerance factor StateTolFactor", t.StateTolFactor),
+		checkAbs("accuracy check bound CheckBound", o.CheckBound),
 	} {
 		if c != nil {
 			return c

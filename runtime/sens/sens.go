@@ -25,6 +25,9 @@ type Stats struct {
 	// Exp): rounding limits the relative accuracy of S to about
 	// roundFloor eps times it (see accRound).
 	JxIntegral float64
+	// Check is the accuracy check's estimate (Options.Check; zero
+	// without).
+	Check Check
 	// Converged counts the steps not computed because S had converged to
 	// the fixed point of a repeated step near equilibrium (GridDyadic).
 	Converged int
@@ -71,6 +74,7 @@ type Solver struct {
 	s0full []float64
 	s0     []float64
 	s      []float64
+	chk    *checker // Options.Check (check.go), nil without
 }
 
 // NewSolver returns a Solver for m with options opt (nil = defaults).
@@ -89,6 +93,11 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 		// numbers for a different model. runtime/events locates the
 		// events and restarts this Solver between them.
 		s.err = fmt.Errorf("sens: model %q has %d events, which a Solver would step over: solve it with runtime/events (Solve, SolveSens)", m.Name(), ev.NumEvents())
+		return s
+	}
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		// Its algebraic rows are residuals, not rates.
+		s.err = fmt.Errorf("sens: model %q has %d algebraic variables (a DAE): solve the model runtime/dae.New makes of it", m.Name(), a.NumAlgebraic())
 		return s
 	}
 	cfg, err := resolve(opt)
@@ -137,6 +146,9 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	s.s0full = make([]float64, nx*np)
 	s.s0 = make([]float64, nx*ns)
 	s.s = make([]float64, nx*ns)
+	if opt != nil && opt.Check {
+		s.chk, s.err = newChecker(m, opt, &s.cfg)
+	}
 	return s
 }
 
@@ -177,6 +189,14 @@ func (s *Solver) Solve(res *Result, p, x0 []float64, t0 float64, ts []float64) e
 
 // SolveFrom is Solve from the initial condition st (see Start).
 func (s *Solver) SolveFrom(res *Result, p []float64, st0 *Start, ts []float64) error {
+	if s.chk != nil && s.err == nil {
+		return s.solveChecked(res, p, st0, ts)
+	}
+	return s.solveFrom(res, p, st0, ts)
+}
+
+// solveFrom is SolveFrom without the accuracy check.
+func (s *Solver) solveFrom(res *Result, p []float64, st0 *Start, ts []float64) error {
 	if s.err != nil {
 		return s.err
 	}

@@ -1,6 +1,10 @@
 package sparse
 
-import "github.com/pbgen/pbgen/runtime/model"
+import (
+	"slices"
+
+	"github.com/pbgen/pbgen/runtime/model"
+)
 
 // SelectCols makes dst the pattern of the columns cols of p, in the
 // order of cols (column c of dst is column cols[c] of p), and returns for
@@ -66,4 +70,55 @@ func Transpose(p *model.Pattern) (t *model.Pattern, from []int) {
 		}
 	}
 	return t, from
+}
+
+// MapCols makes the pattern of A P, where P maps column j of p to column
+// col[j] of a matrix with nc columns (col[j] < 0: column j is dropped), and
+// returns for each entry of p the index of the entry of the result it adds
+// into, or -1. Several columns of p may map to one column: their values
+// add (MapAdd). It is how a parameterisation that reaches one model
+// parameter through several paths, or one estimated parameter through
+// several model parameters, gets its Jacobian: the chain rule on the
+// pattern. Columns within a row of the result are increasing.
+func MapCols(p *model.Pattern, col []int, nc int) (dst *model.Pattern, to []int) {
+	dst = &model.Pattern{Rows: p.Rows, Cols: nc, RowPtr: make([]int, p.Rows+1)}
+	to = make([]int, p.NNZ())
+	pos := make([]int, nc) // position+1 of column c in the current row
+	for i := 0; i < p.Rows; i++ {
+		start := len(dst.ColIdx)
+		for k := p.RowPtr[i]; k < p.RowPtr[i+1]; k++ {
+			if c := col[p.ColIdx[k]]; c >= 0 && pos[c] == 0 {
+				pos[c] = 1
+				dst.ColIdx = append(dst.ColIdx, c)
+			}
+		}
+		row := dst.ColIdx[start:]
+		slices.Sort(row)
+		for n, c := range row {
+			pos[c] = start + n + 1
+		}
+		for k := p.RowPtr[i]; k < p.RowPtr[i+1]; k++ {
+			to[k] = -1
+			if c := col[p.ColIdx[k]]; c >= 0 {
+				to[k] = pos[c] - 1
+			}
+		}
+		for _, c := range row {
+			pos[c] = 0
+		}
+		dst.RowPtr[i+1] = len(dst.ColIdx)
+	}
+	return dst, to
+}
+
+// MapAdd writes the values of a MapCols pattern: dst = 0, then for each
+// entry k of the source with to[k] >= 0, dst[to[k]] += src[k] * scale[j],
+// where j is the entry's column in the source (colIdx[k]).
+func MapAdd(dst, src []float64, to, colIdx []int, scale []float64) {
+	clear(dst)
+	for k, d := range to {
+		if d >= 0 {
+			dst[d] += src[k] * scale[colIdx[k]]
+		}
+	}
 }

@@ -1,0 +1,329 @@
+package sens
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+// The accuracy check (Options.Check) estimates the global error of a
+// solve by solving again with a method whose error is known to follow its
+// tolerance, at tolerances CheckFactor times tighter: FS with S in its
+// error test (ErrCon), the package's accuracy reference. Its own error is
+// then a fraction of what the tolerance allows (0.1 to 7.6 tolerance
+// units measured, check_test.go), so the difference between the two
+// solves is the error of the first to within that. The classic
+// alternative, the same method at tighter tolerances, underestimates the
+// error of exactly the configurations the check is for: a method whose
+// error does not follow its tolerance (the paper's algorithms, Exp without
+// an error test of S, FS without ErrCon) changes little when the
+// tolerance is tightened. Measured against the truth at rtol 1e-6, the
+// same-method estimate was 0.13 to 0.39 times the error for the paper's
+// algorithms, 0.29 to 0.69 for Exp and PBS; the FS estimate is 0.96 to
+// 1.24 times it for every configuration (check_test.go).
+
+// CheckFactor is how much tighter the check's reference solve is than the
+// solve it checks, and each retry than the last.
+const CheckFactor = 10
+
+// DefaultCheckBound is the largest estimated error, in tolerance units
+// (see Check), that Options.Check accepts by default. At pbgen sim's
+// defaults (rtol 1e-6, atol 1e-8, t in [0, 10]) FS with ErrCon is
+// measured at 1.3 to 31 of these units on PKA, CaMKII, Chua, CaMKII with
+// kf__CaM__Ca = 1e9 and a linear network; the default PBSR at 20 to 22
+// where it passes at once, 118 and 513 on CaMKII and Chua (21 and 20 after
+// the retries), 173 on the stiff CaMKII (its S inherits the state's error
+// in the transient, and the retries give up to rounding); the paper's PBSR and Exp at 1e4 to 1.6e5; FS without ErrCon
+// at 2.4 to 2e4; default Exp at 60 (PKA) to 4.7e3 (Chua). Global errors
+// exceed the local tolerance by such factors (each step is held to it, and
+// the errors of the steps add up), so 100 is two digits beyond the
+// tolerance: what FS, the reference, keeps on these networks with room to
+// spare, and 1e2 to 1e3 times less than the uncontrolled configurations.
+const DefaultCheckBound = 100
+
+// maxTighten is how often the check solves again with the method at
+// tolerances CheckFactor times tighter after a failed estimate, before it
+// gives up: twice. Methods that control S converge (true errors in
+// tolerance units at rtol 1e-6, / 10, / 100: PBSR on CaMKII 116, 21, 3.5;
+// on Chua 514, 110, 20; FS without ErrCon on CaMKII 3e3, then 25), so a
+// retry returns S within the bound where the first solve was not; Exp,
+// without an error test of S, barely does (CaMKII 1.5e3, 1.2e3, 730) and
+// fails after both, and a third retry would cost 10 times the first solve
+// for nothing the reference does not already show.
+const maxTighten = 2
+
+// Check is the a-posteriori estimate of a checked Solve (Options.Check).
+//
+// The error at output k is measured relative to the size of the result
+// there, as PBSR's local error test does: e_k = ||S_k - R_k||_F /
+// (RTol ||R_k||_F + ATol), where R is the reference solve (FS with ErrCon
+// at the tolerances / CheckFactor) and RTol, ATol are those of the Options
+// (as resolved: 1e-6, 1e-8 by default), not tightened. Err is the largest
+// e_k: 1 means S is off by RTol relative to its norm at the worst output
+// (plus ATol), 100 by 100 RTol. XErr is the same for x (Euclidean norm of
+// the state vector). The check accepts a solve when both are at most
+// Options.CheckBound. The estimate includes the reference's own error
+// (0.1 to 7.6 units measured): the true error is within Err plus that.
+type Check struct {
+	// Err is the estimated error of S in tolerance units (above).
+	Err float64
+	// T is the output time of Err; State and Param the entry (state
+	// index, model parameter index) of S_k - R_k largest in magnitude
+	// there.
+	T            float64
+	State, Param int
+	// XErr is the estimated error of x in tolerance units, at time XT;
+	// XState the state whose error is largest there.
+	XErr   float64
+	XT     float64
+	XState int
+	// Tightened is the number of times the method solved again at
+	// tolerances CheckFactor times tighter before the estimate met the
+	// bound: the numbers returned are those of a solve at RTol /
+	// CheckFactor^Tightened (the estimate is theirs).
+	Tightened int
+	// Solves is the number of solves made: the method's, the
+	// reference's and the retries.
+	Solves int
+}
+
+// AccuracyError reports that a checked Solve (Options.Check) could not
+// deliver x and S within the bound: the estimated error exceeded Bound
+// tolerances, first at output time T, and the retries at tighter
+// tolerances did not bring it under. Its message names the method, the
+// time and a method that would work; the result holds the numbers of the
+// solve at the tolerances asked for, which Check describes.
+type AccuracyError struct {
+	Method Method
+	Paper  bool // the method ran with Options.Paper
+	ErrCon bool // FS ran with ErrCon
+	// T is the first output time where the estimate exceeded Bound.
+	T     float64
+	Bound float64
+	RTol  float64 // the relative tolerance asked for
+	Check Check   // the estimate of the solve at the tolerances asked for
+}
+
+func (e *AccuracyError) Error() string {
+	m := e.Method.String()
+	switch {
+	case e.Paper:
+		m += " (paper mode)"
+	case e.Method == FS && !e.ErrCon:
+		m += " without ErrCon"
+	}
+	use := "Use FS with ErrCon (forward sensitivities with S in the error test) instead."
+	if e.Method == FS && e.ErrCon {
+		use = fmt.Sprintf("Use a tighter RTol than %g.", e.RTol)
+	}
+	c := &e.Check
+	what := fmt.Sprintf("S is %.3g tolerances off (rtol %g; the bound is %g; largest at t = %.6g in dx_%d/dp_%d)",
+		c.Err, e.RTol, e.Bound, c.T, c.State, c.Param)
+	if !(c.Err > e.Bound) {
+		what = fmt.Sprintf("x is %.3g tolerances off (rtol %g; the bound is %g; largest at t = %.6g in x_%d)",
+			c.XErr, e.RTol, e.Bound, c.XT, c.XState)
+	}
+	return fmt.Sprintf("sens: %s gave up at t = %.6g: by the accuracy check, %s. %s", m, e.T, what, use)
+}
+
+// CheckError reports that the accuracy check's reference solve (FS with
+// ErrCon at the tolerances / CheckFactor) failed where the solve it was
+// to check did not, so that the solve could not be checked. Err is the
+// reference's error (an *ode.StepError, for instance too many steps).
+type CheckError struct {
+	RTol float64 // the reference's relative tolerance
+	Err  error
+}
+
+func (e *CheckError) Error() string {
+	return fmt.Sprintf("sens: the accuracy check's reference solve (FS with ErrCon at rtol %g) failed, so the solve could not be checked: %v", e.RTol, e.Err)
+}
+
+func (e *CheckError) Unwrap() error { return e.Err }
+
+// checker holds the check's solvers and their results, so that a
+// checked Solve allocates nothing after the first.
+type checker struct {
+	m      model.Model
+	opt    Options // the user's options, Check off
+	cfg    *config // the user's, resolved
+	bound  float64
+	ref    checkLevel   // FS with ErrCon at the tolerances / CheckFactor
+	levels []checkLevel // levels[l-1]: the method at tolerances / CheckFactor^l
+}
+
+type checkLevel struct {
+	s   *Solver
+	res Result
+}
+
+// newChecker builds the reference solver; the tighter solvers of the
+// method are built on the first solve that needs them.
+func newChecker(m model.Model, opt *Options, cfg *config) (*checker, error) {
+	c := &checker{m: m, opt: *opt, cfg: cfg, bound: orDefault(opt.CheckBound, DefaultCheckBound)}
+	c.opt.Check = false
+	if cfg.params != nil {
+		c.opt.Params = cfg.params
+	}
+	o := tightened(c.opt, cfg, CheckFactor)
+	// FS with ErrCon on the integrator's own grid: its global error
+	// follows its tolerance for every model measured (check_test.go).
+	o.Method, o.ErrCon, o.Paper, o.Tuning = FS, true, false, Tuning{}
+	o.ODE.Interpolate = false
+	c.ref.s = NewSolver(m, &o)
+	if err := c.ref.s.Err(); err != nil {
+		return nil, fmt.Errorf("sens: the accuracy check's reference solver (FS at rtol %g): %w", o.RTol, err)
+	}
+	return c, nil
+}
+
+// maxTighten is how often the check may solve again at tolerances
+// CheckFactor times tighter before it gives up; FS with ErrCon is not
+// retried (its tighter solve is the reference itself).
+func (c *checker) maxTighten() int {
+	if c.cfg.method == FS && c.cfg.errCon {
+		return 0
+	}
+	return maxTighten
+}
+
+// tightened returns o with every tolerance it sets, and RTol and ATol as
+// resolved in cfg, divided by f (relative ones not below minCheckRTol,
+// what the integrators accept).
+func tightened(o Options, cfg *config, f float64) Options {
+	o.RTol, o.ATol = math.Max(cfg.rtol/f, minCheckRTol), cfg.atol/f
+	t := &o.Tuning
+	if t.SensRTol != 0 {
+		t.SensRTol = math.Max(t.SensRTol/f, minCheckRTol)
+	}
+	t.SensATol /= f
+	if o.ODE.RTol != 0 {
+		o.ODE.RTol = math.Max(o.ODE.RTol/f, minCheckRTol)
+	}
+	o.ODE.ATol /= f
+	if o.ODE.ATolVec != nil {
+		v := make([]float64, len(o.ODE.ATolVec))
+		for i, a := range o.ODE.ATolVec {
+			v[i] = a / f
+		}
+		o.ODE.ATolVec = v
+	}
+	return o
+}
+
+// minCheckRTol is the smallest relative tolerance the check asks of its
+// tighter solves (ode.MinRTol, what the integrators accept).
+const minCheckRTol = 1e-15
+
+// level returns the method's solver at tolerances / CheckFactor^l.
+func (c *checker) level(l int) (*checkLevel, error) {
+	for len(c.levels) < l {
+		o := tightened(c.opt, c.cfg, math.Pow(CheckFactor, float64(len(c.levels)+1)))
+		s := NewSolver(c.m, &o)
+		if err := s.Err(); err != nil {
+			return nil, fmt.Errorf("sens: the accuracy check's solver at rtol %g: %w", o.RTol, err)
+		}
+		c.levels = append(c.levels, checkLevel{s: s})
+	}
+	return &c.levels[l-1], nil
+}
+
+// solveChecked is SolveFrom with Options.Check: the solve, the reference
+// solve, the estimate; if it exceeds the bound, the method again at
+// tighter tolerances (see Options.Check).
+func (s *Solver) solveChecked(res *Result, p []float64, st0 *Start, ts []float64) error {
+	c := s.chk
+	if err := s.solveFrom(res, p, st0, ts); err != nil {
+		return err
+	}
+	ref := &c.ref.res
+	if err := c.ref.s.solveFrom(ref, p, st0, ts); err != nil {
+		return &CheckError{RTol: c.ref.s.cfg.rtol, Err: err}
+	}
+	first, firstT := c.estimate(res, ref, s.params)
+	first.Solves = 2
+	if c.pass(&first) {
+		res.Stats.Check = first
+		return nil
+	}
+	for l := 1; l <= c.maxTighten(); l++ {
+		lv, err := c.level(l)
+		if err != nil {
+			return err
+		}
+		if err := lv.s.solveFrom(&lv.res, p, st0, ts); err != nil {
+			break // the estimate of the first solve stands
+		}
+		ck, _ := c.estimate(&lv.res, ref, s.params)
+		ck.Tightened, ck.Solves = l, l+2
+		if c.pass(&ck) {
+			cur := &lv.res
+			res.X = append(res.X[:0], cur.X...)
+			res.S = append(res.S[:0], cur.S...)
+			times := append(res.Stats.ExpTimes[:0], cur.Stats.ExpTimes...)
+			res.Stats = cur.Stats
+			res.Stats.ExpTimes = times
+			res.Stats.Check = ck
+			return nil
+		}
+	}
+	res.Stats.Check = first
+	return &AccuracyError{Method: s.cfg.method, Paper: s.cfg.paper, ErrCon: s.cfg.errCon,
+		T: firstT, Bound: c.bound, RTol: c.cfg.rtol, Check: first}
+}
+
+// pass reports whether the estimate meets the bound, for S and x.
+func (c *checker) pass(ck *Check) bool { return ck.Err <= c.bound && ck.XErr <= c.bound }
+
+// estimate compares got with the tighter ref (same outputs) in units of
+// the user's tolerances (see Check) and returns the estimate and the
+// first output time whose error of S exceeds the bound (NaN if none).
+func (c *checker) estimate(got, ref *Result, params []int) (Check, float64) {
+	ck := Check{State: -1, Param: -1, XState: -1}
+	first := math.NaN()
+	ns := got.NS
+	for k, t := range got.T {
+		x, xr := got.XAt(k), ref.XAt(k)
+		ex, i := relDiff(x, xr, c.cfg.rtol, c.cfg.atol)
+		if math.IsNaN(ex) {
+			ex = math.Inf(1)
+		}
+		if ex > ck.XErr {
+			ck.XErr, ck.XT, ck.XState = ex, t, i
+		}
+		if ex > c.bound && math.IsNaN(first) {
+			first = t
+		}
+		if ns == 0 {
+			continue
+		}
+		e, at := relDiff(got.SAt(k), ref.SAt(k), c.cfg.rtol, c.cfg.atol)
+		if math.IsNaN(e) {
+			e = math.Inf(1)
+		}
+		if e > c.bound && math.IsNaN(first) {
+			first = t
+		}
+		if e > ck.Err {
+			ck.Err, ck.T, ck.State, ck.Param = e, t, at/ns, params[at%ns]
+		}
+	}
+	return ck, first
+}
+
+// relDiff is ||y - r||_2 / (rtol ||r||_2 + atol) and the index of the
+// entry of y - r largest in magnitude.
+func relDiff(y, r []float64, rtol, atol float64) (float64, int) {
+	var d2, r2, big float64
+	at := 0
+	for i, v := range y {
+		d := v - r[i]
+		d2 += d * d
+		r2 += r[i] * r[i]
+		if math.Abs(d) > big {
+			big, at = math.Abs(d), i
+		}
+	}
+	return math.Sqrt(d2) / (rtol*math.Sqrt(r2) + atol), at
+}
