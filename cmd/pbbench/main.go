@@ -94,7 +94,7 @@ func main() {
 	flag.IntVar(&c.sampleSamples, "sample-samples", 500, "kept iterations per chain in the sampling section")
 	flag.BoolVar(&c.scale, "scale", true, "run the scaling section: states only, FS, PBSR and Exp against n on scalenet chains, with fitted exponents (scaling.png)")
 	flag.StringVar(&c.scaleN, "scale-n", "50,100,200,500,1000,2000", "comma-separated numbers of states of the scaling section (rounded down to multiples of 3)")
-	flag.IntVar(&c.scaleMaxDense, "scale-max-dense", 200, "largest n of PBSR and Exp in the scaling section (their dense exponentials cost n^3: minutes per solve beyond a few hundred states)")
+	flag.IntVar(&c.scaleMaxDense, "scale-max-dense", 1<<20, "largest n of PBSR and Exp in the scaling section (by default every size: from sens.SparseExpMinStates states on the chains they take the sparse exponential actions, whose cost grows with nnz(Jx), not the dense n^3 exponentials)")
 	flag.IntVar(&c.scaleMaxCVDense, "scale-max-cvodes-dense", 500, "largest n of CVODES FS with the dense solver in the scaling section (-tags cvodes; its LU costs n^3)")
 	flag.IntVar(&c.scaleReps, "scale-reps", 5, "timed rounds (one solve per method) per n of the scaling section (at most; the median is reported)")
 	flag.DurationVar(&c.scaleBudget, "scale-budget", 5*time.Second, "time per method for the timed rounds of one n of the scaling section: fewer rounds past it, but at least 3 (or -scale-reps if smaller)")

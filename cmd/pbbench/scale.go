@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,10 +139,11 @@ func parseSizes(s string) ([]int, error) {
 }
 
 // scaleRunner builds one method's solve on net, or returns nil where the
-// method is not run at that size: PBSR and Exp above maxDense (their dense
-// n x n exponentials cost n^3, minutes per solve beyond a few hundred
-// states), FS np=n/2 above scaleHalfMax, CVODES's dense FS above
-// maxCVDense. A CVODES solver is freed after the section (cleanup).
+// method is not run at that size: PBSR and Exp above maxDense (-scale-max-
+// dense, by default no limit: runtime/sens chooses the sparse exponential
+// actions for the large chains by itself), FS np=n/2 above scaleHalfMax,
+// CVODES's dense FS above maxCVDense. A CVODES solver is freed after the
+// section (cleanup).
 func scaleRunner(method string, net *scalenet.Network, p, ts []float64, maxDense, maxCVDense int, cleanup *[]func()) (run func() error, ns int) {
 	nx, np := model.NumStates(net), model.NumParams(net)
 	params := func(k int) []int {
@@ -221,8 +223,12 @@ func benchScale(c *config, w io.Writer) (*ScaleResult, error) {
 		}
 		sr.Ratios = ratios
 	}
-	fmt.Fprintf(w, "\n== scaling on scalenet chains, [0, %g], rtol %g, atol %g, %d sensitivity parameters (FS np=n/2: n/2, up to n = %d; PBSR, Exp up to n = %d), up to %d rounds of one solve per method after a warm-up, fewer past %v per method\n",
-		sr.T1, scaleRTol, scaleATol, scaleParams, scaleHalfMax, c.scaleMaxDense, c.scaleReps, c.scaleBudget)
+	limit := "at every n"
+	if slices.Max(sizes) > c.scaleMaxDense {
+		limit = fmt.Sprintf("up to n = %d", c.scaleMaxDense)
+	}
+	fmt.Fprintf(w, "\n== scaling on scalenet chains, [0, %g], rtol %g, atol %g, %d sensitivity parameters (FS np=n/2: n/2, up to n = %d; PBSR, Exp %s, dense exponentials below n = %d, sparse actions from it), up to %d rounds of one solve per method after a warm-up, fewer past %v per method\n",
+		sr.T1, scaleRTol, scaleATol, scaleParams, scaleHalfMax, limit, sens.SparseExpMinStates, c.scaleReps, c.scaleBudget)
 	if haveCVODES {
 		fmt.Fprintf(w, "CV = SUNDIALS CVODES (BDF, analytic Jx; FS staggered, errconS on as ours) with KLU, or dense up to n = %d; ratios are CVODES / ours\n", c.scaleMaxCVDense)
 	}
@@ -328,10 +334,10 @@ func printScaleFit(w io.Writer, sr *ScaleResult) {
 
 // scaleTargets are issue #13's bounds on the exponents: states only, FS,
 // PBSR and Exp with a fixed number of parameters grow at most as n^1.5.
-// PBSR and Exp use dense exponentials today (O(n^3)), so theirs are
-// expected to be missed until the sparse actions of runtime/expm are
-// wired in; the target reports the measured exponent either way. FS with
-// np = n/2 has no target: S alone has n^2/2 entries.
+// PBSR and Exp take dense exponentials (O(n^3)) below 64 states and
+// the sparse actions of runtime/expm beyond (sens.ExpActionAuto), so their
+// fit over n = 50..2000 spans the switch. FS with np = n/2 has no target:
+// S alone has n^2/2 entries.
 func scaleTargets(sr *ScaleResult) []*Target {
 	var ts []*Target
 	for _, m := range []string{scaleStates, scaleFS, scalePBSR, scaleExp} {

@@ -84,7 +84,6 @@ func (en *engine) spmmK(dst, v, x []float64) {
 // 1/h that makes the first step conservative.
 func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second bool) float64 {
 	h, hp := tb-ta, ta-tp
-	sl := en.endpoint.last
 	d := en.control.pd
 	g := en.control.pg
 	var scale float64
@@ -104,11 +103,19 @@ func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second b
 		}
 		scale = h * h / 12
 	}
-	en.spmmK(en.control.pt, sl.an, d)
+	if sp := en.sparse; sp != nil {
+		en.spmmK(en.control.pt, sp.an, d)
+	} else {
+		en.spmmK(en.control.pt, en.endpoint.last.an, d)
+	}
 	for i := range g {
 		g[i] -= en.control.pt[i]
 	}
-	en.filter(sl, g)
+	if en.sparse != nil {
+		en.sparseFilter(g)
+	} else {
+		en.filter(en.endpoint.last, g)
+	}
 	var e2 float64
 	for _, x := range g {
 		e2 += x * x

@@ -31,6 +31,31 @@
 //     staggered corrector, as CVODES). S is in the error test only with
 //     ErrCon.
 //
+// # Large networks: dense exponentials or their actions
+//
+// The exponential steps above (the end-point step, the frozen steps near
+// equilibrium, the paper's frozen and Magnus steps) are computed one of
+// two ways, chosen per model (Tuning.ExpAction; automatic by default):
+//
+//   - dense (ExpActionDense, automatic below SparseExpMinStates = 64
+//     states or with a dense Jx): e^{hJ}, phi1 and phi2 as nx x nx
+//     matrices (Padé with scaling and squaring), cached and reused across
+//     steps of the same length, applied by dense products: O(nx^3) per
+//     exponential, O(nx^2 ns) per step, 48 nx x nx matrices of memory.
+//     The fastest on the paper's networks (PKA, CaMKII stay dense).
+//   - sparse (ExpActionSparse, automatic from 64 states with at most 5
+//     non-zeros per row of Jx, or from 500 states with a sparse Jx; see
+//     useSparseExp): every step applies e^{hJb} and its phi
+//     functions to the nx x ns block of S and the forcing
+//     (runtime/expm.Action, Al-Mohy and Higham's truncated Taylor
+//     series, a few tens of sparse products per step), or on stiff steps
+//     (||hJ||_1 > 600) shift-and-invert Krylov with the sparse LU
+//     (expm.StiffAction). Nothing is cached, so every step is the fresh
+//     end-point step; PBSR's error filter uses the sparse LU of
+//     I - h Jb/4. Cost O(nnz(Jx) ns) per product, memory O(nnz + nx ns).
+//     On the scalenet chains the solve grows about linearly in nx (see
+//     docs/algorithms.md).
+//
 // When to choose which: PBSR for S to the tolerance at the lowest cost on
 // stiff reaction networks; Exp where errors of 1e-3 to 1e-2 suffice, the
 // fastest; FS for the most accurate S, and on small networks (a few
@@ -43,8 +68,10 @@
 // dyadic grid of the defaults), the step kinds series.go (the Peano-Baker
 // series step), paperexp.go (the paper's frozen and Magnus exponential
 // steps) and endpoint.go (the end-point exponential W-step of the default
-// PBSR and Exp, with its cache of exponentials), the step-size control
-// control.go and the near-equilibrium freezer freeze.go.
+// PBSR and Exp, with its cache of exponentials), sparseexp.go (the same
+// steps by exponential actions, for large sparse models) and expaction.go
+// (the choice between the two), the step-size control control.go and the
+// near-equilibrium freezer freeze.go.
 //
 // # Options
 //

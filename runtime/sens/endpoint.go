@@ -62,11 +62,16 @@ type endpointStepper struct {
 	w, psi, mm []float64
 }
 
-func newEndpointStepper(nx, ns, nnz, nnzp, nslots int) endpointStepper {
-	st := endpointStepper{dA: make([]float64, nnz), dB: make([]float64, nnz),
-		nmat: make([]float64, nx*nx), piv: make([]int, nx),
-		ft: make([]float64, ns*nx), w: make([]float64, nx*nx), psi: make([]float64, nx*nx),
-		mm: make([]float64, nx*nx)}
+// newEndpointStepper allocates nslots cached slots and, with dense, the
+// nx x nx scratch of the dense step (the sparse path, sparseexp.go, uses
+// neither).
+func newEndpointStepper(nx, ns, nnz, nnzp, nslots int, dense bool) endpointStepper {
+	st := endpointStepper{dA: make([]float64, nnz), dB: make([]float64, nnz)}
+	if dense {
+		st.nmat, st.piv = make([]float64, nx*nx), make([]int, nx)
+		st.ft, st.w, st.psi = make([]float64, ns*nx), make([]float64, nx*nx), make([]float64, nx*nx)
+		st.mm = make([]float64, nx*nx)
+	}
 	st.slots = make([]refSlot, nslots)
 	for i := range st.slots {
 		st.slots[i] = refSlot{an: make([]float64, nnz), e: make([]float64, nx*nx),
@@ -160,6 +165,11 @@ const negligible = 0.01
 // must not alias src); nS = ||src||_F and tau = SensRTol nS + SensATol
 // decide which terms are negligible (see negligible).
 func (en *engine) endpointStep(dst, src []float64, a, b *point, h, nS, tau float64) {
+	if en.sparse != nil {
+		en.stepT = a.t
+		en.sparseEndpointStep(dst, src, a, b, h)
+		return
+	}
 	nx, ns := en.nx, en.ns
 	en.stepT = a.t
 	sl, fresh := en.slotFor(a.jx, b.jx, h)

@@ -64,6 +64,11 @@ type engine struct {
 	jd      []float64 // nx*nx scratch of spmm
 	ex      *expm.Workspace
 	norms   normScratch
+	// sparse is the state of the exponential steps without dense
+	// matrices (ExpActionSparse, sparseexp.go); nil on the dense path,
+	// whose nx x nx buffers (ad, ex, the endpoint slots, the paper's and
+	// the freezer's matrices) are then not allocated.
+	sparse *sparseExp
 }
 
 // jacobians are the sparsity patterns of Jx and of the reduced Jp (the
@@ -113,18 +118,31 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	en.a, en.b = newPoint(nx, nnzx, nnzp), newPoint(nx, nnzx, nnzp)
 	en.series = seriesStep{jsum: mk(nnzx)}
-	en.paper = newPaperExp(nx, nnzx, nnzp)
-	en.endpoint = newEndpointStepper(nx, ns, nnzx, nnzp, 4)
+	// Every Peano-Baker method may take exponential steps (PBS where Jx
+	// barely changes, JacTol), so every engine has one of the two paths:
+	// the dense exponentials or their sparse actions (useSparseExp).
+	dense := !useSparseExp(cfg.expAction, nx, nnzx)
+	en.paper = newPaperExp(nx, nnzx, nnzp, dense)
+	nslots := 4
+	if !dense {
+		nslots = 0
+		en.sparse = newSparseExp(en.jac.jx, nx, ns)
+	}
+	en.endpoint = newEndpointStepper(nx, ns, nnzx, nnzp, nslots, dense)
 	en.initForcing()
 	en.stateGrid = newStateGrid(nx, ns, nnzx, nnzp, cfg.maxDepth)
 	en.control = newStepControl(nx, ns)
-	en.freeze = newFreezer(nx, ns, nnzx, nnzp)
+	en.freeze = newFreezer(nx, ns, nnzx, nnzp, dense)
 	blk := nx * ns
 	en.t1, en.t2, en.t3 = mk(blk), mk(blk), mk(blk)
-	en.ad = mk(nx * nx)
-	en.jd = mk(nx * nx)
 	en.denseJx = nx >= 8 && 4*nnzx >= nx*nx
-	en.ex = expm.NewWorkspace(nx)
+	if dense {
+		en.ad = mk(nx * nx)
+		en.ex = expm.NewWorkspace(nx)
+	}
+	if en.denseJx {
+		en.jd = mk(nx * nx)
+	}
 	en.norms = normScratch{diff: mk(nnzx), u: mk(nx), w: mk(nx)}
 	return en
 }

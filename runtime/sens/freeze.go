@@ -22,9 +22,16 @@ type freezer struct {
 	nskip            int
 }
 
-func newFreezer(nx, ns, nnzx, nnzp int) freezer {
-	return freezer{ref: newPoint(nx, nnzx, nnzp), dconv: make([]float64, nx*ns),
-		m: frozenMap{m: make([]float64, nx*nx), c: make([]float64, nx*ns)}}
+// newFreezer allocates the freezer; the map's nx x nx matrix only for
+// the dense exponentials (dense; the sparse path keeps the dense Jp of
+// the frozen point in c, see sparseFrozenStep).
+func newFreezer(nx, ns, nnzx, nnzp int, dense bool) freezer {
+	f := freezer{ref: newPoint(nx, nnzx, nnzp), dconv: make([]float64, nx*ns),
+		m: frozenMap{c: make([]float64, nx*ns)}}
+	if dense {
+		f.m.m = make([]float64, nx*nx)
+	}
+	return f
 }
 
 // start resets the freezer for a run: nothing is frozen.
@@ -183,6 +190,10 @@ type frozenMap struct {
 // frozenStep writes dst = M src + c for the frozen point f and step h,
 // building the map when h changed or the map was invalidated.
 func (en *engine) frozenStep(dst, src []float64, f *point, h float64) {
+	if en.sparse != nil {
+		en.sparseFrozenStep(dst, src, f, h)
+		return
+	}
 	nx, ns := en.nx, en.ns
 	fm := &en.freeze.m
 	if !fm.valid || fm.h != h {

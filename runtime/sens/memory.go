@@ -11,12 +11,17 @@ import (
 // MemoryEstimate returns the bytes a Solver for a model of nx states, with
 // ns sensitivity parameters (and ns model parameters), allocates with
 // options opt: the state integrator's (ode.MemoryEstimate) and, for PBS,
-// PBSR and Exp, about 48 dense nx x nx matrices (exponentials and their
-// cached slots, the W-method and error-filter factors, the exponential's
-// scratch) and 15 + 3 MaxDepth nx x ns blocks. A Solve adds its result,
-// len(ts) (nx + nx ns) values, and the trajectory, a few nx per step. Both
-// grow with nx^2 and nx ns: a network of 20,000 species needs about 150 GB
-// for PBSR.
+// PBSR and Exp, 15 + 3 MaxDepth nx x ns blocks and either about 48 dense
+// nx x nx matrices (the dense exponentials, ExpActionDense: their cached
+// slots, the W-method and error-filter factors, the exponential's
+// scratch) or, on the sparse path (ExpActionSparse, automatic for large
+// sparse models), about 100 more nx x ns blocks (the Taylor action, the
+// forcing and the Krylov basis of stiff steps) and a few times nnz(Jx),
+// which MemoryEstimate takes as 5 nx. A Solve adds its result, len(ts)
+// (nx + nx ns) values, and the trajectory, a few nx per step. The dense
+// path grows with nx^2: a network of 20,000 species needed about 150 GB
+// for PBSR, where the sparse path's workspaces need about 0.45 GB for 20
+// parameters (besides the state integrator's, ode.MemoryEstimate).
 func MemoryEstimate(nx, ns int, opt *Options) int64 {
 	c, err := resolve(opt)
 	if err != nil {
@@ -29,7 +34,8 @@ func MemoryEstimate(nx, ns int, opt *Options) int64 {
 	return memoryEstimate(nx, ns, ns, &c)
 }
 
-// memoryEstimate is MemoryEstimate for a model of np parameters.
+// memoryEstimate is MemoryEstimate for a model of np parameters, with
+// nnz(Jx) = c.nnzx when known (NewSolver sets it).
 func memoryEstimate(nx, np, ns int, c *config) int64 {
 	n, p, k := float64(nx), float64(np), float64(ns)
 	b := float64(ode.MemoryEstimate(nx, np)) + 8*(n*p+2*n*k+n)
@@ -38,12 +44,26 @@ func memoryEstimate(nx, np, ns int, c *config) int64 {
 		if depth == 0 {
 			depth = 8
 		}
-		b += 8 * (48*n*n + (15+3*depth)*n*k + 20*n)
+		b += 8 * ((15+3*depth)*n*k + 20*n)
+		if nnz := c.nnzEstimate(nx); useSparseExp(c.expAction, nx, nnz) {
+			b += sparseExpBytes(nx, ns, nnz)
+		} else {
+			b += 8 * 48 * n * n
+		}
 	}
 	if b >= math.MaxInt64/2 {
 		return math.MaxInt64 / 2
 	}
 	return int64(b)
+}
+
+// nnzEstimate is nnz(Jx) of the solver's model, or 5 nx (a reaction
+// network's few per row) when not known.
+func (c *config) nnzEstimate(nx int) int {
+	if c.nnzx > 0 {
+		return c.nnzx
+	}
+	return 5 * nx
 }
 
 // checkMemory returns a *ode.MemoryError when the solver's workspaces
@@ -76,6 +96,9 @@ func (s *Solver) checkMemory(work, result int64) error {
 	what := "its dense nx x nx iteration matrix and vectors of nx (1 + parameters)"
 	if m != FS {
 		what = fmt.Sprintf("about 48 dense %d x %d matrices", nx, nx)
+		if useSparseExp(s.cfg.expAction, nx, s.cfg.nnzEstimate(nx)) {
+			what = fmt.Sprintf("about 130 blocks of %d x %d for its sparse exponential actions", nx, ns)
+		}
 	}
 	fmt.Fprintf(&b, "sens: %v needs about %s for %d states and %d sensitivity parameters (%s), more than the memory limit of %s (Options.MemoryLimit; by default 3/4 of the available memory).",
 		m, ode.FormatBytes(need), nx, ns, what, ode.FormatBytes(limit))

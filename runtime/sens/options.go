@@ -274,6 +274,11 @@ type Tuning struct {
 	NMax int
 	// Norm is the matrix norm of the JacTol test and of n_int.
 	Norm Norm
+
+	// ExpAction selects dense exponentials or their sparse actions on S
+	// for the exponential steps of PBSR, Exp and PBS (see ExpAction);
+	// default automatic by size and density.
+	ExpAction ExpAction
 }
 
 // maxMaxDepth bounds Tuning.MaxDepth: 2^30 pieces per grid interval is
@@ -353,6 +358,8 @@ func validate(o *Options) error {
 		return invalid("unknown exponential step %d", t.ExpStep)
 	case t.Refine < RefineDefault || t.Refine > RefineLocalError:
 		return invalid("unknown refinement rule %d", t.Refine)
+	case t.ExpAction < ExpActionAuto || t.ExpAction > ExpActionSparse:
+		return invalid("unknown exponential action %d", t.ExpAction)
 	case t.Grid < GridDefault || t.Grid > GridDyadic:
 		return invalid("unknown grid %d", t.Grid)
 	case t.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
@@ -377,6 +384,8 @@ type config struct {
 	reuseTol           float64
 	refTheta           float64
 	grid               Grid
+	expAction          ExpAction
+	nnzx               int // nnz(Jx) of the model (NewSolver), 0 unknown
 	ode                ode.Settings
 	errCon             bool
 	params             []int
@@ -401,7 +410,7 @@ func resolve(o *Options) (config, error) {
 		c.params = append(make([]int, 0, len(o.Params)), o.Params...) // empty but not nil: no columns
 	}
 	c.rtol, c.atol = orDefault(o.RTol, 1e-6), orDefault(o.ATol, 1e-8)
-	c.grid = t.Grid
+	c.grid, c.expAction = t.Grid, t.ExpAction
 	if c.grid == GridDefault {
 		c.grid = GridState
 		if !o.Paper && (o.Method == PBSR || o.Method == Exp) {

@@ -21,9 +21,14 @@ type paperExp struct {
 	avgJ, avgP []float64 // the Magnus averages of Jx (nnz(Jx)) and Jp
 }
 
-func newPaperExp(nx, nnzx, nnzp int) paperExp {
-	return paperExp{e: make([]float64, nx*nx), w: make([]float64, nx*nx),
-		cacheA: make([]float64, nnzx), avgJ: make([]float64, nnzx), avgP: make([]float64, nnzp)}
+// newPaperExp allocates the paper steps' scratch; e and w only for the
+// dense exponentials (dense).
+func newPaperExp(nx, nnzx, nnzp int, dense bool) paperExp {
+	pe := paperExp{cacheA: make([]float64, nnzx), avgJ: make([]float64, nnzx), avgP: make([]float64, nnzp)}
+	if dense {
+		pe.e, pe.w = make([]float64, nx*nx), make([]float64, nx*nx)
+	}
+	return pe
 }
 
 // expStep advances s in place over [a.t, b.t] with the exponential step
@@ -53,6 +58,10 @@ func (en *engine) expStepH(s []float64, a, b *point, h float64) {
 			en.paper.avgP[k] = 0.5 * (a.jp[k] + b.jp[k])
 		}
 		av, bv = en.paper.avgJ, en.paper.avgP
+	}
+	if en.sparse != nil {
+		en.sparsePaperStep(s, av, bv, h)
+		return
 	}
 	en.expOf(av, h)
 	// t1 = E S + W B.

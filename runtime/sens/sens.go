@@ -17,7 +17,7 @@ type Stats struct {
 	Refinements  int // extra sub-intervals from refinement (PBSR)
 	PBSSteps     int // Peano-Baker (I + I1 + I2) steps
 	ExpSteps     int // exponential steps
-	Exponentials int // matrix exponentials computed
+	Exponentials int // matrix exponentials computed (sparse path: exponential actions, one per step)
 	ExpReuses    int // exponential steps that reused the previous exponential
 	Squarings    int // total squarings over all exponentials
 	JacEvals     int // evaluations of (Jx, Jp) by the sensitivity method
@@ -127,6 +127,7 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	}
 	s.params = params
 	ns := len(params)
+	s.cfg.nnzx = m.JxPattern().NNZ()
 	if err := s.checkMemory(memoryEstimate(nx, np, ns, &s.cfg), 0); err != nil {
 		s.err = err
 		return s

@@ -108,9 +108,10 @@ func TestMemoryLimit(t *testing.T) {
 		o    Options
 		want string // in the message
 	}{
-		// 20000^2 x 8 x 48 = 154 GB for PBSR; FS needs 3.3 GB.
-		{Options{Method: PBSR, MemoryLimit: 8 << 30}, "Method FS would need"},
-		{Options{Method: Exp, MemoryLimit: 8 << 30}, "Method FS would need"},
+		// 20000^2 x 8 x 48 = 154 GB for PBSR with dense exponentials;
+		// FS needs 3.3 GB.
+		{Options{Method: PBSR, MemoryLimit: 8 << 30, Tuning: Tuning{ExpAction: ExpActionDense}}, "Method FS would need"},
+		{Options{Method: Exp, MemoryLimit: 8 << 30, Tuning: Tuning{ExpAction: ExpActionDense}}, "Method FS would need"},
 		{Options{Method: FS, MemoryLimit: 1 << 30}, "No method fits"},
 	} {
 		need := MemoryEstimate(nx, np, &c.o)
@@ -130,6 +131,20 @@ func TestMemoryLimit(t *testing.T) {
 		var r Result
 		if err := s.Solve(&r, make([]float64, np), nil, 0, []float64{1}); !errors.As(err, &me) {
 			t.Errorf("%v: Solve returned %v", c.o.Method, err)
+		}
+	}
+	// The sparse exponential actions, the automatic choice at this size,
+	// need no nx x nx matrix of their own: PBSR and Exp then need about
+	// what FS needs (the integrator's estimate, 3.2 GB for its dense
+	// matrix, is the bulk).
+	for _, m := range []Method{PBSR, Exp} {
+		o := Options{Method: m, MemoryLimit: 8 << 30}
+		sp, fs := MemoryEstimate(nx, np, &o), MemoryEstimate(nx, np, &Options{Method: FS})
+		if sp > fs+fs/2 {
+			t.Errorf("%v with sparse actions: estimate %d, want about FS's %d", m, sp, fs)
+		}
+		if sp >= o.MemoryLimit {
+			t.Errorf("%v with sparse actions: estimate %d above 8 GB", m, sp)
 		}
 	}
 	// Fewer parameters: the nx x ns blocks dominate.

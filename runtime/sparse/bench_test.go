@@ -163,3 +163,24 @@ func BenchmarkDenseSolve20(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMulShiftedBlock20 is the product of runtime/expm's Taylor
+// action on runtime/sens's sparse steps: (Jx - mu I) X for X of 20
+// columns, on a scalenet chain's Jx.
+func BenchmarkMulShiftedBlock20(b *testing.B) {
+	for _, n := range []int{198, 999} {
+		a := newtonMatrix(b, scalenet.Chain, n, 1)
+		nx := a.Pat.Rows
+		rng := rand.New(rand.NewPCG(3, 4))
+		x := make([]float64, nx*20)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		y := make([]float64, nx*20)
+		b.Run(fmt.Sprintf("n=%d", nx), func(b *testing.B) {
+			for b.Loop() {
+				a.MulShiftedBlockTo(y, x, 20, 0.5)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -261,7 +262,7 @@ func slicesEqual(a, b []float64) bool {
 // densely, on a square matrix whose pattern lacks some diagonal entries.
 func TestShiftedProducts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	const n, k, mu = 9, 3, 0.75
+	const n, mu = 9, 0.75
 	a, d := randomCSR(rng, n, n)
 	var tr float64
 	for i := 0; i < n; i++ {
@@ -271,10 +272,14 @@ func TestShiftedProducts(t *testing.T) {
 	if got := a.Trace(); math.Abs(got-tr) > 1e-14 {
 		t.Errorf("Trace = %v, want %v", got, tr)
 	}
-	x := randVector(rng, n*k)
-	y := randVector(rng, n*k)
-	a.MulShiftedBlockTo(y, x, k, mu)
-	near(t, "Y = (A - mu I) X", y, denseMul(d, n, n, false, x, make([]float64, n*k), k))
+	// k = 3 (the one-column tail alone), 4 (the four-column blocks
+	// alone), 9 and 20 (both; 20 is runtime/sens's case).
+	for _, k := range []int{3, 4, 9, 20} {
+		x := randVector(rng, n*k)
+		y := randVector(rng, n*k)
+		a.MulShiftedBlockTo(y, x, k, mu)
+		near(t, fmt.Sprintf("Y = (A - mu I) X, k = %d", k), y, denseMul(d, n, n, false, x, make([]float64, n*k), k))
+	}
 	var want float64
 	for j := 0; j < n; j++ {
 		var s float64

@@ -106,22 +106,46 @@ func (a CSR) LeftMulAddTo(y, x []float64, m int) {
 // MulShiftedBlockTo writes Y = (A - mu I) X for a square A and X, Y
 // Rows x k (Y must not alias X): the shifted products of the exponential
 // actions of runtime/expm, with the shift applied first in each row.
+//
+// Each row is computed four columns at a time, the four sums kept in
+// registers over the row's entries (then the remaining columns one at a
+// time): updating the row of Y in memory for every entry cost a load and
+// a store per column and entry, and this product is most of the time of
+// runtime/sens's sparse exponential steps (k = 20 columns of S). On
+// scalenet chains with k = 20 (BenchmarkMulShiftedBlock20, CPU time) it
+// went from 12.0 to 7.3 us at n = 198 and from 62.5 to 44.2 us at 999.
 func (a CSR) MulShiftedBlockTo(y, x []float64, k int, mu float64) {
 	rp, ci, v := a.Pat.RowPtr, a.Pat.ColIdx, a.Val
-	for i := 0; i < a.Pat.Rows; i++ {
+	n := a.Pat.Rows
+	if len(y) < n*k || len(x) < n*k {
+		panic("sparse: MulShiftedBlockTo: short block")
+	}
+	for i := 0; i < n; i++ {
+		cols, vals := ci[rp[i]:rp[i+1]], v[rp[i]:rp[i+1]]
+		vals = vals[:len(cols)]
 		d := y[i*k : (i+1)*k]
 		xi := x[i*k : (i+1)*k]
-		xi = xi[:len(d)]
-		for c, u := range xi {
-			d[c] = -mu * u
-		}
-		for q := rp[i]; q < rp[i+1]; q++ {
-			s := v[q]
-			xr := x[ci[q]*k : (ci[q]+1)*k]
-			xr = xr[:len(d)]
-			for c, u := range xr {
-				d[c] += s * u
+		c := 0
+		for ; c+4 <= k; c += 4 {
+			u := xi[c : c+4 : c+4]
+			d0, d1, d2, d3 := -mu*u[0], -mu*u[1], -mu*u[2], -mu*u[3]
+			for q, j := range cols {
+				s := vals[q]
+				r := x[j*k+c : j*k+c+4 : j*k+c+4]
+				d0 += s * r[0]
+				d1 += s * r[1]
+				d2 += s * r[2]
+				d3 += s * r[3]
 			}
+			dd := d[c : c+4 : c+4]
+			dd[0], dd[1], dd[2], dd[3] = d0, d1, d2, d3
+		}
+		for ; c < k; c++ {
+			d0 := -mu * xi[c]
+			for q, j := range cols {
+				d0 += vals[q] * x[j*k+c]
+			}
+			d[c] = d0
 		}
 	}
 }
