@@ -140,10 +140,10 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 }
 
 // integrate solves the state at ts: through runtime/events when m has
-// events, else with one ode integration landing on every output time.
+// events or switches of its right-hand side (piecewise), else with one ode integration landing on every output time.
 // It returns the state at output k.
 func integrate(m model.Model, oset *ode.Settings, p, x0, ts []float64) (func(k int) []float64, error) {
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+	if events.Needed(m) {
 		r, err := events.Solve(m, p, x0, ts, &events.Settings{ODE: oset})
 		if err != nil {
 			return nil, err

@@ -113,15 +113,7 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 		s.maxEv = eset.MaxEvents
 	}
 	s.rng = rand.New(rand.NewPCG(eset.Seed, eset.Seed))
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
-		s.ev, s.ne, s.nr = ev, ev.NumEvents(), ev.NumRoots()
-		for k := 0; k < s.ne; k++ {
-			s.info = append(s.info, ev.EventInfo(k))
-		}
-	}
-	s.trig, s.tmpT = make([]bool, s.ne), make([]bool, s.ne)
-	s.gl, s.gr, s.gc = make([]float64, s.nr), make([]float64, s.nr), make([]float64, s.nr)
-	s.xbuf = make([]float64, nx)
+	s.setup(m)
 	s.res = &Result{NX: nx, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx)}
 	res := &SensResult{NS: ns, S: make([]float64, 0, len(ts)*nx*ns)}
 
@@ -129,7 +121,7 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 	if err := sol.Err(); err != nil {
 		return nil, err
 	}
-	if s.ne == 0 {
+	if s.ev == nil {
 		var r sens.Result
 		if err := sol.SolveFrom(&r, p, &sens.Start{T0: ts[0], X0: xs, S0: ss}, ts); err != nil {
 			return nil, err
@@ -210,11 +202,31 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		if found {
 			tseg = tc
 		}
-		if len(S) > 0 {
+		// At a switch of f, x and S are integrated to the old side of the
+		// jump only (no step of sol straddles it) and carried over the
+		// bracket with f- (acrossSwitch).
+		sw := found && s.swHit
+		xl := s.xl
+		if sw {
+			tseg = s.tl
+		}
+		if len(S) > 0 && tseg > t {
 			if err := sol.SolveFrom(&sr, p, &sens.Start{T0: t, X0: x, S0: S}, []float64{tseg}); err != nil {
 				return err
 			}
 			copy(S, sr.SAt(0))
+			if sw {
+				xl = s.oldSide(sol.Trajectory())
+			}
+		} else if sw && tseg > t {
+			if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, []float64{tseg}); err != nil {
+				return err
+			}
+			xl = s.oldSide(xsol.Trajectory())
+		}
+		if sw {
+			tc = s.acrossSwitch(xl, tc)
+			xc = s.xbuf
 		}
 		if found {
 			t = tc
@@ -310,11 +322,18 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 			mode = best
 		}
 	}
+	// f-: at an instant located by a root crossing, on the old side of
+	// the bracket (f may jump at the root: a switch of f, or a trigger
+	// that is one too); elsewhere at the instant.
+	if mode >= 0 && v.mode >= 0 {
+		s.m.F(v.f, s.tl, s.xl, s.p)
+	} else {
+		s.m.F(v.f, t, x, s.p)
+	}
 	switch {
 	case mode >= 0:
-		// g(tau, x(tau), p) = 0: dtau = -(g_x S + g_p) / (g_x f + g_t).
+		// g(tau, x(tau), p) = 0: dtau = -(g_x S + g_p) / (g_x f- + g_t).
 		gt := v.ed.RootGrad(mode, t, x, s.p, v.gx, v.gp)
-		s.m.F(v.f, t, x, s.p)
 		den := gt
 		for i := 0; i < nx; i++ {
 			den += v.gx[i] * v.f[i]
@@ -341,7 +360,6 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 			}
 		}
 	}
-	s.m.F(v.f, t, x, s.p)
 	for i := 0; i < nx; i++ {
 		for c := 0; c < ns; c++ {
 			v.d[i*ns+c] = v.sm[i*ns+c] + v.f[i]*v.dtau[c]
