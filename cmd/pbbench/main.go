@@ -13,7 +13,8 @@
 // runtime/objective with FS, PBSR, Exp and CVODES FS; see petab.go) and
 // the scaling section (-scale: time against the number of states on
 // generated networks of 50 to 2000 states, with fitted exponents; see
-// scale.go).
+// scale.go) and the events section (-events: PKA with daily doses
+// through runtime/events against CVODES's root finding; see events.go).
 package main
 
 import (
@@ -55,6 +56,11 @@ type config struct {
 	scaleMaxDense int
 	scaleReps     int
 	scaleBudget   time.Duration
+	// the events section (events.go)
+	events       bool
+	eventsDays   int
+	eventsReps   int
+	eventsBudget time.Duration
 }
 
 func main() {
@@ -84,6 +90,10 @@ func main() {
 	flag.IntVar(&c.scaleMaxDense, "scale-max-dense", 200, "largest n of PBSR and Exp in the scaling section (their dense exponentials cost n^3: minutes per solve beyond a few hundred states)")
 	flag.IntVar(&c.scaleReps, "scale-reps", 5, "timed solves per method and n of the scaling section (at most; the median is reported)")
 	flag.DurationVar(&c.scaleBudget, "scale-budget", 5*time.Second, "time for the timed solves of one method and n of the scaling section: fewer solves past it (at least one; none after a warm-up longer than it)")
+	flag.BoolVar(&c.events, "events", true, "run the events section: PKA with daily doses through runtime/events (states, FS, PBSR, Exp) against CVODES's root finding and event loop")
+	flag.IntVar(&c.eventsDays, "events-days", 30, "doses of the events section, one per day of 20 time units")
+	flag.IntVar(&c.eventsReps, "events-reps", 11, "timed rounds of the events section, each running every method once (at most; the median is reported)")
+	flag.DurationVar(&c.eventsBudget, "events-budget", 10*time.Second, "time for the timed rounds of the events section: fewer rounds past it, but at least 3")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -101,6 +111,8 @@ type Results struct {
 	Sampling *SamplingResult `json:"sampling,omitempty"`
 	// Scaling is the scaling section (-scale).
 	Scaling *ScaleResult `json:"scaling,omitempty"`
+	// Events is the events section (-events).
+	Events *EventsResult `json:"events,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -184,12 +196,22 @@ func run(c *config) error {
 			return err
 		}
 	}
+	if c.events {
+		er, err := benchEvents(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("events: %v", err)
+		}
+		res.Events = er
+	}
 	res.Targets = checkTargets(res)
 	if res.Sampling != nil {
 		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
 	}
 	if res.Scaling != nil {
 		res.Targets = append(res.Targets, scaleTargets(res.Scaling)...)
+	}
+	if res.Events != nil && haveCVODES {
+		res.Targets = append(res.Targets, eventsTargets(res.Events)...)
 	}
 	printTargets(res.Targets)
 	f, err := os.Create(filepath.Join(c.out, "results.json"))
