@@ -160,8 +160,8 @@ func suiteFD(t *testing.T, m model.Model, p, ts []float64, rel float64) []float6
 // move with a parameter, an event at a parameter time, a state-dependent
 // trigger, and a piecewise input switched on and off at parameter times
 // feeding a state-dependent switch (no events: switches only). S is
-// solved at RTol 1e-10 (FS with ErrCon: its steps would otherwise
-// follow the state's error alone, 1% off on the piecewise model); the
+// solved at RTol 1e-10 (FS with S in its error control, ErrCon; without
+// it FS is 6e-8 off after the harvests of the state trigger); the
 // reference is the fourth-order central difference of events.Solve at
 // RTol 1e-13 (step 1e-3 relative: truncation about 1e-13, noise about
 // 1e-10). Errors are relative to the column's largest entry. The output

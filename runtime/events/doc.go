@@ -76,10 +76,41 @@
 // to the new steady state's sensitivity, needs ErrCon (SBML case 00354:
 // 1% off without it).
 //
+// # Switches of the right-hand side
+//
+// A model that also implements model.Switches has root functions that
+// belong to no event: the relations inside the rates (a piecewise input
+// switched on at t >= T, a rate that changes with a state crossing a
+// threshold), collected by symbolic.Builder.Switches and emitted by
+// interp and codegen. Solve and SolveSens treat a model with switches and
+// no events like one with events (Needed says which models need them).
+// A switch that changes sign ends the scan like a trigger change; since
+// the steps scanned straddle the jump of f, the segment is integrated
+// again up to the left end of the switch's bracket (the last time known
+// on the old side; x and S for SolveSens, so that no step of sol
+// straddles it and PBSR and Exp restart their grid there), the state is
+// carried over the bracket with f-, and integration restarts on the new
+// side: at the located time, moved on if the switch is not yet strictly
+// past zero there (the relation may hold at zero, and the accurate state
+// may lag the scanned one). If the accurate integration has already
+// crossed at the bracket's left end, the bracket is located again on it
+// and SolveSens solves x and S again up to its new left end: Exp and PBS,
+// without error control of S, take f's derivatives at a step's end for
+// the whole step, and a last step ending 1e-11 past the switch put them
+// 1% off.
+//
+// At a switch S jumps as at an event without executions: S+ = S- +
+// (f- - f+) dtau, with dtau from the switch's root function (zero for a
+// switch at a constant time, where S is continuous). Root-located
+// instants evaluate f- at the bracket's left end, on the old side, for
+// events whose triggers are switches too.
+//
 // # Limits
 //
-// Discontinuities of the right-hand side that are not events (a
-// piecewise function of time or state in a rate) are not located: the
-// integrator steps through them under its error control. Two sign changes
-// of one root function within one integrator step are not seen.
+// floor, ceil and the other functions with jumps are not switches: their
+// discontinuities are at every integer of their argument. Two sign
+// changes of one root function within one integrator step are not seen.
+// A switch that chatters (its root returns to zero and crosses at once,
+// as a state held at a threshold by the switch itself would) costs a
+// restart per crossing.
 package events

@@ -211,13 +211,25 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 			tseg = s.tl
 		}
 		if len(S) > 0 && tseg > t {
-			if err := sol.SolveFrom(&sr, p, &sens.Start{T0: t, X0: x, S0: S}, []float64{tseg}); err != nil {
-				return err
+			for try := 0; ; try++ {
+				if err := sol.SolveFrom(&sr, p, &sens.Start{T0: t, X0: x, S0: S}, []float64{tseg}); err != nil {
+					return err
+				}
+				if !sw {
+					break
+				}
+				// Where sol's x has crossed already at tseg, its last step
+				// ends on the new side, and a method without error control
+				// of S (Exp, PBS) takes f's derivatives there for the whole
+				// step: solve again to the crossing located on sol's x.
+				tl := s.tl
+				xl = s.oldSide(sol.Trajectory())
+				if s.tl == tl || !(s.tl > t) || try == 3 {
+					break
+				}
+				tseg = s.tl
 			}
 			copy(S, sr.SAt(0))
-			if sw {
-				xl = s.oldSide(sol.Trajectory())
-			}
 		} else if sw && tseg > t {
 			if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, []float64{tseg}); err != nil {
 				return err
