@@ -179,9 +179,6 @@ func Needed(m model.Model) bool {
 	return ok && (ev.NumEvents() > 0 || numSwitches(ev) > 0)
 }
 
-// isSwitch reports whether root j is a switch of f.
-func (s *solver) isSwitch(j int) bool { return j >= s.nr-s.nsw }
-
 func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 	var tr ode.Trajectory
 	if s.ev == nil {
