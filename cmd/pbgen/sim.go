@@ -351,8 +351,12 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
 			path, nev, listNames(eventNames(sys), 5))
 	}
+	// Switches of the rates (piecewise in t or a state) go through
+	// runtime/events too, which stops at each and moves S across it
+	// (model.Switches); the paper's algorithms step over them.
+	switches := !f.paper && len(sys.B.Switches(sys.F)) > 0
 	var m *interp.Model
-	if nev > 0 {
+	if nev > 0 || switches {
 		m, err = interp.NewWithEvents(sys)
 	} else {
 		m, err = interp.New(sys)
@@ -381,7 +385,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if f.plot != "" {
 		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
 	}
-	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0}
+	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches}
 	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
 	warnUncontrolled(stderr, &f)
 	if sim.events {

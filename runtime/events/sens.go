@@ -223,7 +223,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 				// of S (Exp, PBS) takes f's derivatives there for the whole
 				// step: solve again to the crossing located on sol's x.
 				tl := s.tl
-				xl = s.oldSide(sol.Trajectory())
+				xl, tc = s.oldSide(sol.Trajectory(), tc)
 				if s.tl == tl || !(s.tl > t) || try == 3 {
 					break
 				}
@@ -234,7 +234,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 			if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, []float64{tseg}); err != nil {
 				return err
 			}
-			xl = s.oldSide(xsol.Trajectory())
+			xl, tc = s.oldSide(xsol.Trajectory(), tc)
 		}
 		if sw {
 			tc = s.acrossSwitch(xl, tc)

@@ -230,7 +230,7 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 				if err := ig.Integrate(&tr, s.p, x, t, []float64{s.tl}); err != nil {
 					return err
 				}
-				xl = s.oldSide(&tr)
+				xl, tc = s.oldSide(&tr, tc)
 			}
 			tc = s.acrossSwitch(xl, tc)
 			xc = s.xbuf
@@ -366,8 +366,11 @@ func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) (f
 // that crossed has already left its old side there (the crossing was
 // located on other steps, to their accuracy); then s.tl moves back to
 // the left end of the crossing's bracket on tr, whose last step straddles
-// it by that little only, and the state is tr's there (in s.xl).
-func (s *solver) oldSide(tr *ode.Trajectory) []float64 {
+// it by that little only, the state is tr's there (in s.xl), and the
+// instant moves to the bracket's right end, which it returns (else tc):
+// S, solved to s.tl, is carried over the gap to the instant unchanged, so
+// the gap is kept to the location tolerance.
+func (s *solver) oldSide(tr *ode.Trajectory, tc float64) ([]float64, float64) {
 	for k := 0; k+1 < tr.Len(); k++ {
 		s.ev.RootsTo(s.gr, tr.T[k+1], tr.XAt(k+1), s.p)
 		for j := s.nr - s.nsw; j < s.nr; j++ {
@@ -378,13 +381,13 @@ func (s *solver) oldSide(tr *ode.Trajectory) []float64 {
 			if !(s.gl[j]*s.swOld[j] > 0) {
 				continue // not on its old side at the step's start either
 			}
-			a, _ := s.illinois(tr, k, j, tr.T[k], tr.T[k+1], s.gl[j], s.gr[j])
+			a, b := s.illinois(tr, k, j, tr.T[k], tr.T[k+1], s.gl[j], s.gr[j])
 			s.tl = a
 			tr.InterpStep(s.xl, a, k)
-			return s.xl
+			return s.xl, b
 		}
 	}
-	return tr.XAt(tr.Len() - 1)
+	return tr.XAt(tr.Len() - 1), tc
 }
 
 // acrossSwitch returns a time t+ at or after tc and sets s.xbuf to the
