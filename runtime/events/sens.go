@@ -184,19 +184,31 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		if iout == len(ts) {
 			break
 		}
-		tend := s.segmentEnd(ts[iout])
-		if tend-t <= s.tol(t) {
-			t = tend
+		if tnext := s.segmentEnd(ts[iout]); tnext-t <= s.tol(t) {
+			t = tnext
 			s.setMode(modeQueue)
 			if err := s.handle(t, x); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, []float64{tend}); err != nil {
+		// One segment over the next outputs (s.span of them, or up to the
+		// next queued execution): the solvers restart at events and
+		// switches only.
+		// With columns the state pass only locates the first trigger
+		// change or switch; without, it also lands on the outputs.
+		tend := s.segmentEnd(ts[min(iout+s.span, len(ts))-1])
+		seg := s.segTimes(ts, iout, t, tend)
+		i0 := iout
+		xts := seg[len(seg)-1:]
+		if len(S) == 0 {
+			xts = seg
+		}
+		if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, xts); err != nil {
 			return err
 		}
 		tr := xsol.Trajectory()
+		xend := tr.XAt(tr.Len() - 1)
 		tc, xc, found := s.scan(tr)
 		tseg := tend
 		if found {
@@ -210,9 +222,13 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		if sw {
 			tseg = s.tl
 		}
+		// The outputs before tseg are those of the pass that ends there:
+		// times outTs, results out.
+		outTs, out := xts, &xr
 		if len(S) > 0 && tseg > t {
 			for try := 0; ; try++ {
-				if err := sol.SolveFrom(&sr, p, &sens.Start{T0: t, X0: x, S0: S}, []float64{tseg}); err != nil {
+				outTs = s.cutTimes(seg, tseg)
+				if err := sol.SolveFrom(&sr, p, &sens.Start{T0: t, X0: x, S0: S}, outTs); err != nil {
 					return err
 				}
 				if !sw {
@@ -229,13 +245,29 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 				}
 				tseg = s.tl
 			}
-			copy(S, sr.SAt(0))
+			out = &sr
 		} else if sw && tseg > t {
-			if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, []float64{tseg}); err != nil {
+			outTs = s.cutTimes(seg, tseg)
+			if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, outTs); err != nil {
 				return err
 			}
 			xl, tc = s.oldSide(xsol.Trajectory(), tc)
 		}
+		if tseg > t {
+			for j := 0; iout < len(ts) && ts[iout] < tseg; iout++ {
+				for j < len(outTs)-1 && outTs[j] < ts[iout] {
+					j++
+				}
+				s.res.X = append(s.res.X, out.XAt(j)...)
+				if len(S) > 0 {
+					res.S = append(res.S, out.SAt(j)...)
+				}
+			}
+			if len(S) > 0 {
+				copy(S, out.SAt(len(outTs)-1))
+			}
+		}
+		s.nextSpan(found, iout-i0, len(ts))
 		if sw {
 			tc = s.acrossSwitch(xl, tc)
 			xc = s.xbuf
@@ -250,7 +282,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 			}
 		} else {
 			t = tend
-			copy(x, tr.XAt(tr.Len()-1))
+			copy(x, xend)
 			s.setMode(modeQueue)
 		}
 		if err := s.handle(t, x); err != nil {

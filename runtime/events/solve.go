@@ -94,6 +94,10 @@ type solver struct {
 	nsw   int
 	swHit bool
 	swOld []float64 // per root: a crossed switch's value before, else 0
+	seg   []float64 // the times of a segment's integration (segTimes)
+	gprev []float64 // scan's root values before the last crossing
+	span  int       // outputs the next segment covers (nextSpan)
+	seg2  []float64 // those of SolveSens's second pass
 	tl    float64
 	xl    []float64
 	fl    []float64
@@ -159,7 +163,8 @@ func (s *solver) setup(m model.Model) {
 	s.trig, s.tmpT = make([]bool, s.ne), make([]bool, s.ne)
 	s.gl, s.gr, s.gc = make([]float64, s.nr), make([]float64, s.nr), make([]float64, s.nr)
 	s.xbuf, s.xl, s.fl = make([]float64, s.nx), make([]float64, s.nx), make([]float64, s.nx)
-	s.swOld = make([]float64, s.nr)
+	s.swOld, s.gprev = make([]float64, s.nr), make([]float64, s.nr)
+	s.span = 1
 }
 
 // numSwitches is ev's number of switch roots (model.Switches), 0 if it
@@ -209,19 +214,40 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 		if iout == len(ts) {
 			break
 		}
-		tend := s.segmentEnd(ts[iout])
-		if tend-t <= s.tol(t) {
+		if tnext := s.segmentEnd(ts[iout]); tnext-t <= s.tol(t) {
 			// Closer than the location tolerance: the state does not move.
-			t = tend
+			t = tnext
 			if err := s.handle(t, x); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := ig.Integrate(&tr, s.p, x, t, []float64{tend}); err != nil {
+		// One integration over the next outputs (s.span of them, or up to
+		// the next queued execution), landing on each: the integrator
+		// restarts at events and switches only.
+		tend := s.segmentEnd(ts[min(iout+s.span, len(ts))-1])
+		seg := s.segTimes(ts, iout, t, tend)
+		i0 := iout
+		if err := ig.Integrate(&tr, s.p, x, t, seg); err != nil {
 			return err
 		}
 		tc, xc, found := s.scan(&tr)
+		tcut := tend
+		if found {
+			tcut = tc
+			if s.swHit {
+				tcut = s.tl
+			}
+		}
+		// Outputs before the cut, from the steps before the crossing
+		// (the integrator landed on each).
+		for j := 0; iout < len(ts) && ts[iout] < tcut; iout++ {
+			for j < len(seg)-1 && seg[j] < ts[iout] {
+				j++
+			}
+			s.res.X = append(s.res.X, tr.XAt(tr.Out[j])...)
+		}
+		s.nextSpan(found, iout-i0, len(ts))
 		if found && s.swHit {
 			// f jumps at tc: the scanned steps straddle it. Integrate
 			// again up to the old side and step over the bracket with f-.
@@ -247,6 +273,49 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 		}
 	}
 	return nil
+}
+
+// nextSpan adapts the number of outputs the next segment covers: an
+// integration past the first event is discarded, so a segment should
+// end not far beyond it, but a restart at every output costs the
+// integrator's start each time (and accuracy: its first steps are of
+// low order). After a segment whose event came after m outputs the next
+// covers 1.25 m + 1, the usual gap again; after one without an event,
+// twice as many as it did.
+func (s *solver) nextSpan(found bool, m, n int) {
+	if found {
+		s.span = max(1, m+m/4+1)
+	} else {
+		s.span = min(2*s.span, n)
+	}
+}
+
+// cutTimes fills s.seg2 with the times of seg before tseg by more than
+// the location tolerance, then tseg.
+func (s *solver) cutTimes(seg []float64, tseg float64) []float64 {
+	s.seg2 = s.seg2[:0]
+	for _, u := range seg {
+		if u >= tseg-s.tol(tseg) {
+			break
+		}
+		s.seg2 = append(s.seg2, u)
+	}
+	s.seg2 = append(s.seg2, tseg)
+	return s.seg2
+}
+
+// segTimes fills s.seg with the distinct output times of ts from iout on
+// that lie after t and before tend by more than the location tolerance,
+// then tend: the times an integration from t lands on.
+func (s *solver) segTimes(ts []float64, iout int, t, tend float64) []float64 {
+	s.seg = s.seg[:0]
+	for k := iout; k < len(ts) && ts[k] < tend-s.tol(tend); k++ {
+		if ts[k] > t && (len(s.seg) == 0 || ts[k] > s.seg[len(s.seg)-1]) {
+			s.seg = append(s.seg, ts[k])
+		}
+	}
+	s.seg = append(s.seg, tend)
+	return s.seg
 }
 
 func (s *solver) tol(t float64) float64 { return s.ttol * math.Max(1, math.Abs(t)) }
@@ -300,8 +369,19 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 					return tc, x, true
 				}
 				// A root crossed without changing a trigger: go on from it.
+				// A root that is exactly zero there keeps its value from
+				// before as the left one: a strict relation (x > c at x = c)
+				// changes just after, and a crossing from zero would not
+				// count (regula falsi lands exactly on the zero of a root
+				// linear in t within a step).
 				ta = tc
+				copy(s.gprev, s.gl)
 				s.ev.RootsTo(s.gl, ta, x, s.p)
+				for j, g := range s.gl {
+					if g == 0 {
+						s.gl[j] = s.gprev[j]
+					}
+				}
 				continue
 			}
 			// No root crossed; a trigger may still have changed.
