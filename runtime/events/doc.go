@@ -3,9 +3,17 @@
 //
 // # Method
 //
-// Solve integrates one segment at a time, from the current time to the
-// next output time or the next queued (delayed) execution, whichever is
-// first, with ode.Solver.Integrate. It then scans the accepted steps of
+// Solve integrates one segment at a time with ode.Solver.Integrate, from
+// the current time over the next outputs, landing on each, to the last of
+// them or the next queued (delayed) execution, whichever is first. The
+// number of outputs a segment covers adapts to the gap between events
+// (1.25 times the outputs before the last one, plus one; doubled after a
+// segment without), since what follows the first event is discarded but
+// a restart at every output costs the integrator's start each time, and
+// accuracy (the first steps are of low order): on PKA with 30 doses over
+// 600 outputs (cmd/pbbench -events) the error of FS at rtol 1e-5 fell
+// from 2e-4 to 2.4e-5 (CVODES: 1.7e-5) and its time by 4x when segments
+// stopped ending at every output. Solve then scans the accepted steps of
 // the segment in order with the integrator's own dense output
 // (Trajectory.InterpStep): a root function of the triggers that changes
 // sign inside a step is located by the Illinois variant of regula falsi,
@@ -15,7 +23,10 @@
 // trigger values. At the earliest change the rest of the segment is
 // discarded, the events are handled at that time with the state from the
 // dense output, and integration restarts there (the integrator starts
-// afresh: the right-hand side may jump with the state).
+// afresh: the right-hand side may jump with the state). A root that
+// crosses without changing a trigger and lands exactly on zero keeps its
+// old sign for the rest of the scan, so that a strict relation that
+// changes just after is still seen.
 //
 // # SBML semantics
 //
