@@ -64,6 +64,27 @@
 // of this is emitted (byte for byte the output from before), and no
 // GenVersion bump was needed: model.Events is optional.
 //
+// # Delays
+//
+// A System with delayed values (symbolic.ODE.Delays, SBML csymbol delay)
+// gives a Model that also implements model.Delays: F, Jx, Jp and
+// OutputsTo are emitted as FDelayed, JxDelayed, jpDelayed and
+// OutputsDelayedTo with the delayed values d as a last argument, the plain
+// methods call them with every value NaN, and per delayed value delayK
+// and delayHistK give its argument and delay, and its history before the
+// start (delay.go). Without delays nothing of this is emitted.
+//
+// # Algebraic variables
+//
+// A System with algebraic variables (symbolic.ODE.Algebraic > 0: SBML
+// algebraic rules and fast reactions) gives a Model that also implements
+// model.Algebraic: NumAlgebraic and the section ResidualT (the partial
+// derivatives in t of the residual rows, sys.Gt). Its F, Jx and Jp hold
+// the residuals as rows like any state's, so callers solve it through
+// runtime/dae.New, as for the interpreted model. Without algebraic
+// variables nothing of this is emitted (the goldens are unchanged), and
+// model.Algebraic is optional: no GenVersion bump.
+//
 // With Options.Problem, problem.go holds func Problem(), which returns a
 // new copy of the problem on each call, written as a Go composite literal
 // of the problem's own type by reflection (zero fields left out, struct

@@ -83,6 +83,7 @@ type generator struct {
 	paramConst   []string
 	stateLocal   []string // locals holding x[i] and p[j]
 	paramLocal   []string
+	delayIx      map[string]int // delayed values (delay.go)
 }
 
 // Generate returns the Go source of a package implementing model.Model for
@@ -180,6 +181,12 @@ func (g *generator) files(secs []emitted) map[string][]jen.Code {
 	if g.hasEvents() {
 		files["model.go"] = append(files["model.go"], g.eventDecls()...)
 	}
+	if g.delayed() {
+		files["model.go"] = append(files["model.go"], g.delayDecls()...)
+	}
+	if g.sys.ODE.Algebraic > 0 {
+		files["model.go"] = append(files["model.go"], g.algebraicDecls()...)
+	}
 	if g.problem != nil {
 		files["problem.go"] = g.problemDecls()
 	}
@@ -233,6 +240,9 @@ func (g *generator) check() error {
 	if err := g.checkEvents(); err != nil {
 		return err
 	}
+	if err := g.checkAlgebraic(); err != nil {
+		return err
+	}
 	return g.checkProblem()
 }
 
@@ -245,6 +255,7 @@ func (g *generator) checkDims() error {
 	}
 	g.stateIx = make(map[string]int)
 	g.paramIx = make(map[string]int)
+	g.delayIx = sys.ODE.DelayIndex()
 	for i, s := range sys.ODE.States {
 		if _, dup := g.stateIx[s.Name]; dup {
 			return fmt.Errorf("codegen: model %q: duplicate state %q", name, s.Name)
@@ -301,6 +312,9 @@ func (g *generator) checkRoot(what string, r *symbolic.Node, initial bool) error
 			_, ok = g.paramIx[s.Name]
 		case symbolic.KindTime:
 			ok = !initial
+		case symbolic.KindDelay:
+			_, ok = g.delayIx[s.Name]
+			ok = ok && !initial
 		}
 		if !ok {
 			return fmt.Errorf("codegen: model %q: %s uses %s %q, which is not allowed there", g.sys.ODE.Name, what, s.Kind, s.Name)
@@ -351,6 +365,8 @@ func (g *generator) symRef(n *symbolic.Node) code {
 		return ident(g.stateLocal[g.stateIx[n.Name]])
 	case symbolic.KindParam:
 		return ident(g.paramLocal[g.paramIx[n.Name]])
+	case symbolic.KindDelay:
+		return ident(delayLocal(g.delayIx[n.Name]))
 	}
 	return ident("t")
 }
@@ -361,6 +377,10 @@ func (g *generator) symLoad(n *symbolic.Node) jen.Code {
 		i := g.stateIx[n.Name]
 		return jen.Id(g.stateLocal[i]).Op(":=").Id("x").Index(jen.Id(g.stateConst[i]))
 	}
+	if n.Kind == symbolic.KindDelay {
+		k := g.delayIx[n.Name]
+		return jen.Id(delayLocal(k)).Op(":=").Id("d").Index(jen.Lit(k))
+	}
 	j := g.paramIx[n.Name]
 	return jen.Id(g.paramLocal[j]).Op(":=").Id("p").Index(jen.Id(g.paramConst[j]))
 }
@@ -370,6 +390,9 @@ func (g *generator) sortSyms(ss []*symbolic.Node) {
 	key := func(n *symbolic.Node) int {
 		if n.Kind == symbolic.KindState {
 			return g.stateIx[n.Name]
+		}
+		if n.Kind == symbolic.KindDelay {
+			return g.nx + g.np + g.delayIx[n.Name]
 		}
 		return g.nx + g.paramIx[n.Name]
 	}

@@ -72,6 +72,12 @@ func (g *generator) sections() []*section {
 	if g.hasEvents() {
 		secs = append(secs, g.eventSections()...)
 	}
+	if g.delayed() {
+		secs = g.delaySections(secs)
+	}
+	if g.sys.ODE.Algebraic > 0 {
+		secs = append(secs, g.gtSection())
+	}
 	return secs
 }
 

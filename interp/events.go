@@ -219,6 +219,7 @@ type derivProg struct {
 	row  []int
 	kind []byte
 	col  []int
+	pool sync.Pool // *evScratch (slots, out)
 }
 
 // compileDerivs forms the non-zero first derivatives of exprs in t, the
@@ -271,18 +272,22 @@ func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
 // eval evaluates the derivatives at (t, x, p) and passes each non-zero
 // one to f.
 func (dp *derivProg) eval(t float64, x, p []float64, f func(row int, kind byte, col int, v float64)) {
-	out := make([]float64, dp.c.NumRoots())
-	dp.c.EvalTo(out, make([]float64, dp.c.ScratchLen()), t, x, p)
-	for r, v := range out {
+	s, _ := dp.pool.Get().(*evScratch)
+	if s == nil {
+		s = &evScratch{out: make([]float64, dp.c.NumRoots()), slots: make([]float64, dp.c.ScratchLen())}
+	}
+	dp.c.EvalTo(s.out, s.slots, t, x, p)
+	for r, v := range s.out {
 		f(dp.row[r], dp.kind[r], dp.col[r], v)
 	}
+	dp.pool.Put(s)
 }
 
 var _ model.EventDerivs = (*Model)(nil)
 
 // RootGrad writes the gradient of root function j in x and p into dx and
-// dp and returns its derivative in t. It allocates (derivatives serve
-// sensitivities at events, not the integrator's inner loop).
+// dp and returns its derivative in t. Scratch space is pooled: after the first
+// calls it allocates nothing.
 func (m *Model) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
 	if len(x) != m.nx || len(p) != m.np || len(dx) != m.nx || len(dp) != m.np {
 		panic("interp: RootGrad: x, p, dx or dp length mismatch")

@@ -31,7 +31,8 @@
 // and noise scales sigma(t, x, p, u) (a PEtab measurement model, u the
 // placeholders) into an *Observed, which is a *Model that also implements
 // model.Observables, with the derivatives in x, p and u formed
-// symbolically. NewObservedAssign adds state assignment sets
+// symbolically, and the events as NewWithEvents (runtime/objective solves
+// a model with events through runtime/events). NewObservedAssign adds state assignment sets
 // (model.Assigner: a PEtab experiment's condition changes after its first
 // period), their derivatives in x and p formed symbolically too.
 //
@@ -63,9 +64,11 @@ type Model struct {
 	f, fjx     *symbolic.Compiled
 	fjp, x0    *symbolic.Compiled
 	x0p, out   *symbolic.Compiled
+	gt         *symbolic.Compiled // dg/dt of the algebraic residuals, nil without
 	nscratch   int
 	pool       sync.Pool // *scratch
 	ev         *evProg   // events (model.Events), nil when there are none
+	dl         *dlProg   // delayed values (model.Delays), nil when there are none
 }
 
 // scratch is one evaluation's working memory: the slots of a Compiled
@@ -74,6 +77,7 @@ type Model struct {
 type scratch struct {
 	slots []float64
 	x0p   []float64
+	one   [1]float64 // the result of a single-value program
 }
 
 var _ model.Model = (*Model)(nil)
@@ -136,6 +140,9 @@ func newModel(sys *symbolic.System) (*Model, error) {
 	if m.jp, err = pattern(sys.Jp, nx, np, "Jp"); err != nil {
 		return nil, err
 	}
+	if na := sys.ODE.Algebraic; na < 0 || na > nx || len(sys.Gt) != na {
+		return nil, fmt.Errorf("interp: model %q has %d algebraic variables among %d states and %d derivatives in t of their equations", sys.ODE.Name, na, nx, len(sys.Gt))
+	}
 	if _, err = pattern(sys.X0p, nx, np, "X0p"); err != nil {
 		return nil, err
 	}
@@ -147,8 +154,9 @@ func newModel(sys *symbolic.System) (*Model, error) {
 			return nil, fmt.Errorf("interp: model %q: initial value of %q depends on time", sys.ODE.Name, m.stateNames[i])
 		}
 	}
+	delayNames := delayNames(sys)
 	compile := func(roots []*symbolic.Node, states []string, what string) (*symbolic.Compiled, error) {
-		c, err := symbolic.Compile(roots, states, m.paramNames)
+		c, err := symbolic.CompileDelayed(roots, states, m.paramNames, delayNames)
 		if err != nil {
 			return nil, fmt.Errorf("interp: model %q: %s: %w", sys.ODE.Name, what, err)
 		}
@@ -169,10 +177,14 @@ func newModel(sys *symbolic.System) (*Model, error) {
 		{&m.x0, sys.X0, nil, "initial values"},
 		{&m.x0p, symbolic.Exprs(sys.X0p), nil, "initial sensitivities"},
 		{&m.out, outs, m.stateNames, "outputs"},
+		{&m.gt, sys.Gt, m.stateNames, "derivatives in t of the algebraic equations"},
 	} {
 		if *s.dst, err = compile(s.roots, s.states, s.what); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.compileDelays(delayNames); err != nil {
+		return nil, err
 	}
 	m.pool.New = func() any {
 		return &scratch{slots: make([]float64, m.nscratch), x0p: make([]float64, len(m.x0pIdx))}
@@ -312,3 +324,17 @@ func clonePattern(p *model.Pattern) *model.Pattern {
 		ColIdx: append([]int(nil), p.ColIdx...),
 	}
 }
+
+// NumAlgebraic returns the number of algebraic variables, the last states
+// (symbolic.ODE.Algebraic). A model with some implements
+// model.Algebraic and is solved through runtime/dae.
+func (m *Model) NumAlgebraic() int { return m.sys.ODE.Algebraic }
+
+// ResidualT writes the partial derivatives in t of the algebraic
+// residuals at (t, x, p) into dst (length NumAlgebraic).
+func (m *Model) ResidualT(dst []float64, t float64, x, p []float64) {
+	m.check(dst, m.sys.ODE.Algebraic, x, p, "ResidualT")
+	m.eval(m.gt, dst, t, x, p)
+}
+
+var _ model.Algebraic = (*Model)(nil)

@@ -53,9 +53,11 @@ type obsScratch struct {
 
 var _ model.Observables = (*Observed)(nil)
 
-// NewObserved compiles sys (as New) and the observables obs.
+// NewObserved compiles sys and the observables obs. Events are compiled
+// too (as NewWithEvents): the model implements model.Events, and its user
+// (runtime/objective) solves them with runtime/events.
 func NewObserved(sys *symbolic.System, obs []Observable) (*Observed, error) {
-	m, err := New(sys)
+	m, err := NewWithEvents(sys)
 	if err != nil {
 		return nil, err
 	}

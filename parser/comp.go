@@ -857,6 +857,13 @@ func (f *flattener) mathNode(in *inst, e *elem, bound scopeNames) *elem {
 			return xApply("divide", e, product(f.factors(in.tcf), e.line))
 		}
 		return e
+	case e.local == "apply" && len(e.kids) == 3 && e.kids[0].local == "csymbol" && len(in.tcf) > 0 && isDelay(e.kids[0]):
+		// A delay in the submodel's time units: its time runs slower by
+		// its time factors, so the delay in model time is tau times them
+		// (case 01173).
+		x := f.copyMath(in, e, bound, nil)
+		x.kids[2] = xApply("times", append([]*elem{x.kids[2]}, ciList(f.factors(in.tcf), e.line)...)...)
+		return x
 	case e.local == "apply" && len(e.kids) == 2 && e.kids[0].local == "csymbol" && e.kids[1].local == "ci":
 		url, _ := e.kids[0].attr("definitionURL")
 		if strings.TrimSpace(url) != symbolsURL+"rateOf" {
@@ -884,6 +891,12 @@ func (f *flattener) mathNode(in *inst, e *elem, bound scopeNames) *elem {
 		return e
 	}
 	return f.copyMath(in, e, bound, nil)
+}
+
+// isDelay reports whether the csymbol e is csymbol delay.
+func isDelay(e *elem) bool {
+	url, _ := e.attr("definitionURL")
+	return strings.TrimSpace(url) == symbolsURL+"delay"
 }
 
 func xCi(name string, line int) *elem {

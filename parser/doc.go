@@ -29,6 +29,18 @@
 // and 10225 make it, and so is a rate that depends on itself through
 // rateOf, naming the ids of the cycle.
 //
+// csymbol delay, delay(e, tau), is the value of e at t - tau (delay.go):
+// each distinct use becomes a delayed value in ODE.Delays (symbolic
+// KindDelay symbols in the rates and outputs), with e and tau lowered like
+// rates, sorted so that each reads only delayed values listed before it,
+// and e's history before the start: e with every variable at its initial
+// value as a function of time (an initial assignment sin(t) has been
+// sin(t) before the start, as the SBML Test Suite expects), nested delays
+// at their own history, rateOf at the time derivative of its target's.
+// A delay in a comp submodel is scaled by its time conversion factors.
+// runtime/dde solves such models; sensitivities through delays are not
+// supported.
+//
 // stoichiometryMath (L2) is read as an assignment rule to the species
 // reference: the reference's id, or "stoichiometry(R:S)" for species S
 // in reaction R when it has none (stoichmath.go). The math is evaluated
@@ -80,8 +92,11 @@
 //
 // # Refused constructs
 //
-// Events unless Options.Events is set (see below), algebraic rules, fast
-// reactions, csymbol delay, other MathML elements, SBML Level 1 and every
+// Events unless Options.Events is set (see below), events in a model
+// with csymbol delay, other MathML elements, the algebraic rules and fast
+// reactions that lowering cannot pose as an index-1 DAE (see below),
+// algebraic rules or fast reactions in a model with csymbol delay, SBML
+// Level 1 and every
 // package other than comp, layout, render and those declared
 // required="false" (a required package is refused even when no element of
 // it appears) are refused with an error that says "... is not supported"
@@ -210,6 +225,38 @@
 // without math never fires; an assignment without math does nothing.
 // Event assignments to constants, to variables set by assignment rules,
 // or twice in one event are errors.
+//
+// # Lowering: algebraic rules and fast reactions
+//
+// Both become a semi-explicit DAE, dx/dt = f, 0 = g, with the algebraic
+// variables as the last states of the ODE (symbolic.ODE.Algebraic; their
+// Rate is the residual g, their Init a first guess); runtime/dae solves it
+// by eliminating them.
+//
+// An algebraic rule determines a variable nothing else determines
+// (algebraic.go): the candidates are the non-constant species,
+// compartments, parameters and species references in its math (through
+// assignment rules and reaction rates) with no assignment or rate rule,
+// not set by events, and for species not changed by reactions; rules
+// are matched to candidates (a perfect matching, by augmenting paths in
+// document order). A rule left without a variable is refused. The
+// variable's declared or initially assigned value is only the first guess
+// of its consistent value at t0; another state's initial value that
+// still depends on it after simplification is refused, and so is csymbol
+// rateOf of it.
+//
+// Fast reactions (fast.go) are at rapid equilibrium: the amounts the
+// slow reactions change along the null space of the fast stoichiometry
+// become differential states "fast_pool<k>" (dy/dt = L N_s v_s, y(0) =
+// L n(0)), and the fast species algebraic ones, with the residuals
+// L n - y and the fast rates. The first guess follows the fast reactions'
+// flow from the declared values (at the default parameters), so that
+// Newton's method finds the equilibrium they reach, not another root of
+// their rates. A fast reaction whose rate is identically 0, or that
+// changes no species, is an ordinary one. Refused: stoichiometries that are not constant, linearly
+// dependent fast reactions, conversion factors that are not constants, a
+// fast species that a rule or event sets, csymbol rateOf of a fast
+// species.
 //
 // # Lowering: outputs
 //

@@ -54,13 +54,19 @@ func Example() {
 		fmt.Println("param", p.Name, p.Value)
 	}
 
-	// A refused construct is reported with file, line, element and id.
-	_, err = parser.Read(strings.NewReader(strings.Replace(doc, `reversible="false"`, `reversible="false" fast="true"`, 1)), "decay.xml")
+	// A refused construct is reported with file, line, element and id:
+	// here an algebraic rule 0 = k, which determines nothing (k is
+	// constant).
+	bad, err := parser.Read(strings.NewReader(strings.Replace(doc, "<listOfReactions>",
+		`<listOfRules><algebraicRule><math xmlns="http://www.w3.org/1998/Math/MathML"><ci>k</ci></math></algebraicRule></listOfRules><listOfReactions>`, 1)), "decay.xml")
+	if err == nil {
+		_, err = bad.ODE(nil)
+	}
 	fmt.Println(err)
 	// Output:
-	// {Species:2 Parameters:1 Compartments:1 Reactions:1 AssignmentRules:0 RateRules:0 InitialAssignments:0 FunctionDefinitions:0 LocalParameters:0 Events:0}
+	// {Species:2 Parameters:1 Compartments:1 Reactions:1 AssignmentRules:0 RateRules:0 InitialAssignments:0 AlgebraicRules:0 FastReactions:0 FunctionDefinitions:0 LocalParameters:0 Events:0}
 	// state A concentration
 	// state B concentration
 	// param k 0.5
-	// decay.xml:15: reaction "R1": fast reaction is not supported
+	// decay.xml:14: algebraicRule: algebraic rule that determines no variable (no variable in it is left undetermined by other rules, reactions, events or constant declarations) is not supported
 }

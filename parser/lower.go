@@ -71,7 +71,10 @@ type variable struct {
 	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
 
+	alg      *AlgebraicRule // the algebraic rule that determines it (algebraic.go), or nil
+	fast     bool           // species: changed by fast reactions (fast.go)
 	rateOf   *variable      // stands for csymbol rateOf of this variable (rateof.go)
+	delay    *delayUse      // stands for a csymbol delay (delay.go)
 	rate     *symbolic.Node // states: memoised rate, for rateOf
 	rateDone bool
 }
@@ -99,6 +102,10 @@ type lowering struct {
 	inStates            bool                       // cur is a state whose rate and initial value are being formed
 	nonFiniteSeen       map[string]bool            // element+id of non-finite values already reported
 	flagged             map[*variable]bool         // states with a non-finite value reported
+	dl                  *delayLowering             // csymbol delay (delay.go)
+	algGuess            bool                       // forming an algebraic variable's first guess
+	algRefused          map[*variable]bool         // algebraic variables whose initial value was refused
+	fast                *fastSystem                // the fast reactions' subsystem (fast.go), or nil
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -141,8 +148,12 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 			return nil, err
 		}
 	}
+	l.refuseDelayEvents()
+	l.refuseDelayAlgebraic()
 	l.collect()
+	l.collectDelays()
 	params := l.sensParams(opt)
+	l.collectFast() // after sensParams: it forms values, which must see the parameters
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -154,6 +165,7 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		l.states(ode)
 		l.outputs(ode)
 		l.events(ode)
+		l.delays(ode)
 	}); err != nil {
 		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
 		return nil, l.errs.Err()
@@ -241,6 +253,7 @@ func (l *lowering) collect() {
 			}
 		}
 	}
+	l.matchAlgebraic()
 	dimsOf := make(map[string]float64, len(m.Compartments))
 	for _, c := range m.Compartments {
 		dimsOf[c.ID] = c.SpatialDimensions
@@ -255,10 +268,10 @@ func (l *lowering) collect() {
 		v.valueIsAmount = s.HasOnlySubstanceUnits || dims == 0
 		// A compartment an event resizes varies too: the amounts of its
 		// species are what an event leaves unchanged.
-		v.compVarying = v.comp.ar != nil || v.comp.rr != nil || v.comp.evTarget
+		v.compVarying = v.comp.ar != nil || v.comp.rr != nil || v.comp.evTarget || v.comp.alg != nil
 		v.reacting = v.reacting && !s.BoundaryCondition && !s.Constant
 		switch {
-		case v.rr != nil:
+		case v.rr != nil || v.alg != nil:
 			v.stateIsAmount = v.valueIsAmount
 		case v.reacting || v.evTarget:
 			v.isState = true
@@ -501,6 +514,12 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 	if v.rateOf != nil {
 		return l.rateOfInit(v)
 	}
+	if v.delay != nil {
+		return l.delayInit(v)
+	}
+	if v.alg != nil && !l.algGuess {
+		return l.algInit(v)
+	}
 	if l.initState[v] == done {
 		return l.initMemo[v]
 	}
@@ -531,6 +550,9 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 func (l *lowering) value(v *variable) *symbolic.Node {
 	if v.rateOf != nil {
 		return l.rateOfValue(v)
+	}
+	if v.delay != nil {
+		return l.delayValue(v)
 	}
 	if l.valState[v] == done {
 		return l.valMemo[v]
@@ -660,8 +682,15 @@ func (l *lowering) states(ode *symbolic.ODE) {
 	b := l.b
 	l.inStates = true
 	defer func() { l.inStates = false }()
+	// Differential states first, then the algebraic variables (the
+	// contract of symbolic.ODE.Algebraic).
+	defer func() {
+		l.fastStates(ode)
+		l.algebraicStates(ode)
+		l.fastAlgebraic(ode)
+	}()
 	for _, v := range l.list {
-		if !v.isState {
+		if !v.isState || v.alg != nil || v.fast {
 			continue
 		}
 		l.cur = v
@@ -685,6 +714,10 @@ func (l *lowering) states(ode *symbolic.ODE) {
 				}
 				init = b.Mul(init, size)
 			}
+		}
+		if a := l.algDependence(init); a != nil {
+			l.algInitUse(a, "initial value")
+			continue
 		}
 		if x := l.evalDefault(init); math.IsNaN(x) || math.IsInf(x, 0) {
 			if !l.flagged[v] { // else the non-finite value it comes from is reported
@@ -775,6 +808,10 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 	for _, v := range l.list {
 		l.cur = v
 		x := val(v)
+		if a := l.algDependence(x); a != nil {
+			l.algInitUse(a, "value")
+			x = nan
+		}
 		ode.Outputs = append(ode.Outputs, symbolic.Output{Name: v.id, Expr: x})
 		if v.kind != vSpecies {
 			continue
@@ -821,6 +858,10 @@ func (l *lowering) checkClosed(ode *symbolic.ODE) {
 			return
 		}
 		seen[n] = true
+		if a := l.algDependence(n); a != nil && n.Op == symbolic.OpSym {
+			l.algInitUse(a, "event")
+			return
+		}
 		if n.Op == symbolic.OpSym && n.Kind == symbolic.KindOther {
 			l.errs.add(l.m.File, l.m.Line, "model", l.m.ID, "internal error: symbol %q left unresolved by lowering", n.Name)
 		}

@@ -28,6 +28,7 @@ const (
 	mCall                   // call of function definition name
 	mPiecewise              // args = v1, c1, v2, c2, ...; other = otherwise or nil
 	mRateOf                 // csymbol rateOf applied to args[0], a <ci> (rateof.go)
+	mDelay                  // csymbol delay: args[0] at time - args[1] (delay.go)
 )
 
 // mnode is MathML parsed but not yet resolved: identifiers are names, and
@@ -170,7 +171,7 @@ func (p *mathParser) csymbol(e *elem) (mkind, bool) {
 	case symbolsURL + "avogadro":
 		return mAvogadro, true
 	case symbolsURL + "delay":
-		p.refuse(e.line, "csymbol delay")
+		return mDelay, true
 	case symbolsURL + "rateOf":
 		return mRateOf, true
 	default:
@@ -204,8 +205,8 @@ func (p *mathParser) expr(e *elem) *mnode {
 		if !ok {
 			return nil
 		}
-		if k == mRateOf {
-			p.errorf(e.line, "csymbol rateOf is a function: it must be the first child of <apply>")
+		if k == mRateOf || k == mDelay {
+			p.errorf(e.line, "csymbol %s is a function: it must be the first child of <apply>", map[mkind]string{mRateOf: "rateOf", mDelay: "delay"}[k])
 			return nil
 		}
 		return &mnode{kind: k, line: e.line}
@@ -412,11 +413,13 @@ func (p *mathParser) apply(e *elem) *mnode {
 			return nil
 		}
 	case head.local == "csymbol":
-		// delay is refused by csymbol; time and avogadro are values, not
-		// functions.
+		// time and avogadro are values, not functions.
 		k, ok := p.csymbol(head)
 		if ok && k == mRateOf {
 			return p.rateOfApply(e, head, kids[1:])
+		}
+		if ok && k == mDelay {
+			return p.delayApply(e, head, kids[1:])
 		}
 		if ok {
 			name := "time"

@@ -25,11 +25,14 @@ type Model struct {
 	Reactions           []*Reaction
 	InitialAssignments  []*InitialAssignment
 	Rules               []*Rule
+	AlgebraicRules      []*AlgebraicRule
 	Events              []*Event
 
 	B *symbolic.Builder // owns every node of the model's math and of the ODEs lowered from it
 
 	rateOfLine map[string]int // targets of csymbol rateOf: id -> line of the first use (rateof.go)
+	delays     []*delayUse    // uses of csymbol delay, one per distinct (argument, delay) pair (delay.go)
+	delayIdx   map[[2]*symbolic.Node]*delayUse
 }
 
 // FunctionDefinition is a <functionDefinition>; calls to it are expanded
@@ -93,6 +96,7 @@ type Reaction struct {
 	ID, Name    string
 	Line        int
 	Reversible  bool
+	Fast        bool // L2 and L3v1 fast="true": at rapid equilibrium (lowered in fast.go)
 	Reactants   []*SpeciesReference
 	Products    []*SpeciesReference
 	Modifiers   []string
@@ -133,10 +137,18 @@ type Rule struct {
 	Math     *symbolic.Node
 }
 
+// AlgebraicRule is an <algebraicRule>: 0 = Math at all times. Which
+// variable it determines is decided while lowering (algebraic.go).
+type AlgebraicRule struct {
+	Line int
+	Math *symbolic.Node
+}
+
 // Summary counts the components of a model (for `pbgen check`).
 type Summary struct {
 	Species, Parameters, Compartments, Reactions   int
 	AssignmentRules, RateRules, InitialAssignments int
+	AlgebraicRules, FastReactions                  int
 	FunctionDefinitions                            int
 	LocalParameters                                int
 	Events                                         int
@@ -152,6 +164,7 @@ func (m *Model) Summary() Summary {
 		InitialAssignments:  len(m.InitialAssignments),
 		FunctionDefinitions: len(m.FunctionDefinitions),
 		Events:              len(m.Events),
+		AlgebraicRules:      len(m.AlgebraicRules),
 	}
 	for _, r := range m.Rules {
 		if r.Kind == RateRule {
@@ -161,6 +174,9 @@ func (m *Model) Summary() Summary {
 		}
 	}
 	for _, r := range m.Reactions {
+		if r.Fast {
+			s.FastReactions++
+		}
 		s.LocalParameters += len(r.LocalParams)
 	}
 	return s

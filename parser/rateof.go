@@ -175,6 +175,20 @@ func (l *lowering) stateRate(s *variable) *symbolic.Node {
 		return s.rate
 	}
 	var r *symbolic.Node
+	if s.fast {
+		l.errs.add(l.m.File, s.line, "species", s.id, "csymbol rateOf of a species that fast reactions change is not supported")
+		l.undef[s] = ""
+		s.rateDone = true
+		return nil
+	}
+	if s.alg != nil {
+		// dz/dt of an algebraic variable is -g_z^{-1} (g_x f + g_t),
+		// which lowering does not form.
+		l.errs.add(l.m.File, s.alg.Line, "algebraicRule", "", "csymbol rateOf of %q, which this algebraic rule determines, is not supported", s.id)
+		l.undef[s] = ""
+		s.rateDone = true
+		return nil
+	}
 	if s.rr != nil {
 		r = l.subst(s, s.rr, l.value, false)
 	} else {

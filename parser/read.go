@@ -624,7 +624,10 @@ func (r *reader) rule(e *elem) {
 	case "rateRule":
 		kind = RateRule
 	case "algebraicRule":
-		r.refuse(e.line, "algebraicRule", "", "algebraic rule")
+		r.checkKids(e, "", "math")
+		ar := &AlgebraicRule{Line: e.line}
+		r.queue(e, &ar.Math, nil, e.local, "")
+		r.m.AlgebraicRules = append(r.m.AlgebraicRules, ar)
 		return
 	default:
 		r.errorf(e.line, e.local, "", "unexpected element in <listOfRules>")
@@ -649,9 +652,7 @@ func (r *reader) reaction(e *elem) {
 	rx := &Reaction{ID: id, Line: e.line}
 	rx.Name, _ = e.attr("name")
 	rx.Reversible = r.boolAttr(e, id, "reversible", true)
-	if r.boolAttr(e, id, "fast", false) {
-		r.refuse(e.line, "reaction", id, "fast reaction")
-	}
+	rx.Fast = r.boolAttr(e, id, "fast", false)
 	r.checkKids(e, id, "listOfReactants", "listOfProducts", "listOfModifiers", "kineticLaw")
 	for _, l := range e.kids {
 		if l.space != r.ns {
@@ -883,6 +884,8 @@ func (r *reader) conv(n *mnode, sc *scope) *symbolic.Node {
 		return r.call(n, sc)
 	case mRateOf:
 		return r.rateOf(n, sc)
+	case mDelay:
+		return r.delay(n, sc)
 	}
 	args := make([]*symbolic.Node, len(n.args))
 	for i, a := range n.args {

@@ -188,6 +188,11 @@ func (l *lowering) constParams() {
 	for _, a := range l.p.SBML.InitialAssignments {
 		changed[a.Symbol] = true
 	}
+	for _, ev := range l.p.SBML.Events {
+		for _, a := range ev.Assignments {
+			changed[a.Variable] = true
+		}
+	}
 	named := make(map[string]bool)
 	for _, c := range l.p.Conditions {
 		for _, t := range c.Targets {
@@ -202,6 +207,24 @@ func (l *lowering) constParams() {
 			q.Constant = true
 		}
 	}
+	// PEtab's pre-initialization replaces a model's initial assignment of
+	// a parameter it names: one whose value is a number becomes the
+	// parameter's value (Liu_IFACPapersOnLine2025's u_2 = 1*1e9, set by
+	// its conditions), so that the parameter stays a model parameter
+	// rather than a folded value.
+	isParam := make(map[string]*parser.Parameter)
+	for _, q := range l.p.SBML.Parameters {
+		isParam[q.ID] = q
+	}
+	ias := l.p.SBML.InitialAssignments[:0:0]
+	for _, a := range l.p.SBML.InitialAssignments {
+		if q := isParam[a.Symbol]; q != nil && q.Constant && named[a.Symbol] && a.Math != nil && a.Math.Op == symbolic.OpConst {
+			q.Value, q.HasValue = a.Math.Val, true
+			continue
+		}
+		ias = append(ias, a)
+	}
+	l.p.SBML.InitialAssignments = ias
 }
 
 // exprConditions brings v2 condition values that are expressions (of
@@ -322,6 +345,19 @@ func (l *lowering) exprConditions() {
 		o := &l.ode.Outputs[i]
 		o.Expr = b.Substitute(o.Expr, repl)
 		l.outputs[o.Name] = o.Expr
+	}
+	for i := range l.ode.Events {
+		ev := &l.ode.Events[i]
+		ev.Trigger = b.Substitute(ev.Trigger, repl)
+		if ev.Delay != nil {
+			ev.Delay = b.Substitute(ev.Delay, repl)
+		}
+		if ev.Priority != nil {
+			ev.Priority = b.Substitute(ev.Priority, repl)
+		}
+		for j := range ev.Assign {
+			ev.Assign[j].Value = b.Substitute(ev.Assign[j].Value, repl)
+		}
 	}
 	// Observables see the effective value too: symbol() maps a model
 	// parameter's id to this expression.

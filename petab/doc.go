@@ -95,9 +95,32 @@
 // Periods, and the data sorted by time. Problem.Rows maps each datum back to its
 // measurement row.
 //
+// # Events
+//
+// SBML events are read (parser.Options.Events) and kept in the lowered
+// model (model.Events, model.EventDerivs; expression condition values are
+// substituted into triggers, delays, priorities and assignments as into
+// rates); runtime/objective solves them with runtime/events, carrying the
+// trigger values from pre-equilibration to the simulation and across
+// periods, an event due at a period's start executing after that
+// period's condition (PEtab v2, "Events and finalization"). A parameter
+// that PEtab names (condition target or parameter table) and that the
+// model sets by a numeric initial assignment keeps that number as its
+// value where PEtab does not set it, the assignment dropped (PEtab's
+// pre-initialization replaces initial assignments):
+// Liu_IFACPapersOnLine2025's u_2. A delayed event still
+// queued at a period change is not supported (an error at evaluation).
+//
+// With LoadOptions.TimeSwitches (pbgen petab -switches), a relation of
+// time against an estimated parameter in a rate (the switching time of a
+// piecewise input, t < t_1) becomes a 0/1 state that two events keep
+// equal to the relation, so that the switch is located and its time has a
+// sensitivity (switches.go); relations of time against constants stay in
+// the rates.
+//
 // # Not supported
 //
-// SBML events (the SBML reader refuses them), parameter values depending
+// Parameter values depending
 // on states or time (state values may at later periods and after
 // pre-equilibration; PEtab forbids them in an experiment's first period),
 // a later period's parameter value that is an expression of a parameter a

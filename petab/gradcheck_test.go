@@ -146,8 +146,10 @@ var knownGradFailures = map[string]map[string]string{
 	// smooth pieces say 0; the true derivative is the jump of f at t_1
 	// carried forward (what event handling adds, as AMICI does for
 	// Heaviside functions). The finite differences (-5.41e9) are stable
-	// over steps 1e-5..1e-2 and rtol 1e-8..1e-12.
-	"Oliveira_NatCommun2021": {"t_1": "switching time of a piecewise in t: no sensitivity of the switch without event handling"},
+	// over steps 1e-5..1e-2 and rtol 1e-8..1e-12. LoadOptions.TimeSwitches
+	// turns the switch into events, which fixes it
+	// (TestTimeSwitchesOliveira).
+	"Oliveira_NatCommun2021": {"t_1": "switching time of a piecewise in t: no sensitivity of the switch without LoadOptions.TimeSwitches"},
 }
 
 // TestBenchmarkGradients is the gradient check described above. Each
@@ -174,6 +176,35 @@ func TestBenchmarkGradients(t *testing.T) {
 		if !longRun() && !cheapProblem(p) {
 			t.Skip("not in the cheap subset (PBGEN_LONG=1 or make petab-check runs it)")
 		}
+		checkGradients(t, name, p)
+	})
+}
+
+// TestSuiteEventGradients is the same check on the PEtab v2 test suite's
+// cases with SBML events: 0016 (an event at a period's start, after the
+// condition's changes), 0023 (an event during pre-equilibration, not
+// executed again after it) and 0030 (a time-triggered event at a period's
+// start).
+func TestSuiteEventGradients(t *testing.T) {
+	root := sharedDir(t, "petab-test-suite")
+	for _, id := range []string{"0016", "0023", "0030"} {
+		t.Run(id, func(t *testing.T) {
+			p, err := Load(filepath.Join(root, "v2.0.0", "sbml", id, "_"+id+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Model.NumEvents() == 0 {
+				t.Fatal("no events")
+			}
+			checkGradients(t, "v2/"+id, p)
+		})
+	}
+}
+
+// checkGradients is the gradient check of problem p (see the top of the
+// file).
+func checkGradients(t *testing.T, name string, p *Problem) {
+	{
 		mk := func(opt *objective.Options) *objective.Objective {
 			o, err := objective.New(p.Model, p.Objective, opt)
 			if err != nil {
@@ -330,5 +361,5 @@ func TestBenchmarkGradients(t *testing.T) {
 					name, rows[i].what, w.ratio, ids[w.a], w.g, w.fd)
 			}
 		}
-	})
+	}
 }

@@ -58,7 +58,25 @@ type Problem struct {
 // it and lowers it. Every data-dependent failure is an ErrorList (at most
 // MaxErrors entries) naming file, line and column; Load never panics on
 // bad input.
-func Load(path string) (prob *Problem, err error) {
+func Load(path string) (prob *Problem, err error) { return LoadWith(path, nil) }
+
+// LoadOptions are the lowering's choices; a nil *LoadOptions means the
+// zero value.
+type LoadOptions struct {
+	// TimeSwitches turns each relation of time against an estimated
+	// parameter in the rates (the switching time of a piecewise input,
+	// t < t_1) into a 0/1 state kept by two events (see switches.go):
+	// the switch is then located and its time gets its sensitivity
+	// (Oliveira_NatCommun2021's t_1: -5.408e9, where the rate's pieces
+	// alone say 0). Off by default: a model with events is solved by
+	// runtime/events, which restarts the integrator at every output time
+	// (Oliveira: llh 20 times slower), and CVODES (pbbench) cannot solve
+	// it.
+	TimeSwitches bool
+}
+
+// LoadWith is Load with options.
+func LoadWith(path string, opt *LoadOptions) (prob *Problem, err error) {
 	e := &errs{}
 	// A panic below is a bug in pbgen, not in the input; the user still
 	// gets a message with the file instead of a stack trace. FuzzLoad
@@ -104,6 +122,9 @@ func Load(path string) (prob *Problem, err error) {
 	}
 	p.SBML = sb
 	l := &lowering{p: p, e: e, alias: alias}
+	if opt != nil {
+		l.opt = *opt
+	}
 	l.lower()
 	if len(e.list) > 0 {
 		return nil, e.err()
@@ -118,6 +139,7 @@ type lowering struct {
 	p     *Problem
 	e     *errs
 	alias map[string]string // v2 mapping table
+	opt   LoadOptions
 
 	ode      *symbolic.ODE
 	b        *symbolic.Builder
@@ -215,9 +237,15 @@ func (l *lowering) lower() {
 		}
 	}
 	l.constParams()
-	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp})
+	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp, Events: true})
 	if err != nil {
 		e.add(p.SBML.File, 0, "", "SBML model: %v", err)
+		return
+	}
+	if len(ode.Delays) > 0 {
+		// The objective needs S, and sensitivities through delays are
+		// not supported (runtime/dde solves states only).
+		e.add(p.SBML.File, 0, "", "SBML model: csymbol delay (%s) is not supported in an estimation problem: sensitivities through delays are not supported", ode.Delays[0].Label)
 		return
 	}
 	l.ode, l.b = ode, ode.B
@@ -241,6 +269,9 @@ func (l *lowering) lower() {
 	l.periodConditions()
 	l.initParams()
 	l.exprConditions()
+	if l.opt.TimeSwitches {
+		l.timeSwitches()
+	}
 	if len(e.list) > 0 {
 		return
 	}

@@ -76,6 +76,10 @@ func Build(ode *ODE) (*System, error) {
 		outSeen[o.Name] = true
 	}
 
+	delayIdx := ode.DelayIndex()
+	if len(delayIdx) != len(ode.Delays) {
+		return nil, fmt.Errorf("symbolic: model %q: a delayed value's name is used twice", ode.Name)
+	}
 	deps := newDepIndex()
 	// allowed checks the symbols of one root, sorted by kind then name (as
 	// FreeSymbols sorts them), and returns its states and parameters, each
@@ -99,6 +103,9 @@ func Build(ode *ODE) (*System, error) {
 			case KindParam:
 				_, ok = paramIdx[s.Name]
 				ps = append(ps, s)
+			case KindDelay:
+				_, ok = delayIdx[s.Name]
+				ok = ok && !initial
 			}
 			if !ok {
 				return nil, nil, fmt.Errorf("symbolic: model %q: %s of %q uses %s %q, which is not allowed there", ode.Name, what, name, s.Kind, s.Name)
@@ -164,6 +171,13 @@ func Build(ode *ODE) (*System, error) {
 		}
 	}
 
+	if err := checkDelays(ode, delayIdx, func(what, name string, n *Node, initial bool) error {
+		_, _, err := check(what, name, n, initial, nil)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+
 	evNodes := make(map[*Node]bool)
 	if err := checkEvents(ode, func(what, name string, n *Node) error {
 		_, _, err := check(what, name, n, false, evNodes)
@@ -198,7 +212,32 @@ func Build(ode *ODE) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := buildGt(sys); err != nil {
+		return nil, err
+	}
 	return sys, nil
+}
+
+// buildGt checks ode.Algebraic and differentiates the algebraic residuals
+// in t (runtime/dae needs dg/dt for event sensitivities).
+func buildGt(sys *System) error {
+	ode := sys.ODE
+	if ode.Algebraic < 0 || ode.Algebraic > len(ode.States) {
+		return fmt.Errorf("symbolic: model %q: %d algebraic variables among %d states", ode.Name, ode.Algebraic, len(ode.States))
+	}
+	if ode.Algebraic == 0 {
+		return nil
+	}
+	b := sys.B
+	first := len(ode.States) - ode.Algebraic
+	for i := first; i < len(ode.States); i++ {
+		d, err := b.Diff(sys.F[i], b.Time())
+		if err != nil {
+			return fmt.Errorf("symbolic: model %q: derivative in time of the algebraic equation of %q: %w", ode.Name, ode.States[i].Name, err)
+		}
+		sys.Gt = append(sys.Gt, d)
+	}
+	return nil
 }
 
 // MaxBuildSize is what Build may add to the Builder (in units of
@@ -305,4 +344,34 @@ func (o *ODE) ParamNames() []string {
 		out[i] = p.Name
 	}
 	return out
+}
+
+// checkDelays validates the delays: Expr and Tau are expressions of time,
+// states, parameters and delayed values of lower index, History of time
+// and parameters.
+func checkDelays(ode *ODE, index map[string]int, check func(what, name string, n *Node, initial bool) error) error {
+	for k, d := range ode.Delays {
+		for _, r := range []struct {
+			what string
+			n    *Node
+		}{{"delayed expression", d.Expr}, {"delay", d.Tau}} {
+			if err := check(r.what, d.Label, r.n, false); err != nil {
+				return err
+			}
+			for _, s := range FreeSymbols(r.n) {
+				if s.Kind == KindDelay && index[s.Name] >= k {
+					return fmt.Errorf("symbolic: model %q: %s of %q reads the delayed value %q, which is not listed before it", ode.Name, r.what, d.Label, s.Name)
+				}
+			}
+		}
+		if d.History == nil {
+			return fmt.Errorf("symbolic: model %q: history of %q is nil", ode.Name, d.Label)
+		}
+		for _, s := range FreeSymbols(d.History) {
+			if s.Kind != KindTime && s.Kind != KindParam {
+				return fmt.Errorf("symbolic: model %q: history of %q uses %s %q, which is not allowed there", ode.Name, d.Label, s.Kind, s.Name)
+			}
+		}
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 // NumParams), then the constants, then one slot per Program step.
 type Compiled struct {
 	nx, np int
+	nd     int       // delayed values (CompileDelayed), after p in the scratch
 	consts []float64 // copied into scratch at constBase on every evaluation
 	code   []instr   // one per step; step k writes slot stepBase+k
 	args   []int32   // argument slots of all instructions
@@ -37,9 +38,20 @@ const (
 // looked up by name in states and params, KindTime is t; any other symbol
 // is an error.
 func NewCompiled(prog *Program, states, params []string) (*Compiled, error) {
-	c := &Compiled{nx: len(states), np: len(params)}
-	sx, sp := index(states), index(params)
-	constBase := 1 + len(states) + len(params)
+	return newCompiled(prog, states, params, nil)
+}
+
+// CompileDelayed is Compile with KindDelay symbols too, looked up by name
+// in delays and supplied to EvalDelayedTo (scratch: t, x, p, then the
+// delayed values).
+func CompileDelayed(roots []*Node, states, params, delays []string) (*Compiled, error) {
+	return newCompiled(NewProgram(roots), states, params, delays)
+}
+
+func newCompiled(prog *Program, states, params, delays []string) (*Compiled, error) {
+	c := &Compiled{nx: len(states), np: len(params), nd: len(delays)}
+	sx, sp, sd := index(states), index(params), index(delays)
+	constBase := 1 + len(states) + len(params) + len(delays)
 	slots := make(map[*Node]int32)
 	var consts []*Node
 	slot := func(n *Node) (int32, error) {
@@ -63,6 +75,9 @@ func NewCompiled(prog *Program, states, params []string) (*Compiled, error) {
 			case KindParam:
 				s, ok = sp[n.Name]
 				s += 1 + len(states)
+			case KindDelay:
+				s, ok = sd[n.Name]
+				s += 1 + len(states) + len(params)
 			}
 			if !ok {
 				return 0, fmt.Errorf("symbolic: compile: unknown %s symbol %q", n.Kind, n.Name)
@@ -150,6 +165,12 @@ func (c *Compiled) ScratchLen() int { return c.nslots }
 // ScratchLen long) as working memory. It allocates nothing. It panics if a
 // length is wrong. dst must not overlap scratch; x and p are not modified.
 func (c *Compiled) EvalTo(dst, scratch []float64, t float64, x, p []float64) {
+	c.EvalDelayedTo(dst, scratch, t, x, p, nil)
+}
+
+// EvalDelayedTo is EvalTo with the delayed values d (of CompileDelayed);
+// nil d means every delayed value is NaN.
+func (c *Compiled) EvalDelayedTo(dst, scratch []float64, t float64, x, p, d []float64) {
 	if len(dst) != len(c.roots) {
 		panic("symbolic: EvalTo: dst length mismatch")
 	}
@@ -163,6 +184,20 @@ func (c *Compiled) EvalTo(dst, scratch []float64, t float64, x, p []float64) {
 	copy(scratch[1:], x)
 	copy(scratch[1+c.nx:], p)
 	base := 1 + c.nx + c.np
+	if c.nd > 0 {
+		sd := scratch[base : base+c.nd]
+		if d == nil {
+			for i := range sd {
+				sd[i] = math.NaN()
+			}
+		} else {
+			if len(d) != c.nd {
+				panic("symbolic: EvalDelayedTo: d length mismatch")
+			}
+			copy(sd, d)
+		}
+		base += c.nd
+	}
 	copy(scratch[base:], c.consts)
 	base += len(c.consts)
 	args := c.args

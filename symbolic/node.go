@@ -135,6 +135,10 @@ const (
 	// KindOther is any other named quantity (used while building, before
 	// substitution; a System must not contain it).
 	KindOther
+	// KindDelay is a delayed value, ODE.Delays[k] by Name: the value of
+	// its Expr at t - Tau, which a solver with the solution's history
+	// supplies (SBML csymbol delay). It is a constant to Diff.
+	KindDelay
 )
 
 // Node is an immutable, interned expression node.

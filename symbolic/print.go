@@ -285,6 +285,8 @@ func (k SymKind) String() string {
 		return "time"
 	case KindOther:
 		return "other"
+	case KindDelay:
+		return "delayed value"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -13,6 +13,55 @@ type ODE struct {
 	Params  []Param  // sensitivity parameters, in order
 	Outputs []Output // extra observables (e.g. assignment-rule species), optional
 	Events  []Event  // discrete changes of the state, in document order, optional
+	Delays  []Delay  // delayed values the rates and outputs read (KindDelay symbols), optional
+	// Algebraic is the number of algebraic variables z: the last
+	// Algebraic states. Their Rate is a residual g(t, x, z, p) that the
+	// solution keeps at 0 (dx/dt = f(t, x, z, p), 0 = g(t, x, z, p), a
+	// semi-explicit DAE), and their Init a first guess for z(t0), which
+	// need not satisfy g (runtime/dae solves it). Zero for an ODE.
+	Algebraic int
+}
+
+// Delay is a delayed value d(t) = Expr(t - Tau(t)): the rates and outputs
+// read it as the KindDelay symbol Name. Expr and Tau are expressions of
+// t, x, p and the delayed values listed before this one (so a solver
+// computes them in order); History is Expr before the start time, an
+// expression of t and p (SBML: every variable at its initial value).
+// Sensitivities through delays are not formed: Jx and Jp hold d fixed.
+type Delay struct {
+	Name, Label        string // the symbol's name; a readable form for messages
+	Expr, Tau, History *Node
+}
+
+// DelayIndex returns the index of each delay by name.
+func (o *ODE) DelayIndex() map[string]int {
+	m := make(map[string]int, len(o.Delays))
+	for k, d := range o.Delays {
+		m[d.Name] = k
+	}
+	return m
+}
+
+// DelayShape says whether delay k's Tau depends on the parameters only
+// (constant: a solver knows its breaking points), and how many delayed
+// values its Expr and Tau read (1 + the largest index, 0 for none).
+func (o *ODE) DelayShape(k int, index map[string]int) (constant bool, reads int) {
+	d := o.Delays[k]
+	constant = true
+	for _, s := range FreeSymbols(d.Tau) {
+		if s.Kind != KindParam {
+			constant = false
+		}
+		if s.Kind == KindDelay {
+			reads = max(reads, index[s.Name]+1)
+		}
+	}
+	for _, s := range FreeSymbols(d.Expr) {
+		if s.Kind == KindDelay {
+			reads = max(reads, index[s.Name]+1)
+		}
+	}
+	return constant, reads
 }
 
 // State is one state variable: dx/dt = Rate, x(t0) = Init.
@@ -55,4 +104,8 @@ type System struct {
 	Jx  []Entry  // df_i/dx_j
 	Jp  []Entry  // df_i/dp_j
 	X0p []Entry  // dx0_i/dp_j
+	// Gt holds the partial derivatives in t of the algebraic residuals
+	// (the last ODE.Algebraic rows of F), one per algebraic variable; nil
+	// without algebraic variables.
+	Gt []*Node
 }

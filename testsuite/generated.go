@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pbgen/pbgen/codegen"
+	"github.com/pbgen/pbgen/runtime/dae"
 	"github.com/pbgen/pbgen/runtime/model"
 )
 
@@ -75,7 +76,11 @@ func RunDirGenerated(dir string, f *Filter, opt *Options, log io.Writer) ([]Outc
 		i := index[r.ID]
 		c := outs[i].Case
 		if r.Err != "" {
-			outs[i] = Outcome{Case: c, Status: Failed, Reason: r.Err}
+			st := Failed
+			if strings.Contains(r.Err, dae.ErrNotIndex1.Error()) {
+				st = Skipped // as Run does
+			}
+			outs[i] = Outcome{Case: c, Status: st, Reason: r.Err}
 			continue
 		}
 		outs[i] = Compare(c, r.Sim)

@@ -49,8 +49,8 @@ type petabSolution struct {
 // NNNN/_NNNN_solution.yaml. A case passes when llh, chi2, every
 // simulated value and (where the solution gives it) the unnormalised log
 // posterior are within the solution's (absolute) tolerances. A case
-// whose problem uses a feature pbgen refuses ("... is not supported": SBML
-// events) is skipped with the reason.
+// whose problem uses a feature pbgen refuses ("... is not supported") is
+// skipped with the reason.
 func RunPEtabDir(dir string, opt *PEtabOptions) ([]PEtabOutcome, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

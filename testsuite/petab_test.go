@@ -23,24 +23,26 @@ func petabSuite(t *testing.T, version string) string {
 	return d
 }
 
-// TestPEtabSuite runs the PEtab test suite: every v1 case passes; in v2
-// every case passes except the ones pbgen refuses (SBML events), which
-// are skipped, never failed.
-// The prior cases (v2 0024, 0025) also check the log posterior.
+// TestPEtabSuite runs the PEtab test suite: every case passes, v2's SBML
+// event cases (0016, 0023, 0030) included, with FS, and v2 with PBSR and
+// Exp too (the event cases run through runtime/events for every method).
+// A case pbgen refused would be skipped with "not supported", never
+// failed. The prior cases (v2 0024, 0025) also check the log posterior.
 func TestPEtabSuite(t *testing.T) {
 	for _, c := range []struct {
 		version         string
+		method          sens.Method
 		passed, skipped int
-	}{{"v1.0.0", 20, 0}, {"v2.0.0", 28, 3}} {
-		outs, err := RunPEtabDir(petabSuite(t, c.version), &PEtabOptions{Method: sens.FS})
+	}{{"v1.0.0", sens.FS, 20, 0}, {"v2.0.0", sens.FS, 31, 0}, {"v2.0.0", sens.PBSR, 31, 0}, {"v2.0.0", sens.Exp, 31, 0}} {
+		outs, err := RunPEtabDir(petabSuite(t, c.version), &PEtabOptions{Method: c.method})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var sb strings.Builder
 		passed, failed, skipped := PEtabReport(&sb, outs)
-		t.Logf("PEtab %s: %s", c.version, lastLine(sb.String()))
+		t.Logf("PEtab %s %v: %s", c.version, c.method, lastLine(sb.String()))
 		if failed > 0 || passed < c.passed || skipped > c.skipped {
-			t.Errorf("PEtab %s: %d passed, %d failed, %d skipped; want >= %d passed, 0 failed\n%s", c.version, passed, failed, skipped, c.passed, sb.String())
+			t.Errorf("PEtab %s %v: %d passed, %d failed, %d skipped; want >= %d passed, 0 failed\n%s", c.version, c.method, passed, failed, skipped, c.passed, sb.String())
 		}
 		for _, o := range outs {
 			if o.Status == Skipped && !strings.Contains(o.Reason, "not supported") {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/dae"
+	"github.com/pbgen/pbgen/runtime/dde"
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
@@ -74,6 +76,10 @@ func Run(c *Case, opt *Options) Outcome {
 		return Outcome{Case: c, Status: Failed, Reason: firstLine(err.Error())}
 	}
 	sim, err := Simulate(sys, c.Settings.Times(), opt)
+	if errors.Is(err, dae.ErrNotIndex1) {
+		// A DAE that elimination cannot solve, found only numerically.
+		return Outcome{Case: c, Status: Skipped, Reason: firstLine(err.Error())}
+	}
 	if err != nil {
 		return Outcome{Case: c, Status: Failed, Reason: firstLine(err.Error())}
 	}
@@ -108,7 +114,22 @@ func Simulate(sys *symbolic.System, ts []float64, opt *Options) (*Simulation, er
 // and evaluates the states and, if m is a model.Observer, its outputs at ts.
 // The generated-package path calls it from a program built in a temporary
 // module.
+//
+// A model with algebraic variables (model.Algebraic) is solved through
+// runtime/dae, its algebraic variables reported among the outputs.
 func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, error) {
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		r, err := dae.New(a)
+		if err != nil {
+			return nil, err
+		}
+		p := make([]float64, model.NumParams(r))
+		r.DefaultParams(p)
+		if err := r.Consistent(nil, p); err != nil {
+			return nil, err
+		}
+		m = r
+	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	p := make([]float64, np)
 	m.DefaultParams(p)
@@ -116,7 +137,7 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 	m.InitialState(x0, p)
 	rtol, atol := opt.tolerances()
 	oset := &ode.Settings{RTol: rtol, ATol: atol, MaxSteps: 1000000}
-	xAt, err := integrate(m, oset, p, x0, ts)
+	xAt, dAt, err := integrate(m, oset, p, x0, ts)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +152,10 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 		x := xAt(k)
 		row := make([]float64, nx+nout)
 		copy(row, x)
-		if obs != nil {
+		switch dm, ok := m.(model.Delays); {
+		case obs != nil && dAt != nil && ok:
+			dm.OutputsDelayedTo(row[nx:], t, x, p, dAt(k))
+		case obs != nil:
 			obs.OutputsTo(row[nx:], t, x, p)
 		}
 		sim.Values = append(sim.Values, row)
@@ -139,23 +163,33 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 	return sim, nil
 }
 
-// integrate solves the state at ts: through runtime/events when m has
-// events or switches of its right-hand side (piecewise), else with one ode integration landing on every output time.
-// It returns the state at output k.
-func integrate(m model.Model, oset *ode.Settings, p, x0, ts []float64) (func(k int) []float64, error) {
+// integrate solves the state at ts: through runtime/dde when m has
+// delays (it also returns the delayed values at output k, for the
+// outputs), through runtime/events when m has events or switches of its
+// right-hand side (piecewise; events.Needed), else with one ode
+// integration landing on every output time. It returns the state at
+// output k.
+func integrate(m model.Model, oset *ode.Settings, p, x0, ts []float64) (xAt, dAt func(k int) []float64, err error) {
+	if model.HasDelays(m) {
+		r, err := dde.Solve(m, p, x0, ts, &dde.Settings{ODE: oset})
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.XAt, r.DAt, nil
+	}
 	if events.Needed(m) {
 		r, err := events.Solve(m, p, x0, ts, &events.Settings{ODE: oset})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return r.XAt, nil
+		return r.XAt, nil, nil
 	}
 	s := ode.NewSolver(m, oset)
 	var tr ode.Trajectory
 	if err := s.Integrate(&tr, p, x0, ts[0], ts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return func(k int) []float64 { return tr.XAt(tr.Out[k]) }, nil
+	return func(k int) []float64 { return tr.XAt(tr.Out[k]) }, nil, nil
 }
 
 // column finds the simulated column for a requested variable, honouring

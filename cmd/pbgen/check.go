@@ -42,6 +42,15 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  reactions   %d\n", s.Reactions)
 	fmt.Fprintf(stdout, "  rules       %d assignment, %d rate\n", s.AssignmentRules, s.RateRules)
 	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events))
+	if nd := len(sys.ODE.Delays); nd > 0 {
+		// Only for models that have them, so other output is unchanged.
+		fmt.Fprintf(stdout, "  delays      %d (%s; sim -method none solves them)\n", nd, listNames(delayLabels(sys), 3))
+	}
+	if sys.ODE.Algebraic > 0 {
+		// A DAE: pbgen sim and generated packages solve it through
+		// runtime/dae; the states above include the algebraic variables.
+		fmt.Fprintf(stdout, "  algebraic   %d variables (%d algebraic rules, %d fast reactions)\n", sys.ODE.Algebraic, s.AlgebraicRules, s.FastReactions)
+	}
 	fmt.Fprintf(stdout, "  Jx nonzeros %d of %d\n", len(sys.Jx), len(sys.ODE.States)*len(sys.ODE.States))
 	fmt.Fprintf(stdout, "  Jp nonzeros %d of %d\n", len(sys.Jp), len(sys.ODE.States)*len(sys.ODE.Params))
 	return nil

@@ -63,11 +63,13 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("j", 1, "experiments solved in parallel")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
+	switches := fs.Bool("switches", false, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into events: their sensitivities are right, solves slower (petab.LoadOptions.TimeSwitches); also with -gen")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
+	lopt := &petab.LoadOptions{TimeSwitches: *switches}
 	if *gen {
-		return genPEtab(fs, *simOut, *pkg, stderr)
+		return genPEtab(fs, *simOut, *pkg, lopt, stderr)
 	}
 	if *pkg != "" {
 		return &usageError{cmd: fs.Name(), msg: "-pkg is a flag of -gen"}
@@ -77,7 +79,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, err)
 		return errUsage
 	}
-	p, err := petab.Load(fs.Arg(0))
+	p, err := petab.LoadWith(fs.Arg(0), lopt)
 	if err != nil {
 		return listErrors(stderr, err)
 	}
@@ -170,11 +172,11 @@ func writeFile(path string, fill func(io.Writer) error) error {
 // data (codegen.Generate with Observables, Assignments and Problem) into
 // dir. The evaluation flags mean
 // nothing here and are refused, as is a bad -pkg before anything is read.
-func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
+func genPEtab(fs *flag.FlagSet, dir, pkg string, lopt *petab.LoadOptions, stderr io.Writer) error {
 	var evalFlags []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "gen", "o", "pkg":
+		case "gen", "o", "pkg", "switches":
 		default:
 			evalFlags = append(evalFlags, "-"+f.Name)
 		}
@@ -188,7 +190,7 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, stderr io.Writer) error {
 		}
 	}
 	path := fs.Arg(0)
-	p, err := petab.Load(path)
+	p, err := petab.LoadWith(path, lopt)
 	if err != nil {
 		return listErrors(stderr, err)
 	}

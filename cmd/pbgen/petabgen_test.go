@@ -19,13 +19,14 @@ import (
 // species), a few of the benchmark collection, and every case of the PEtab
 // test suite that petab.Load accepts (placeholders, transformations,
 // pre-equilibration, steady states, condition expressions, state
-// assignments at period starts), when the suites are there.
+// assignments at period starts, SBML events), when the suites are there.
 func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 	for _, c := range []struct{ pkg, yaml string }{
 		{"camkiipetab", "../../networks/petab/CaMKII/problem.yaml"},
 		{"perelson", "../../networks/petab/Perelson_Science1996/Perelson_Science1996.yaml"},
 		{"periods", "../../petab/testdata/periods/problem.yaml"},
 		{"volume", "../../petab/testdata/volume/problem.yaml"},
+		{"events", "../../petab/testdata/events/problem.yaml"},
 	} {
 		abs, err := filepath.Abs(c.yaml)
 		if err != nil {
@@ -44,6 +45,11 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 	if bench, err := suites.Find(suites.PEtabBenchmark); err != nil {
 		t.Logf("PEtab benchmark problems left out: %v", err)
 	} else {
+		// Not Liu_IFACPapersOnLine2025 (an SBML event; testdata/events and
+		// the suite's cases 0016, 0023 and 0030 test the generated events
+		// under the objective): its llh agrees to 3e-14 but its gradient
+		// only to 2e-8 normwise (Observe to 2e-16), as for Rahman: the
+		// objective there measures the solver's step decisions.
 		for _, id := range []string{"Blasi_CellSystems2016", "Okuonghae_ChaosSolitonsFractals2020", "Oliveira_NatCommun2021", "Zhao_QuantBiol2020"} {
 			yaml := filepath.Join(bench, id, id+".yaml")
 			if _, err := os.Stat(yaml); err != nil {
@@ -64,7 +70,7 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 			id := filepath.Base(dir)
 			yaml := filepath.Join(dir, "_"+id+".yaml")
 			if _, err := petab.Load(yaml); err != nil {
-				continue // not supported (events): nothing to generate
+				continue // not supported: nothing to generate
 			}
 			cases = append(cases, struct{ pkg, yaml string }{"suite" + v[1:2] + "_" + id, yaml})
 		}
@@ -475,7 +481,11 @@ func compareObjective(t *testing.T, g genModel, prob *objective.Problem, p *peta
 		t.Errorf("generated and interpreted objectives differ: llh/chi2 %.2e, grad %.2e, fim %.2e (relative)", llh, grad, fim)
 	}
 	// Workspaces are reused: an Eval after the first allocates nothing,
-	// through the generated package as through interp.
+	// through the generated package as through interp. (A failing Eval
+	// builds its error message: not part of the contract.)
+	if og.Eval(nominal, &rg) != nil || oi.Eval(nominal, &ri) != nil {
+		return llh, grad, fim
+	}
 	ag := testing.AllocsPerRun(2, func() { og.Eval(nominal, &rg) })
 	ai := testing.AllocsPerRun(2, func() { oi.Eval(nominal, &ri) })
 	if ag != 0 || ai != 0 {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
+	"github.com/pbgen/pbgen/runtime/dae"
+	"github.com/pbgen/pbgen/runtime/dde"
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
@@ -243,6 +245,12 @@ row is held in memory until the solve ends, 8*(nx*(1+ns)) bytes a row
 (nx states, ns sensitivity parameters, ns = 0 with -method none), and
 nothing is written if it fails. pbgen check counts a model's events.
 
+Delays: a model with csymbol delay is a delay differential equation,
+solved with -method none only (runtime/dde; sensitivities through delays
+are not supported), like a model with events in one call over all output
+times. Its history before -t0 is SBML's: every variable at its initial
+value.
+
 Initial sensitivities: S(t0) = dx0/dp from the model. A state set with
 -x0 no longer depends on p, so its row of S(t0) is zero, except with
 -sens-initials, where it keeps its derivative by its own init_<id>
@@ -351,21 +359,47 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
 			path, nev, listNames(eventNames(sys), 5))
 	}
+	if nd := len(sys.ODE.Delays); nd > 0 && !f.method.none {
+		return fmt.Errorf("%s: sensitivities of models with csymbol delay are not supported (the model has %d delayed values: %s); use -method none",
+			path, nd, listNames(delayLabels(sys), 3))
+	}
 	// Switches of the rates (piecewise in t or a state) go through
 	// runtime/events too, which stops at each and moves S across it
 	// (model.Switches); the paper's algorithms step over them.
 	switches := !f.paper && len(sys.B.Switches(sys.F)) > 0
-	var m *interp.Model
+	var im *interp.Model
 	if nev > 0 || switches {
-		m, err = interp.NewWithEvents(sys)
+		im, err = interp.NewWithEvents(sys)
 	} else {
-		m, err = interp.New(sys)
+		im, err = interp.New(sys)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	cols := simColumns(sys.ODE.States)
+	var m simModel = im
+	var red *dae.Model
+	if im.NumAlgebraic() > 0 {
+		// Algebraic rules or fast reactions: the solvers integrate the
+		// differential states of the reduced model (runtime/dae), and
+		// the algebraic variables are among its outputs.
+		r, err := dae.New(im)
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		m, cols, red = r, cols[:model.NumStates(r)], r
+	}
 	pnames := m.ParamNames()
+	if red != nil {
+		// Before f.start, whose check of x0 would only say NaN.
+		p := make([]float64, model.NumParams(red))
+		red.DefaultParams(p)
+		if err := f.applyParams(p, red.ParamNames()); err == nil {
+			if err := red.Consistent(nil, p); err != nil {
+				return fmt.Errorf("%s: %v (%s)", path, err, algebraicOrigins(sys))
+			}
+		}
+	}
 	start, err := f.start(sys, m, cols)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
@@ -385,7 +419,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if f.plot != "" {
 		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
 	}
-	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches}
+	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches || len(sys.ODE.Delays) > 0}
 	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
 	warnUncontrolled(stderr, &f)
 	if sim.events {
@@ -406,6 +440,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		if pd != nil {
 			pd.add(res)
 		}
+		tw.dAt = sim.dAt
 		return tw.rows(res, m, start.p)
 	}
 	if sim.events {
@@ -415,7 +450,11 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	}
 	stop()
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, describeEventError(describeSolveError(describeAccuracyError(err, &f, cols, pnames), cols), sys))
+		err = describeEventError(describeSolveError(describeAccuracyError(err, &f, cols, pnames), cols), sys)
+		if red != nil {
+			return fmt.Errorf("%s: %v (the model is a DAE: %s; a non-finite value may mean they have no solution there)", path, err, algebraicOrigins(sys))
+		}
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	if err := tw.flush(); err != nil {
 		return err
@@ -545,6 +584,32 @@ func readTimes(path string, t0 float64) ([]float64, error) {
 	return ts, nil
 }
 
+// algebraicOrigins names the algebraic variables of sys with the SBML
+// construct that determines each: an algebraic rule (its line) or fast
+// reactions.
+func algebraicOrigins(sys *symbolic.System) string {
+	var parts []string
+	sts := sys.ODE.States
+	for _, st := range sts[len(sts)-sys.ODE.Algebraic:] {
+		switch {
+		case st.Meta["algebraicRule"] != "":
+			parts = append(parts, fmt.Sprintf("%s by the algebraicRule at %s:%s", st.Name, sys.ODE.Source, st.Meta["algebraicRule"]))
+		case st.Meta["fast"] != "":
+			parts = append(parts, st.Name+" by fast reactions")
+		default:
+			parts = append(parts, st.Name)
+		}
+	}
+	return "algebraic variables " + strings.Join(parts, ", ")
+}
+
+// simModel is what pbgen sim needs of a model: the interpreted model,
+// or its reduction by runtime/dae.
+type simModel interface {
+	model.Model
+	model.Observer
+}
+
 // simColumns returns the output name of each state (see cmdSim): the SBML
 // id, amount:<id> for a species state held as an amount, and state:t for
 // a state whose id is t.
@@ -588,13 +653,26 @@ func observerColumns(sys *symbolic.System, cols []string) []int {
 			continue
 		}
 		for _, s := range symbolic.FreeSymbols(o.Expr) {
-			if s.Kind == symbolic.KindState || s.Kind == symbolic.KindTime {
+			if s.Kind == symbolic.KindState || s.Kind == symbolic.KindTime || s.Kind == symbolic.KindDelay {
 				idx = append(idx, k)
 				break
 			}
 		}
 	}
 	return idx
+}
+
+// applyParams sets the -p values in p (names pnames); unknown names are
+// an error, which f.start reports in full.
+func (f *simFlags) applyParams(p []float64, pnames []string) error {
+	for _, a := range f.params.list {
+		j := indexOf(pnames, a.name)
+		if j < 0 {
+			return fmt.Errorf("-p: no sensitivity parameter named %q", a.name)
+		}
+		p[j] = a.value
+	}
+	return nil
 }
 
 // simStart is p and the initial condition of a simulation.
@@ -701,9 +779,14 @@ type simulation struct {
 	ode   *ode.Solver  // -method none
 	tr    ode.Trajectory
 	// events: the model has events, solved by runtime/events in one call
-	// (solveEvents) with the method and tolerances of opt.
+	// (solveEvents) with the method and tolerances of opt; or delays
+	// (csymbol delay), solved by runtime/dde in one call too, since a
+	// restart would lose the history.
 	events bool
 	opt    sens.Options
+	// dAt gives the delayed values at output k of the last solve of a
+	// model with delays (nil otherwise), for its observables.
+	dAt func(k int) []float64
 }
 
 // chunkFloats bounds the floats of x and S held per chunk (32 MB).
@@ -811,6 +894,7 @@ type tsvWriter struct {
 	obs    []int     // model outputs written after the states (-method none)
 	obsBuf []float64 // all model outputs at one time
 	buf    []byte
+	dAt    func(k int) []float64 // delayed values at row k of the chunk (runtime/dde), or nil
 }
 
 func newTSVWriter(w io.Writer, xs, ps, outs []string, obs []int, withS bool) *tsvWriter {
@@ -850,7 +934,11 @@ func (t *tsvWriter) rows(res *sens.Result, m model.Model, p []float64) error {
 			t.num(v, 10)
 		}
 		if len(t.obs) > 0 {
-			m.(model.Observer).OutputsTo(t.obsBuf, tk, x, p)
+			if dm, ok := m.(model.Delays); ok && t.dAt != nil {
+				dm.OutputsDelayedTo(t.obsBuf, tk, x, p, t.dAt(k))
+			} else {
+				m.(model.Observer).OutputsTo(t.obsBuf, tk, x, p)
+			}
 			for _, o := range t.obs {
 				t.num(t.obsBuf[o], 10)
 			}
@@ -1017,6 +1105,13 @@ func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) e
 		}
 		out.NS = r.NS
 		out.X, out.S = r.X[skip*nx:], r.S[skip*nx*r.NS:]
+	} else if model.HasDelays(s.m) {
+		r, err := dde.Solve(s.m, s.p, s.start.X0, ts, &dde.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		if err != nil {
+			return err
+		}
+		out.X = r.X[skip*nx:]
+		s.dAt = func(k int) []float64 { return r.DAt(skip + k) }
 	} else {
 		r, err := events.Solve(s.m, s.p, s.start.X0, ts, &events.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
 		if err != nil {
@@ -1025,6 +1120,15 @@ func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) e
 		out.X = r.X[skip*nx:]
 	}
 	return emit(out)
+}
+
+// delayLabels are the model's delayed values, readable.
+func delayLabels(sys *symbolic.System) []string {
+	names := make([]string, len(sys.ODE.Delays))
+	for k, d := range sys.ODE.Delays {
+		names[k] = d.Label
+	}
+	return names
 }
 
 // eventNames are the ids of the model's events (or event#k for one

@@ -116,6 +116,17 @@
 // instants evaluate f- at the bracket's left end, on the old side, for
 // events whose triggers are switches too.
 //
+// # Repeated and continued solves
+//
+// SensSolver is SolveSens for repeated solves of one model: it keeps its
+// integrators and buffers (a solve allocates nothing once they have
+// grown) and can continue a solve, as a simulation cut into pieces (a
+// PEtab experiment's periods and steady states): SensStart.Triggers are
+// the trigger values before the start (another solver's Triggers()),
+// Continue keeps this solver's triggers and queued executions, and Open
+// leaves the events at the last output time to the solve that continues
+// it (which applies its own changes there first).
+//
 // # Limits
 //
 // floor, ceil and the other functions with jumps are not switches: their

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -52,40 +51,22 @@ var ErrTangential = errors.New("events: root function reaches zero tangentially:
 // same integrator settings. x0 nil means m.InitialState(p); s0 nil means
 // m.InitialSens(p) when x0 is nil and zero otherwise; s0 has nx x ns
 // values (ns = len(set.Sens.Params), or all parameters). x0, s0 and p are
-// not modified.
+// not modified. For repeated solves of one model, SensSolver keeps the
+// workspaces.
 func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*SensResult, error) {
 	if m == nil {
 		panic("events: nil model")
 	}
-	nx, np := model.NumStates(m), model.NumParams(m)
-	var opt sens.Options
-	var eset Settings
-	if set != nil {
-		if set.Sens != nil {
-			opt = *set.Sens
-		}
-		if set.Events != nil {
-			eset = *set.Events
-		}
+	v, err := NewSensSolver(m, set)
+	if err != nil {
+		return nil, err
 	}
-	params := opt.Params
-	if params == nil {
-		params = make([]int, np)
-		for j := range params {
-			params[j] = j
-		}
-	}
-	ns := len(params)
+	nx, np, ns := v.s.nx, model.NumParams(m), v.ns
 	if len(p) != np || x0 != nil && len(x0) != nx || s0 != nil && len(s0) != nx*ns {
 		return nil, fmt.Errorf("events: p, x0 or s0 has the wrong length (want %d, %d and %d values)", np, nx, nx*ns)
 	}
 	if len(ts) == 0 {
 		return nil, errors.New("events: no output times")
-	}
-	for i := range ts {
-		if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || i > 0 && ts[i] < ts[i-1] {
-			return nil, fmt.Errorf("events: output times must be finite and ascending (time %d is %g)", i, ts[i])
-		}
 	}
 	xs, ss := slices.Clone(x0), slices.Clone(s0)
 	if xs == nil {
@@ -96,7 +77,7 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 			m.InitialSens(full, p)
 			ss = make([]float64, nx*ns)
 			for i := 0; i < nx; i++ {
-				for c, j := range params {
+				for c, j := range v.params {
 					ss[i*ns+c] = full[i*np+j]
 				}
 			}
@@ -105,75 +86,39 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 	if ss == nil {
 		ss = make([]float64, nx*ns)
 	}
-	s := &solver{m: m, p: p, nx: nx, ttol: 1e-12, maxEv: 10000}
-	if eset.TTol > 0 {
-		s.ttol = eset.TTol
-	}
-	if eset.MaxEvents > 0 {
-		s.maxEv = eset.MaxEvents
-	}
-	s.rng = rand.New(rand.NewPCG(eset.Seed, eset.Seed))
-	s.setup(m)
-	s.res = &Result{NX: nx, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx)}
-	res := &SensResult{NS: ns, S: make([]float64, 0, len(ts)*nx*ns)}
-
-	sol := sens.NewSolver(withoutEvents{m}, &opt)
-	if err := sol.Err(); err != nil {
-		return nil, err
-	}
-	if s.ev == nil {
-		var r sens.Result
-		if err := sol.SolveFrom(&r, p, &sens.Start{T0: ts[0], X0: xs, S0: ss}, ts); err != nil {
-			return nil, err
-		}
-		s.res.X = append(s.res.X, r.X...)
-		res.Result, res.S = *s.res, append(res.S, r.S...)
-		return res, nil
-	}
-	if ns > 0 {
-		ed, ok := m.(model.EventDerivs)
-		if !ok {
-			return nil, fmt.Errorf("%w: model %q", ErrNoEventDerivs, m.Name())
-		}
-		s.sv = newSensState(s, ed, params)
-	}
-	// The state-only solver that locates events: the same options with no
-	// columns, so its integrator settings are those of sol. It is not
-	// checked: it only locates events, whose times sol's check covers
-	// through x and S.
-	xopt := opt
-	xopt.Params = []int{}
-	xopt.Check = false
-	xsol := sens.NewSolver(withoutEvents{m}, &xopt)
-	err := s.runSens(sol, xsol, xs, ss, ts, res)
-	res.Result = *s.res
+	var r sens.Result
+	err = v.SolveFrom(&r, p, &SensStart{T0: ts[0], X0: xs, S0: ss}, ts)
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return &SensResult{Result: Result{NX: nx, T: slices.Clone(ts), X: r.X, Fired: v.Fired()}, NS: ns, S: r.S}, nil
 }
 
-// runSens is run with S: each segment is first integrated for x alone
-// (xsol) and scanned for the first trigger change; then x and S are
-// integrated (sol) from the segment's start to that change or to the
-// segment's end, and the events there update S through sensState.
-func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *SensResult) error {
+// runSens is run with S from (t0, x0, s0): each segment is first
+// integrated for x alone (xsol) and scanned for the first trigger change;
+// then x and S are integrated (sol) from the segment's start to that
+// change or to the segment's end, and the events there update S through
+// sensState. The triggers and the queue are s's (set by the caller). With
+// open, events at the last output time are not handled (see
+// SensStart.Open).
+func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float64, res *SensResult, open bool) error {
 	p := s.p
-	t := ts[0]
-	x := slices.Clone(x0)
+	t := t0
+	x := s.xw
+	copy(x, x0)
 	S := s0
 	if s.sv != nil {
 		S = s.sv.sm
 		copy(S, s0)
 	}
-	for k := range s.trig {
-		s.trig[k] = s.info[k].InitialValue
-	}
 	s.setMode(modeFixed)
 	if err := s.handle(t, x); err != nil {
 		return err
 	}
-	var xr, sr sens.Result
+	last := ts[len(ts)-1]
+	// atEnd: the instant at t is left to the next solve.
+	atEnd := func(t float64) bool { return open && t >= last-s.tol(last) }
+	xr, sr := &s.xr, &s.sr
 	iout := 0
 	for iout < len(ts) {
 		for iout < len(ts) && ts[iout] <= t {
@@ -186,6 +131,9 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		}
 		if tnext := s.segmentEnd(ts[iout]); tnext-t <= s.tol(t) {
 			t = tnext
+			if atEnd(t) {
+				continue
+			}
 			s.setMode(modeQueue)
 			if err := s.handle(t, x); err != nil {
 				return err
@@ -204,12 +152,17 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		if len(S) == 0 {
 			xts = seg
 		}
-		if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, xts); err != nil {
+		s.st = sens.Start{T0: t, X0: x}
+		if err := xsol.SolveFrom(xr, p, &s.st, xts); err != nil {
 			return err
 		}
+		s.addStats(xr)
 		tr := xsol.Trajectory()
 		xend := tr.XAt(tr.Len() - 1)
 		tc, xc, found := s.scan(tr)
+		if found && atEnd(tc) {
+			found = false // the change at the open end is the next solve's
+		}
 		tseg := tend
 		if found {
 			tseg = tc
@@ -224,13 +177,15 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		}
 		// The outputs before tseg are those of the pass that ends there:
 		// times outTs, results out.
-		outTs, out := xts, &xr
+		outTs, out := xts, xr
 		if len(S) > 0 && tseg > t {
 			for try := 0; ; try++ {
 				outTs = s.cutTimes(seg, tseg)
-				if err := sol.SolveFrom(&sr, p, &sens.Start{T0: t, X0: x, S0: S}, outTs); err != nil {
+				s.st = sens.Start{T0: t, X0: x, S0: S}
+				if err := sol.SolveFrom(sr, p, &s.st, outTs); err != nil {
 					return err
 				}
+				s.addStats(sr)
 				if !sw {
 					break
 				}
@@ -245,12 +200,14 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 				}
 				tseg = s.tl
 			}
-			out = &sr
+			out = sr
 		} else if sw && tseg > t {
 			outTs = s.cutTimes(seg, tseg)
-			if err := xsol.SolveFrom(&xr, p, &sens.Start{T0: t, X0: x}, outTs); err != nil {
+			s.st = sens.Start{T0: t, X0: x}
+			if err := xsol.SolveFrom(xr, p, &s.st, outTs); err != nil {
 				return err
 			}
+			s.addStats(xr)
 			xl, tc = s.oldSide(xsol.Trajectory(), tc)
 		}
 		if tseg > t {
@@ -283,6 +240,9 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		} else {
 			t = tend
 			copy(x, xend)
+			if atEnd(t) {
+				continue
+			}
 			s.setMode(modeQueue)
 		}
 		if err := s.handle(t, x); err != nil {
@@ -290,6 +250,22 @@ func (s *solver) runSens(sol, xsol *sens.Solver, x0, s0, ts []float64, res *Sens
 		}
 	}
 	return nil
+}
+
+// addStats adds a segment's integrator work to the solve's.
+func (s *solver) addStats(r *sens.Result) {
+	st, o := &s.stats.ODE, r.Stats.ODE
+	st.Steps += o.Steps
+	st.Rejected += o.Rejected
+	st.ErrFails += o.ErrFails
+	st.FEvals += o.FEvals
+	st.JacEvals += o.JacEvals
+	st.LUs += o.LUs
+	st.NewtonIters += o.NewtonIters
+	st.NewtonFails += o.NewtonFails
+	st.SensJacEvals += o.SensJacEvals
+	st.SensNewtonIters += o.SensNewtonIters
+	st.SensNewtonFails += o.SensNewtonFails
 }
 
 // Modes of an event instant's time dependence (sensState.mode); a
@@ -444,7 +420,8 @@ func (v *sensState) queued(q *pending, t float64, x []float64) error {
 		return fmt.Errorf("event %q: %w", v.s.info[q.k].Name, err)
 	}
 	inf := v.s.info[q.k]
-	q.dtex = slices.Clone(v.dtau)
+	q.dtex = v.s.take(v.ns)
+	copy(q.dtex, v.dtau)
 	if !inf.HasDelay && !inf.UseValuesFromTriggerTime {
 		return nil
 	}
@@ -457,7 +434,7 @@ func (v *sensState) queued(q *pending, t float64, x []float64) error {
 	}
 	if inf.UseValuesFromTriggerTime {
 		n := len(v.s.ev.EventTargets(q.k))
-		q.dvals = make([]float64, n*v.ns)
+		q.dvals = v.s.take(n * v.ns)
 		for i := 0; i < n; i++ {
 			v.rowTo(q.dvals[i*v.ns:(i+1)*v.ns], 1+i)
 		}

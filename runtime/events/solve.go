@@ -9,6 +9,7 @@ import (
 
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sens"
 )
 
 // Settings are the options of Solve. A nil *Settings means the defaults;
@@ -105,6 +106,39 @@ type solver struct {
 	// sensErr is an error of sv met during an execution, returned when
 	// the instant ends.
 	sensErr error
+
+	// SensSolver's workspaces, kept across solves.
+	xw     []float64 // the current state
+	xr, sr sens.Result
+	st     sens.Start
+	ts1    [1]float64
+	stats  sens.Stats
+	// free holds buffers of executed or dropped queue entries, for
+	// reuse by later ones (take, give).
+	free [][]float64
+}
+
+// take returns a buffer of n values, reusing a freed one if one is large
+// enough.
+func (s *solver) take(n int) []float64 {
+	for i := len(s.free) - 1; i >= 0; i-- {
+		if b := s.free[i]; cap(b) >= n {
+			s.free[i] = s.free[len(s.free)-1]
+			s.free = s.free[:len(s.free)-1]
+			return b[:n]
+		}
+	}
+	return make([]float64, n)
+}
+
+// release gives q's buffers back to the free list.
+func (s *solver) release(q *pending) {
+	for _, b := range [...][]float64{q.vals, q.dtex, q.dvals} {
+		if b != nil {
+			s.free = append(s.free, b[:0])
+		}
+	}
+	q.vals, q.dtex, q.dvals = nil, nil, nil
 }
 
 // Solve integrates m from (ts[0], x0) with parameters p and returns the
@@ -348,6 +382,9 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 			}
 			if !math.IsInf(tc, 1) {
 				tr.InterpStep(x, tc, k)
+				// The left end of the bracket, for f- at the instant.
+				s.tl = tl
+				tr.InterpStep(s.xl, tl, k)
 				if s.nsw > 0 {
 					s.ev.RootsTo(s.gc, tc, x, s.p)
 					for j := s.nr - s.nsw; j < s.nr; j++ {
@@ -358,15 +395,23 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 						}
 					}
 					if s.swHit {
-						s.tl = tl
-						tr.InterpStep(s.xl, tl, k)
 						return tc, x, true
 					}
 				}
 				if s.changed(tc, x) {
-					s.tl = tl
-					tr.InterpStep(s.xl, tl, k)
 					return tc, x, true
+				}
+				// A root exactly 0 at tc leaves a strict relation
+				// (k > 3.5 at k = 3.5) unchanged there, and the trigger
+				// changes just after: look one location tolerance on,
+				// or a trigger true only until another root crosses in
+				// the same step is missed (SBML Test Suite 01575).
+				if tn := tc + s.tol(tc); tn < tb {
+					tr.InterpStep(x, tn, k)
+					if s.changed(tn, x) {
+						return tn, x, true
+					}
+					tr.InterpStep(x, tc, k)
 				}
 				// A root crossed without changing a trigger: go on from it.
 				// A root that is exactly zero there keeps its value from
@@ -576,7 +621,8 @@ func (s *solver) handle(t float64, x []float64) error {
 		tg := s.ev.EventTargets(q.k)
 		vals := q.vals
 		if vals == nil {
-			vals = make([]float64, len(tg))
+			q.vals = s.take(len(tg))
+			vals = q.vals
 			s.ev.EventAssign(q.k, t, x, s.p, vals)
 		}
 		if s.sv != nil {
@@ -585,13 +631,24 @@ func (s *solver) handle(t float64, x []float64) error {
 		for i, j := range tg {
 			x[j] = vals[i]
 		}
+		s.release(&q)
 		s.res.Fired = append(s.res.Fired, Fired{T: t, Event: q.k})
 		if err := s.update(t, x); err != nil {
 			return err
 		}
 	}
 	// Drop cancelled entries.
-	s.queue = slices.DeleteFunc(s.queue, func(q pending) bool { return q.cancel })
+	n := 0
+	for i := range s.queue {
+		if s.queue[i].cancel {
+			s.release(&s.queue[i])
+			continue
+		}
+		s.queue[n] = s.queue[i]
+		n++
+	}
+	clear(s.queue[n:])
+	s.queue = s.queue[:n]
 	if s.sv != nil {
 		return s.sv.finish(t, x)
 	}
@@ -619,7 +676,7 @@ func (s *solver) update(t float64, x []float64) error {
 				q.t = t + d
 			}
 			if inf.UseValuesFromTriggerTime {
-				q.vals = make([]float64, len(s.ev.EventTargets(k)))
+				q.vals = s.take(len(s.ev.EventTargets(k)))
 				s.ev.EventAssign(k, t, x, s.p, q.vals)
 			}
 			if s.sv != nil {

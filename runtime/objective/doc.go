@@ -112,6 +112,26 @@
 // Raimundez_PCB2020 a complex that no rate depends on makes Jx singular
 // beyond the conservation laws). See steady.go.
 //
+// # Events
+//
+// A phase of a model with events (model.Events) is first solved without
+// them, through all its output times at once, and that solution is kept
+// when no event would have fired: no trigger turns true at the start, and
+// none changes at the integrator's grid points nor has a root crossing
+// between them. Otherwise (and on later evaluations of that phase) it is
+// solved with runtime/events (events.SensSolver per column group, for
+// every Method: S jumps at each execution), which restarts at every
+// output time. Steady states of such a model skip the shortcuts: they are
+// integrated with S through the events, in chunks as
+// above, until f and dS/dt are negligible and no delayed execution is
+// queued. As PEtab v2 defines it, the trigger values carry over from
+// pre-equilibration to the simulation (a trigger that stayed true does
+// not fire again) and from period to period, and a period ends before the
+// events at the next period's start, which execute after that period's
+// changes. A delayed execution still queued when a period ends is not
+// supported (an error says so), nor is Options.NewSolver
+// (ErrEventsNewSolver). See events.go.
+//
 // # Workers, allocation, errors
 //
 // With Options.Workers > 1 the experiments are assigned round robin to

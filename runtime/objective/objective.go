@@ -118,6 +118,7 @@ type core struct {
 	m    model.Model
 	obs  model.Observables
 	asg  model.Assigner // nil unless the model implements it
+	ev   model.Events   // nil unless the model has events (events.go)
 	prob *Problem
 	opt  Options
 	need bool // sensitivities needed (Grad or FIM)
@@ -199,8 +200,12 @@ type partial struct {
 	// integrateS: the pre-equilibration (0) or simulation steady state (1)
 	// integrates S (see worker.steady); kept across evaluations.
 	integrateS [2]bool
-	grad, fim  []float64
-	err        error
+	// evSlow[k]: phase k of an experiment of a model with events needs
+	// runtime/events (a trigger changed there at an earlier evaluation),
+	// so its first try without events (events.go) is skipped.
+	evSlow    []bool
+	grad, fim []float64
+	err       error
 }
 
 // New checks prob against m (which must implement model.Observables) and
@@ -222,6 +227,12 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	}
 	if opt != nil {
 		c.opt = *opt
+	}
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		c.ev = ev
+		if c.opt.NewSolver != nil {
+			return nil, fmt.Errorf("%w: model %q has %d", ErrEventsNewSolver, m.Name(), ev.NumEvents())
+		}
 	}
 	o := &c.opt
 	if o.RTol == 0 {
@@ -276,6 +287,9 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	for e := range c.part {
 		n := len(c.exps[e].local)
 		c.part[e].grad = make([]float64, n)
+		if c.ev != nil {
+			c.part[e].evSlow = make([]bool, len(c.exps[e].phases))
+		}
 		c.part[e].fim = make([]float64, n*n)
 	}
 	ob := &Objective{c: c}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -19,12 +20,22 @@ type worker struct {
 	start   chan *Result // Workers > 1: one receive per Eval
 	models  []*thetaModel
 	solvers []Solver
-	odes    []*ode.Solver // state only, for steady states (nil: none there)
-	tr      ode.Trajectory
-	res     sens.Result
-	ssRes   sens.Result // the steady-state chunks
-	q       []float64   // the thetaModel's (unused) parameter vector
-	ts      [1]float64
+	// A model with events (events.go): per group the events solver, the
+	// solver without events and the model's events in theta columns;
+	// trigger values carried between solves, scratch.
+	evs                    []*events.SensSolver
+	plain                  []*sens.Solver
+	tevs                   []*thetaEvents
+	trig, trigNow, trigCur []bool
+	trigInit               []bool
+	gl, gr                 []float64
+	est                    events.SensStart
+	odes                   []*ode.Solver // state only, for steady states (nil: none there)
+	tr                     ode.Trajectory
+	res                    sens.Result
+	ssRes                  sens.Result // the steady-state chunks
+	q                      []float64   // the thetaModel's (unused) parameter vector
+	ts                     [1]float64
 	// st is the start of a solve, kept here because a pointer passed
 	// through the Solver interface escapes (a local would allocate).
 	st sens.Start
@@ -107,7 +118,11 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		}
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models[i] = tm
-		if c.opt.NewSolver == nil {
+		if c.ev != nil {
+			if err := w.newEventSolvers(i, tm, &so); err != nil {
+				return nil, err
+			}
+		} else if c.opt.NewSolver == nil {
 			w.solvers[i] = sens.NewSolver(tm, &so)
 		} else {
 			sv, err := c.opt.NewSolver(tm, &so)
@@ -121,7 +136,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 			}
 			w.solvers[i] = sv
 		}
-		if steady[i] {
+		if steady[i] && c.ev == nil {
 			w.odes[i] = ode.NewSolver(tm, &oset)
 		}
 		maxC = max(maxC, g.nc)
@@ -191,6 +206,9 @@ func (w *worker) run(e int, out *Result) {
 
 func (w *worker) solve(e int, out *Result) error {
 	c := w.c
+	if c.ev != nil {
+		return w.solveEvents(e, out)
+	}
 	pl := &c.exps[e]
 	if len(pl.ex.Data) == 0 {
 		return nil // nothing observed: not even pre-equilibration can matter

@@ -343,6 +343,18 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	sv.nx, sv.np = nx, np
+	if model.HasDelays(m) {
+		// Its F needs the history (model.Delays): integrating it as an
+		// ODE would simulate another model.
+		sv.err = fmt.Errorf("%w: model %q uses csymbol delay: runtime/ode integrates ordinary differential equations only; runtime/dde solves its states (sensitivities of models with csymbol delay are not supported)", ErrDelays, m.Name())
+		return sv
+	}
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		// Its algebraic rows are residuals, not rates: integrating them
+		// would simulate another model. runtime/dae reduces it to an ODE.
+		sv.err = fmt.Errorf("ode: model %q has %d algebraic variables (a DAE): solve the model runtime/dae.New makes of it", m.Name(), a.NumAlgebraic())
+		return sv
+	}
 	if err := st.Validate(); err != nil {
 		sv.err = err
 		return sv

@@ -12,6 +12,12 @@ import (
 // integration failures (*StepError).
 var ErrInvalid = errors.New("invalid input")
 
+// ErrDelays is wrapped by the error of every integration of a model that
+// implements model.Delays (SBML csymbol delay): its right-hand side needs
+// the solution's history, which runtime/dde keeps and this package does
+// not. Sensitivities through delays are not supported anywhere.
+var ErrDelays = errors.New("delay differential equations are not supported here")
+
 // invalid returns an error wrapping ErrInvalid with the sentence msg.
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)

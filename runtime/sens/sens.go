@@ -95,6 +95,11 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 		s.err = fmt.Errorf("sens: model %q has %d events, which a Solver would step over: solve it with runtime/events (Solve, SolveSens)", m.Name(), ev.NumEvents())
 		return s
 	}
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		// Its algebraic rows are residuals, not rates.
+		s.err = fmt.Errorf("sens: model %q has %d algebraic variables (a DAE): solve the model runtime/dae.New makes of it", m.Name(), a.NumAlgebraic())
+		return s
+	}
 	cfg, err := resolve(opt)
 	if err != nil {
 		s.err = err

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// hutchNet is x' = -x(t - 1), x = 1 before the start: on [0, 1]
+// x = 1 - t, on [1, 2] x = (t - 2)^2/2 - 1/2. y = delay(x, 1) is an
+// observable.
+var hutchNet = sbml(`<listOfParameters>
+<parameter id="x" value="1" constant="false"/><parameter id="y" constant="false"/></listOfParameters>
+<listOfRules>
+<rateRule variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><minus/><apply><csymbol definitionURL="http://www.sbml.org/sbml/symbols/delay">delay</csymbol><ci>x</ci><cn>1</cn></apply></apply></math></rateRule>
+<assignmentRule variable="y"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><csymbol definitionURL="http://www.sbml.org/sbml/symbols/delay">delay</csymbol><ci>x</ci><cn>1</cn></apply></math></assignmentRule>
+</listOfRules>`)
+
+// pbgen sim solves a model with csymbol delay with -method none and
+// refuses sensitivities by name.
+func TestSimDelay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hutch.xml")
+	if err := os.WriteFile(path, []byte(hutchNet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := pbgen(t, "check", path); code != 0 || !strings.Contains(stdout, "delays      1 (delay(x, 1);") {
+		t.Errorf("check: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr := pbgen(t, "sim", "-t1", "2", path)
+	if code != 1 || !strings.Contains(stderr, "sensitivities of models with csymbol delay are not supported") || !strings.Contains(stderr, "-method none") {
+		t.Errorf("sim with sensitivities: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := pbgen(t, "sim", "-method", "none", "-rtol", "1e-10", "-atol", "1e-12", "-t1", "2", "-n", "4", path)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if lines[0] != "t\tx\ty" {
+		t.Fatalf("header %q, want t, x, y", lines[0])
+	}
+	exact := func(t float64) float64 {
+		if t <= 1 {
+			return 1 - t
+		}
+		return (t-2)*(t-2)/2 - 0.5
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		var v [3]float64
+		for i := range v {
+			v[i], _ = strconv.ParseFloat(f[i], 64)
+		}
+		wy := 1.0
+		if v[0] >= 1 {
+			wy = exact(v[0] - 1)
+		}
+		if math.Abs(v[1]-exact(v[0])) > 1e-7 || math.Abs(v[2]-wy) > 1e-7 {
+			t.Errorf("row %q: want x = %g, y = %g", l, exact(v[0]), wy)
+		}
+	}
+}

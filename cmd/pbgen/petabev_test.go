@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// pbgen petab -switches makes the switching time T of testdata/switch an
+// event, so that its gradient is the data's dependence on T (the rate's
+// pieces alone give 0), and evaluates an SBML event problem.
+func TestPEtabSwitchesFlag(t *testing.T) {
+	prob := "../../petab/testdata/switch/problem.yaml"
+	gradT := func(args ...string) string {
+		t.Helper()
+		code, out, stderr := pbgen(t, append(append([]string{"petab", "-grad", "-rtol", "1e-10", "-atol", "1e-12"}, args...), prob)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 2 && f[0] == "T" {
+				return f[1]
+			}
+		}
+		t.Fatalf("no gradient of T in %s", out)
+		return ""
+	}
+	// (3.4 - 3.25 + 3.9 - 3.75)/0.04 = 7.5 with the switch, 0 without.
+	if g := gradT(); g != "0" {
+		t.Errorf("without -switches: dllh/dT = %s, want 0", g)
+	}
+	if g := gradT("-switches"); !strings.HasPrefix(g, "7.4999") && !strings.HasPrefix(g, "7.5") {
+		t.Errorf("with -switches: dllh/dT = %s, want 7.5", g)
+	}
+	if code, out, stderr := pbgen(t, "petab", "-grad", "../../petab/testdata/events/problem.yaml"); code != 0 || !strings.Contains(out, "llh:") {
+		t.Errorf("an SBML event problem: exit %d, %s%s", code, out, stderr)
+	}
+}

@@ -1,0 +1,60 @@
+package codegen
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pbgen/pbgen/symbolic"
+)
+
+// delaySystem is x' = -k d0 with d0 = delay(x, tau), d1 = delay(d0, x)
+// (a nested, state-dependent delay) as an output.
+func delaySystem(t *testing.T) *symbolic.System {
+	b := symbolic.NewBuilder()
+	x, k, tau := b.Sym("x", symbolic.KindState), b.Sym("k", symbolic.KindParam), b.Sym("tau", symbolic.KindParam)
+	d0, d1 := b.Sym("delay#1", symbolic.KindDelay), b.Sym("delay#2", symbolic.KindDelay)
+	o := &symbolic.ODE{B: b, Name: "dde",
+		States:  []symbolic.State{{Name: "x", Rate: b.Neg(b.Mul(k, d0, x)), Init: b.Const(1)}},
+		Params:  []symbolic.Param{{Name: "k", Value: 1}, {Name: "tau", Value: 1}},
+		Outputs: []symbolic.Output{{Name: "y", Expr: d1}},
+		Delays: []symbolic.Delay{
+			{Name: "delay#1", Label: "delay(x, tau)", Expr: x, Tau: tau, History: b.Const(1)},
+			{Name: "delay#2", Label: "delay(d0, x)", Expr: d0, Tau: x, History: b.Const(1)},
+		}}
+	sys, err := symbolic.Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// A system with delays implements model.Delays: the sections that read
+// delayed values take d, the plain methods pass NaN, and each delayed
+// value has its argument, delay and history. (Generated packages with
+// delays are compiled and run by pbgen testsuite -gen; the goldens check
+// that output without delays is unchanged.)
+func TestGenerateDelays(t *testing.T) {
+	files, err := Generate(delaySystem(t), &Options{Package: "dde"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(files["model.go"])
+	for _, want := range []string{
+		"var _ model.Delays = Model{}",
+		"func (Model) FDelayed(dst []float64, t float64, x, p, d []float64)",
+		"func (Model) JxDelayed(dst []float64, t float64, x, p, d []float64)",
+		"func (Model) OutputsDelayedTo(dst []float64, t float64, x, p, d []float64)",
+		"Model{}.FDelayed(dst, t, x, p, d[:])",
+		"dl0 := d[0]",
+		`"delay(x, tau)"`, "Constant: true", `"delay(d0, x)"`, "Reads: 1",
+		"func delay1(dst []float64, t float64, x, p, d []float64)",
+		"func delayHist0(dst []float64, t float64, p []float64)",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated code lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(src)
+	}
+}

@@ -1,0 +1,583 @@
+package parser
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/pbgen/pbgen/symbolic"
+)
+
+// Fast reactions (fast="true", SBML L2 and L3v1; removed in L3v2) are at
+// rapid equilibrium: on the time scale of the others their rates are 0 at
+// all times, the state following the slow reactions along the
+// equilibrium manifold (L2v4 section 4.13.6; the test suite's cases start
+// on it, equilibrated from the declared values with the conserved
+// quantities kept).
+//
+// With the amounts n of the species the fast reactions change (the fast
+// species) and N_f their stoichiometry in amounts (stoichiometry times
+// conversion factor), the combinations y = L n with L N_f = 0 (a basis of
+// the left null space, exact, in rationals) do not change by the fast
+// reactions: dy/dt = L (N_s v_s), the slow reactions' flux. Lowering
+// writes this as the semi-explicit DAE that runtime/dae solves, y
+// differential, the fast species algebraic:
+//
+//	dy/dt = L N_s v_s(x),   0 = L n - y,   0 = v_f(x),
+//
+// with y(0) = L n(0) from the declared values, which are the fast
+// species' first guess. g_z is [L a; dv_f/dx] (a the amount per unit of
+// each fast species' state), nonsingular when the fast reactions are
+// independent and the equilibrium is regular: index 1. The states y are
+// named "fast_pool<k>" (k from 1).
+//
+// Refused by name: fast reactions whose stoichiometries are not constant
+// numbers, linearly dependent fast reactions, conversion factors that
+// are not constants, and an event or rule that sets a fast species.
+
+// fastSystem is what lowering needs of the fast subsystem.
+type fastSystem struct {
+	species []*variable  // the fast species, in lowering's order
+	L       [][]*big.Rat // conserved combinations: rows over species (amounts)
+	rx      []*Reaction  // the fast reactions, in document order
+	N       [][]float64  // amount stoichiometry, species x reactions
+}
+
+// collectFast marks the fast species and forms the conservation laws.
+func (l *lowering) collectFast() {
+	var rxs []*Reaction
+	for _, rx := range l.m.Reactions {
+		if !rx.Fast {
+			continue
+		}
+		// A fast reaction whose rate is identically 0 is at equilibrium
+		// everywhere and changes nothing: it is no reaction (its
+		// equation would determine no variable). It stays an ordinary
+		// reaction of rate 0.
+		if r := l.value(l.vars[rx.ID]); r != nil && r.IsConst(0) {
+			continue
+		}
+		// Nor is one that changes no species (boundary or constant
+		// species only).
+		changes := false
+		for _, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+			for _, sr := range list {
+				if v := l.vars[sr.Species]; v != nil && !v.sp.BoundaryCondition && !v.sp.Constant {
+					changes = true
+				}
+			}
+		}
+		if !changes {
+			continue
+		}
+		rxs = append(rxs, rx)
+	}
+	if len(rxs) == 0 {
+		return
+	}
+	refuse := func(line int, el, id, format string, args ...any) {
+		l.errs.add(l.m.File, line, el, id, format, args...)
+	}
+	idx := make(map[*variable]int)
+	fs := &fastSystem{rx: rxs}
+	// Stoichiometry in amounts: cols[j][species index] for reaction j.
+	cols := make([]map[int]*big.Rat, len(rxs))
+	ok := true
+	for j, rx := range rxs {
+		cols[j] = make(map[int]*big.Rat)
+		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
+			for _, sr := range list {
+				v := l.vars[sr.Species]
+				if v == nil || v.sp.BoundaryCondition || v.sp.Constant {
+					continue
+				}
+				st := stoich(sr)
+				if sr.ID != "" {
+					// A stoichiometry set by a rule (stoichiometryMath
+					// included) is taken when its value is a constant.
+					sv := l.vars[sr.ID]
+					val := l.value(sv)
+					if val == nil || val.Op != symbolic.OpConst || sv.rr != nil || sv.evTarget || sv.alg != nil {
+						refuse(sr.Line, "speciesReference", sr.ID, "variable stoichiometry in fast reaction %q is not supported", rx.ID)
+						ok = false
+						continue
+					}
+					st = val.Val
+				}
+				if v.rr != nil || v.ar != nil || v.evTarget || v.alg != nil {
+					refuse(v.line, "species", v.id, "a species of fast reaction %q that a rule or event also sets is not supported", rx.ID)
+					ok = false
+					continue
+				}
+				cf, good := l.constFactor(v)
+				if !good {
+					refuse(v.line, "species", v.id, "a conversion factor that is not a constant in fast reaction %q is not supported", rx.ID)
+					ok = false
+					continue
+				}
+				k, seen := idx[v]
+				if !seen {
+					k = len(fs.species)
+					idx[v] = k
+					fs.species = append(fs.species, v)
+				}
+				s := new(big.Rat)
+				if s.SetFloat64(st) == nil {
+					refuse(sr.Line, "speciesReference", sr.ID, "stoichiometry %v in fast reaction %q is not supported", st, rx.ID)
+					ok = false
+					continue
+				}
+				s.Mul(s, cf)
+				if i == 0 {
+					s.Neg(s)
+				}
+				if c := cols[j][k]; c != nil {
+					s.Add(s, c)
+				}
+				cols[j][k] = s
+			}
+		}
+	}
+	if !ok {
+		return
+	}
+	// The left null space of N_f is the null space of A = N_f^T
+	// (reactions x species), from its reduced row echelon form.
+	ns := len(fs.species)
+	A := make([][]*big.Rat, len(rxs))
+	for j := range A {
+		A[j] = make([]*big.Rat, ns)
+		for k := range A[j] {
+			A[j][k] = new(big.Rat)
+			if c := cols[j][k]; c != nil {
+				A[j][k].Set(c)
+			}
+		}
+	}
+	pivots := rref(A)
+	if len(pivots) < len(rxs) {
+		refuse(rxs[0].Line, "reaction", rxs[0].ID, "linearly dependent fast reactions (%d reactions of rank %d) are not supported", len(rxs), len(pivots))
+		return
+	}
+	isPivot := make(map[int]int)
+	for r, c := range pivots {
+		isPivot[c] = r
+	}
+	for f := 0; f < ns; f++ {
+		if _, p := isPivot[f]; p {
+			continue
+		}
+		row := make([]*big.Rat, ns)
+		for k := range row {
+			row[k] = new(big.Rat)
+		}
+		row[f].SetInt64(1)
+		for c, r := range isPivot {
+			row[c].Neg(A[r][f])
+		}
+		fs.L = append(fs.L, row)
+	}
+	fs.N = make([][]float64, ns)
+	for i := range fs.N {
+		fs.N[i] = make([]float64, len(rxs))
+		for j := range rxs {
+			if c := cols[j][i]; c != nil {
+				fs.N[i][j], _ = c.Float64()
+			}
+		}
+	}
+	for _, v := range fs.species {
+		v.fast = true
+	}
+	l.fast = fs
+}
+
+// constFactor is the conversion factor of species v as a constant, and
+// whether it is one.
+func (l *lowering) constFactor(v *variable) (*big.Rat, bool) {
+	cf := v.sp.ConversionFactor
+	if cf == "" {
+		cf = l.m.ConversionFactor
+	}
+	one := big.NewRat(1, 1)
+	if cf == "" {
+		return one, true
+	}
+	c := l.vars[cf]
+	if c == nil || c.ar != nil || c.rr != nil || c.ia != nil || c.evTarget || c.alg != nil || c.decl == nil || c.decl.Op != symbolic.OpConst {
+		return nil, false
+	}
+	if one.SetFloat64(c.decl.Val) == nil {
+		return nil, false
+	}
+	return one, true
+}
+
+// rref brings A to reduced row echelon form in place and returns the
+// pivot column of each non-zero row.
+func rref(A [][]*big.Rat) []int {
+	if len(A) == 0 {
+		return nil
+	}
+	rows, cols := len(A), len(A[0])
+	var pivots []int
+	r := 0
+	for c := 0; c < cols && r < rows; c++ {
+		p := -1
+		for i := r; i < rows; i++ {
+			if A[i][c].Sign() != 0 {
+				p = i
+				break
+			}
+		}
+		if p < 0 {
+			continue
+		}
+		A[r], A[p] = A[p], A[r]
+		inv := new(big.Rat).Inv(A[r][c])
+		for k := range A[r] {
+			A[r][k].Mul(A[r][k], inv)
+		}
+		for i := 0; i < rows; i++ {
+			if i == r || A[i][c].Sign() == 0 {
+				continue
+			}
+			f := new(big.Rat).Set(A[i][c])
+			for k := range A[i] {
+				A[i][k].Sub(A[i][k], new(big.Rat).Mul(f, A[r][k]))
+			}
+		}
+		pivots = append(pivots, c)
+		r++
+	}
+	return pivots
+}
+
+// amountFactor is the amount per unit of a fast species' state (the
+// compartment size for a concentration state, whose compartment is
+// constant), in values (at t) and at t = 0.
+func (l *lowering) amountFactor(v *variable, atT0 bool) *symbolic.Node {
+	if v.stateIsAmount {
+		return l.b.Const(1)
+	}
+	if atT0 {
+		return l.init(v.comp)
+	}
+	return l.value(v.comp)
+}
+
+// fastStates appends the conserved pools y (differential) to ode.States.
+func (l *lowering) fastStates(ode *symbolic.ODE) {
+	fs := l.fast
+	if fs == nil {
+		return
+	}
+	b := l.b
+	isFast := make(map[*Reaction]bool, len(fs.rx))
+	for _, rx := range fs.rx {
+		isFast[rx] = true
+	}
+	// Slow flux of each fast species in amounts.
+	slow := make([]*symbolic.Node, len(fs.species))
+	for i, v := range fs.species {
+		l.cur = v
+		var terms []*symbolic.Node
+		for _, u := range l.uses[v] {
+			if isFast[u.rx] {
+				continue
+			}
+			st := b.Const(stoich(u.sr))
+			if u.sr.ID != "" {
+				if st = l.value(l.vars[u.sr.ID]); st == nil {
+					l.reportUndef(v, "stoichiometry in reaction "+u.rx.ID, l.vars[u.sr.ID])
+					return
+				}
+			}
+			rate := l.value(l.vars[u.rx.ID])
+			if rate == nil {
+				l.reportUndef(v, "rate of reaction "+u.rx.ID, l.vars[u.rx.ID])
+				return
+			}
+			if u.reactant {
+				st = b.Neg(st)
+			}
+			terms = append(terms, b.Mul(st, rate))
+		}
+		sum := b.Add(terms...)
+		cf := v.sp.ConversionFactor
+		if cf == "" {
+			cf = l.m.ConversionFactor
+		}
+		if cf != "" {
+			f := l.value(l.vars[cf])
+			if f == nil {
+				l.reportUndef(v, "conversion factor", l.vars[cf])
+				return
+			}
+			sum = b.Mul(sum, f)
+		}
+		slow[i] = sum
+	}
+	for k, row := range fs.L {
+		name := l.fastName(k)
+		var rate, init []*symbolic.Node
+		for i, c := range row {
+			if c.Sign() == 0 {
+				continue
+			}
+			v := fs.species[i]
+			l.cur = v
+			cv := ratConst(b, c)
+			rate = append(rate, b.Mul(cv, slow[i]))
+			x0, a0 := l.fastInit(v), l.amountFactor(v, true)
+			if x0 == nil || a0 == nil {
+				l.reportUndef(v, "initial value", v)
+				return
+			}
+			init = append(init, b.Mul(cv, b.Mul(a0, x0)))
+		}
+		y0 := b.Add(init...)
+		if a := l.algDependence(y0); a != nil {
+			l.algInitUse(a, "initial value")
+			return
+		}
+		ode.States = append(ode.States, symbolic.State{Name: name, Rate: b.Add(rate...), Init: y0,
+			Meta: map[string]string{"sbml": "fast", "about": "amount conserved by the fast reactions"}})
+	}
+}
+
+// fastInit is the initial value of a fast species' state (an amount
+// where the state is one and the value in math a concentration), or nil.
+func (l *lowering) fastInit(v *variable) *symbolic.Node {
+	x0 := l.init(v)
+	if x0 == nil || !v.stateIsAmount || v.valueIsAmount {
+		return x0
+	}
+	size := l.init(v.comp)
+	if size == nil {
+		return nil
+	}
+	return l.b.Mul(x0, size)
+}
+
+// fastName is the name of pool k, made unique against the SBML ids.
+func (l *lowering) fastName(k int) string {
+	name := fmt.Sprintf("fast_pool%d", k+1)
+	for l.vars[name] != nil {
+		name += "_"
+	}
+	return name
+}
+
+func ratConst(b *symbolic.Builder, r *big.Rat) *symbolic.Node {
+	f, _ := r.Float64()
+	return b.Const(f)
+}
+
+// fastAlgebraic appends the fast species as algebraic variables with the
+// residuals L a x - y (one per pool) and v_f (one per fast reaction).
+func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
+	fs := l.fast
+	if fs == nil {
+		return
+	}
+	b := l.b
+	var res []*symbolic.Node
+	for k, row := range fs.L {
+		terms := []*symbolic.Node{b.Neg(b.Sym(l.fastName(k), symbolic.KindState))}
+		for i, c := range row {
+			if c.Sign() == 0 {
+				continue
+			}
+			v := fs.species[i]
+			a := l.amountFactor(v, false)
+			if a == nil {
+				l.reportUndef(v, "size", v.comp)
+				return
+			}
+			terms = append(terms, b.Mul(ratConst(b, c), b.Mul(a, b.Sym(v.id, symbolic.KindState))))
+		}
+		res = append(res, b.Add(terms...))
+	}
+	for _, rx := range fs.rx {
+		rv := l.vars[rx.ID]
+		l.cur = rv
+		r := l.value(rv)
+		if r == nil {
+			l.reportUndef(rv, "rate of fast reaction", rv)
+			return
+		}
+		res = append(res, r)
+	}
+	guesses := make([]*symbolic.Node, len(fs.species))
+	for i, v := range fs.species {
+		l.cur = v
+		x0 := l.fastInit(v)
+		if x0 == nil {
+			l.reportUndef(v, "initial value", v)
+			return
+		}
+		if l.algDependence(x0) != nil {
+			x0 = b.Const(0) // a guess only
+		}
+		guesses[i] = x0
+	}
+	if relaxed := l.relax(ode, guesses); relaxed != nil {
+		for i, v := range relaxed {
+			guesses[i] = b.Const(v)
+		}
+	}
+	for i, v := range fs.species {
+		l.cur = v
+		st := symbolic.State{Name: v.id, Meta: map[string]string{"sbml": "species", "compartment": v.comp.id, "fast": "true"}}
+		st.Meta["units"] = "concentration"
+		if v.stateIsAmount {
+			st.Meta["units"] = "amount"
+		}
+		st.Init = guesses[i]
+		// Residuals are assigned to the fast species in order only to
+		// give each algebraic row one: the elimination uses g_z whole.
+		st.Rate = res[i]
+		ode.States = append(ode.States, st)
+		ode.Algebraic++
+	}
+}
+
+// relax returns the fast species' first guess moved towards the
+// equilibrium the fast reactions reach from the declared values, at the
+// default parameters, or nil when there is nothing to move or a value is
+// not finite.
+//
+// v_f = 0 may have several solutions (a reaction k S1 S2 with k < 0 is
+// at equilibrium when S1 = 0 and when S2 = 0, and only one is reached by
+// running it: backwards, until S2 is used up), and Newton's method from
+// the declared values may converge to the wrong one, or start where g_z
+// is singular (S1 = S2). Rapid equilibrium means the state the fast
+// reactions reach, so the guess follows their flow
+// dn/ds = N_f v_f(n) (which keeps L n) with explicit Euler steps that
+// shrink when |v_f| would grow, until |v_f| has fallen by 1e-9 or after
+// a bounded number of steps; runtime/dae's Newton iteration finishes the
+// job (for any parameters: the guess only picks the branch).
+func (l *lowering) relax(ode *symbolic.ODE, guesses []*symbolic.Node) []float64 {
+	fs := l.fast
+	ns, nf := len(fs.species), len(fs.rx)
+	x := make([]float64, ns)
+	for i, g := range guesses {
+		if x[i] = l.evalDefault(g); x[i] != x[i] || x[i]-x[i] != 0 {
+			return nil
+		}
+	}
+	idx := make(map[string]int, ns)
+	for i, v := range fs.species {
+		idx[v.id] = i
+	}
+	other := make(map[string]float64)
+	for _, st := range ode.States {
+		other[st.Name] = l.evalDefault(st.Init)
+	}
+	a := make([]float64, ns)
+	for i, v := range fs.species {
+		if a[i] = l.evalDefault(l.amountFactor(v, true)); a[i] == 0 || a[i] != a[i] {
+			return nil
+		}
+	}
+	rates := make([]*symbolic.Node, nf)
+	for j, rx := range fs.rx {
+		if rates[j] = l.value(l.vars[rx.ID]); rates[j] == nil {
+			return nil
+		}
+	}
+	v := make([]float64, nf)
+	flux := func(x []float64) float64 {
+		env := func(sym *symbolic.Node) float64 {
+			switch sym.Kind {
+			case symbolic.KindState:
+				if i, ok := idx[sym.Name]; ok {
+					return x[i]
+				}
+				if val, ok := other[sym.Name]; ok {
+					return val
+				}
+			case symbolic.KindParam:
+				if val, ok := l.paramValue[sym.Name]; ok {
+					return val
+				}
+			case symbolic.KindTime:
+				return 0
+			}
+			return math.NaN()
+		}
+		n := 0.0
+		for j, r := range rates {
+			v[j] = symbolic.Eval(r, env)
+			n += v[j] * v[j]
+		}
+		return math.Sqrt(n)
+	}
+	norm0 := flux(x)
+	if norm0 == 0 || norm0 != norm0 || norm0-norm0 != 0 {
+		return nil
+	}
+	deriv := func(dst []float64) {
+		for i := range dst {
+			d := 0.0
+			for j, nij := range fs.N[i] {
+				d += nij * v[j]
+			}
+			dst[i] = d / a[i]
+		}
+	}
+	k1, k2, xn := make([]float64, ns), make([]float64, ns), make([]float64, ns)
+	norm, ds := norm0, math.Inf(1)
+	for step := 0; step < 20000 && norm > 1e-9*norm0; step++ {
+		flux(x)
+		deriv(k1)
+		// No species may lose more than a tenth of its value in a step
+		// (the flow keeps them non-negative), nor change by more than a
+		// tenth of the largest.
+		scale := 0.0
+		for i := range x {
+			scale = math.Max(scale, math.Abs(x[i]))
+		}
+		limit := math.Inf(1)
+		for i := range x {
+			if k1[i] < 0 && x[i] > 0 {
+				limit = math.Min(limit, 0.1*x[i]/-k1[i])
+			}
+			if k1[i] != 0 {
+				limit = math.Min(limit, 0.1*(scale+1e-300)/math.Abs(k1[i]))
+			}
+		}
+		ds = math.Min(2*ds, limit)
+		// Heun's method with its Euler companion as error estimate
+		// (relative 1e-3: the guess need only be on the right branch).
+		accepted := false
+		for try := 0; try < 60; try++ {
+			for i := range x {
+				xn[i] = x[i] + ds*k1[i]
+			}
+			flux(xn)
+			deriv(k2)
+			e := 0.0
+			for i := range x {
+				e = math.Max(e, math.Abs(ds/2*(k2[i]-k1[i]))/(1e-12*scale+1e-3*math.Abs(x[i])+1e-300))
+			}
+			if e <= 1 && e == e {
+				for i := range x {
+					x[i] += ds / 2 * (k1[i] + k2[i])
+				}
+				accepted = true
+				break
+			}
+			ds /= 2
+		}
+		if !accepted {
+			break
+		}
+		norm = flux(x)
+		if norm != norm || norm-norm != 0 {
+			return nil
+		}
+	}
+	return x
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package dae_test
+
+const raceEnabled = false

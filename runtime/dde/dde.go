@@ -1,0 +1,395 @@
+package dde
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+)
+
+// Settings are the options of Solve. A nil *Settings means the defaults;
+// a zero field means that field's default.
+type Settings struct {
+	// ODE are the integrator's settings (nil: ode's defaults).
+	// Interpolate is ignored (each segment lands on its outputs); HMax is
+	// lowered to the shortest constant delay.
+	ODE *ode.Settings
+	// MaxOrder is the number of generations of breaking points tracked:
+	// t0 + sums of up to MaxOrder constant delays (default 5).
+	MaxOrder int
+	// MaxBreaks bounds the number of breaking points (default 10000):
+	// a delay much shorter than the time span would otherwise restart the
+	// integrator at every one of its multiples.
+	MaxBreaks int
+}
+
+// Result is the solution at the output times.
+type Result struct {
+	NX, ND int
+	T      []float64 // the output times
+	X      []float64 // len(T)*NX, row i = x(T[i])
+	D      []float64 // len(T)*ND, row i = the delayed values at T[i]
+	Breaks []float64 // the breaking points the integrator stopped at
+}
+
+// XAt returns the state at output i (a view).
+func (r *Result) XAt(i int) []float64 { return r.X[i*r.NX : (i+1)*r.NX] }
+
+// DAt returns the delayed values at output i (a view), for
+// model.Delays.OutputsDelayedTo.
+func (r *Result) DAt(i int) []float64 { return r.D[i*r.ND : (i+1)*r.ND] }
+
+// ErrDelay is wrapped by the error of a solve in which a delay was
+// negative or not finite (SBML requires delays >= 0).
+var ErrDelay = errors.New("dde: invalid delay")
+
+// Solve integrates m from (ts[0], x0) with parameters p and returns the
+// state and the delayed values at every time of ts (ascending, starting
+// at the start time). A model without delays is solved as an ODE. x0 and
+// p are not modified. Errors of the integrator are returned as they are
+// (a *ode.StepError, or one wrapping ode.ErrInvalid); a delay that is
+// negative or not finite is an error wrapping ErrDelay.
+func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
+	if m == nil {
+		panic("dde: nil model")
+	}
+	nx := model.NumStates(m)
+	if len(x0) != nx || len(p) != model.NumParams(m) {
+		return nil, fmt.Errorf("dde: x0 has %d values and p %d, want %d and %d", len(x0), len(p), nx, model.NumParams(m))
+	}
+	if len(ts) == 0 {
+		return nil, errors.New("dde: no output times")
+	}
+	for i := range ts {
+		if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || i > 0 && ts[i] < ts[i-1] {
+			return nil, fmt.Errorf("dde: output times must be finite and ascending (time %d is %g)", i, ts[i])
+		}
+	}
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		return nil, fmt.Errorf("dde: model %q: events combined with csymbol delay are not supported", m.Name())
+	}
+	var oset ode.Settings
+	maxOrder, maxBreaks := 5, 10000
+	if set != nil {
+		if set.ODE != nil {
+			oset = *set.ODE
+		}
+		if set.MaxOrder > 0 {
+			maxOrder = set.MaxOrder
+		}
+		if set.MaxBreaks > 0 {
+			maxBreaks = set.MaxBreaks
+		}
+	}
+	oset.Interpolate = false
+	dm, _ := m.(model.Delays)
+	nd := 0
+	if dm != nil {
+		nd = dm.NumDelays()
+	}
+	res := &Result{NX: nx, ND: nd, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx), D: make([]float64, len(ts)*nd)}
+	if nd == 0 {
+		var tr ode.Trajectory
+		if err := ode.NewSolver(m, &oset).Integrate(&tr, p, x0, ts[0], ts); err != nil {
+			return nil, err
+		}
+		for _, k := range tr.Out {
+			res.X = append(res.X, tr.XAt(k)...)
+		}
+		return res, nil
+	}
+	h := newHistory(m, dm, p, x0, ts[0])
+	// The delays at the start: the constant ones give the breaking points
+	// and bound the step.
+	tau := make([]float64, nd)
+	d0 := make([]float64, nd)
+	h.delayedTo(d0, ts[0], x0, tau)
+	if h.err != nil {
+		return nil, h.err
+	}
+	var consts []float64
+	for k := 0; k < nd; k++ {
+		if dm.DelayInfo(k).Constant && tau[k] > 0 {
+			consts = append(consts, tau[k])
+		}
+	}
+	// Steps no longer than the shortest constant delay read the history
+	// in accepted steps only. A delay far shorter than the time span
+	// would make that a crawl (a stiff model at rest takes long steps):
+	// then the steps overlap the delay, and the last step's polynomial is
+	// extrapolated, to the order of the method.
+	if len(consts) > 0 {
+		tmin := slices.Min(consts)
+		if span := ts[len(ts)-1] - ts[0]; tmin >= 1e-3*span && (oset.HMax == 0 || oset.HMax > tmin) {
+			oset.HMax = tmin
+		}
+	}
+	res.Breaks = breaks(ts[0], ts[len(ts)-1], consts, maxOrder, maxBreaks)
+	r := &rhs{Model: m, dm: dm, h: h, d: make([]float64, nd)}
+	ig := ode.NewSolver(r, &oset)
+	// DOPRI5's initial step guess (Hairer's) collapses at a restart where
+	// the state is at rounding-level distance from zero (x' = -x(t-1)
+	// restarts at x(1) = 0): later segments start from the previous
+	// segment's last step instead, with a solver of their own.
+	restartH0 := oset.Method == ode.DOPRI5 && oset.H0 == 0
+
+	t := ts[0]
+	x := slices.Clone(x0)
+	iout, ib := 0, 0
+	var tout []float64
+	for iout < len(ts) && ts[iout] <= t {
+		res.X = append(res.X, x...)
+		iout++
+	}
+	for iout < len(ts) {
+		for ib < len(res.Breaks) && res.Breaks[ib] <= t+near(t) {
+			ib++
+		}
+		tend := ts[len(ts)-1]
+		if ib < len(res.Breaks) && res.Breaks[ib] < tend {
+			tend = res.Breaks[ib]
+			// A breaking point within rounding of an output is that
+			// output: a segment of a few ulps would only make the
+			// integrator fail.
+			j, _ := slices.BinarySearch(ts, tend-near(tend))
+			if j < len(ts) && ts[j] > t && ts[j] <= tend+near(tend) {
+				tend = ts[j]
+			}
+		}
+		tout = tout[:0]
+		first := iout
+		for iout < len(ts) && ts[iout] <= tend {
+			tout = append(tout, ts[iout])
+			iout++
+		}
+		if len(tout) == 0 || tout[len(tout)-1] < tend {
+			tout = append(tout, tend)
+		}
+		tr := &ode.Trajectory{}
+		if restartH0 && len(h.done) > 0 {
+			prev := h.done[len(h.done)-1]
+			if n := prev.Len(); n >= 2 {
+				oset.H0 = math.Min(prev.T[n-1]-prev.T[n-2], tend-t)
+				ig = ode.NewSolver(r, &oset)
+			}
+		}
+		h.cur = tr
+		err := ig.Integrate(tr, p, x, t, tout)
+		if h.err != nil {
+			return nil, h.err
+		}
+		if err != nil {
+			return nil, err
+		}
+		for j := first; j < iout; j++ {
+			res.X = append(res.X, tr.XAt(tr.Out[j-first])...)
+		}
+		h.done = append(h.done, tr)
+		h.starts = append(h.starts, t)
+		h.cur = nil
+		t = tend
+		copy(x, tr.XAt(tr.Len()-1))
+	}
+	// The delayed values at the outputs, from the whole history.
+	for i, ti := range res.T {
+		h.delayedTo(res.DAt(i), ti, res.XAt(i), tau)
+		if h.err != nil {
+			return nil, h.err
+		}
+	}
+	return res, nil
+}
+
+// breaks returns the breaking points in (t0, tend): t0 plus sums of up to
+// order of the constant delays, sorted, without points closer than a
+// relative 1e-12, at most maxn of them.
+func breaks(t0, tend float64, taus []float64, order, maxn int) []float64 {
+	if len(taus) == 0 {
+		return nil
+	}
+	slices.Sort(taus)
+	taus = slices.Compact(taus)
+	gen := []float64{t0}
+	var out []float64
+	for g := 0; g < order && len(gen) > 0 && len(out) < maxn; g++ {
+		var next []float64
+		for _, b := range gen {
+			for _, tau := range taus {
+				if nb := b + tau; nb < tend && len(next) < maxn {
+					next = append(next, nb)
+				}
+			}
+		}
+		slices.Sort(next)
+		next = compactTol(next)
+		out = append(out, next...)
+		gen = next
+	}
+	slices.Sort(out)
+	out = compactTol(out)
+	if len(out) > maxn {
+		out = out[:maxn]
+	}
+	return out
+}
+
+// near is the distance within which two times are taken as one.
+func near(t float64) float64 { return 1e-12 * math.Max(1, math.Abs(t)) }
+
+// compactTol removes from sorted v the points within a relative 1e-12 of
+// the previous one.
+func compactTol(v []float64) []float64 {
+	if len(v) == 0 {
+		return v
+	}
+	w := 1
+	for _, x := range v[1:] {
+		if x-v[w-1] > near(x) {
+			v[w] = x
+			w++
+		}
+	}
+	return v[:w]
+}
+
+// rhs is the model handed to runtime/ode: F and Jx with the delayed
+// values looked up in the history. It is one solve's and not safe for
+// concurrent use. It does not implement model.Delays, so runtime/ode
+// integrates it.
+type rhs struct {
+	model.Model
+	dm model.Delays
+	h  *history
+	d  []float64
+}
+
+func (r *rhs) F(dst []float64, t float64, x, p []float64) {
+	r.h.delayedTo(r.d, t, x, nil)
+	r.dm.FDelayed(dst, t, x, p, r.d)
+}
+
+func (r *rhs) Jx(dst []float64, t float64, x, p []float64) {
+	r.h.delayedTo(r.d, t, x, nil)
+	r.dm.JxDelayed(dst, t, x, p, r.d)
+}
+
+// history is the solution so far: the finished segments' trajectories
+// and the one being integrated.
+type history struct {
+	dm     model.Delays
+	p      []float64
+	nx, nd int
+	t0     float64
+	x0     []float64
+	done   []*ode.Trajectory // finished segments, in time order
+	starts []float64         // their start times
+	cur    *ode.Trajectory   // the segment being integrated, or nil
+	info   []model.DelayInfo
+	// levels[l] is the scratch of a lookup at nesting depth l: a state
+	// and the delayed values at the time looked up.
+	levels [][]float64
+	err    error
+}
+
+func newHistory(m model.Model, dm model.Delays, p, x0 []float64, t0 float64) *history {
+	nx, nd := model.NumStates(m), dm.NumDelays()
+	h := &history{dm: dm, p: p, nx: nx, nd: nd, t0: t0, x0: slices.Clone(x0)}
+	for k := 0; k < nd; k++ {
+		h.info = append(h.info, dm.DelayInfo(k))
+	}
+	h.levels = make([][]float64, nd+1)
+	for l := range h.levels {
+		h.levels[l] = make([]float64, nx+nd)
+	}
+	return h
+}
+
+// delayedTo writes the delayed values at (t, x) into d; when tau is not
+// nil also the delays. On an invalid delay it records h.err and writes
+// NaN, which makes the integrator fail.
+func (h *history) delayedTo(d []float64, t float64, x, tau []float64) {
+	h.delayed(d, h.nd, t, x, tau, 0)
+}
+
+// delayed writes the first n delayed values at (t, x) into d, looking
+// the history up at nesting depth level.
+func (h *history) delayed(d []float64, n int, t float64, x, tau []float64, level int) {
+	for k := 0; k < n; k++ {
+		tk := h.dm.DelayTime(k, t, x, h.p, d[:k])
+		if tau != nil {
+			tau[k] = tk
+		}
+		switch {
+		case !(tk >= 0) || math.IsInf(tk, 1):
+			if h.err == nil {
+				h.err = fmt.Errorf("%w: %s is %g at t=%g (SBML requires a finite, non-negative delay)", ErrDelay, h.info[k].Name, tk, t)
+			}
+			d[k] = math.NaN()
+		case tk == 0:
+			d[k] = h.dm.DelayArg(k, t, x, h.p, d[:k])
+		default:
+			d[k] = h.lookup(k, t-tk, t, x, level)
+		}
+	}
+}
+
+// lookup is e_k at time s < t, where (t, x) is the point being
+// evaluated (used when s lies beyond the accepted steps).
+func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
+	if s < h.t0 {
+		return h.dm.DelayHistory(k, s, h.p)
+	}
+	buf := h.levels[level]
+	xs, ds := buf[:h.nx], buf[h.nx:]
+	h.stateAt(xs, s, t, x)
+	// The delayed values of lower index that e_k may read, at s.
+	// (At most k: values of lower index only, which also bounds the
+	// nesting by NumDelays whatever a model's DelayInfo says.)
+	n := min(h.info[k].Reads, k)
+	h.delayed(ds, n, s, xs, nil, level+1)
+	return h.dm.DelayArg(k, s, xs, h.p, ds[:k])
+}
+
+// stateAt writes x(s) into dst from the history; (t, x) is the trial
+// point, used when s is past the accepted steps.
+func (h *history) stateAt(dst []float64, s, t float64, x []float64) {
+	tr := h.cur
+	if tr == nil || tr.Len() == 0 || s < tr.T[0] {
+		// A finished segment: the last that starts at or before s.
+		i := sort.SearchFloat64s(h.starts, s)
+		if i == len(h.starts) || h.starts[i] > s {
+			i--
+		}
+		if i < 0 {
+			copy(dst, h.x0)
+			return
+		}
+		tr = h.done[i]
+	}
+	n := tr.Len()
+	if last := tr.T[n-1]; s > last {
+		switch {
+		case n >= 2:
+			tr.InterpStep(dst, s, n-2) // extrapolate the last step
+		case t > last:
+			// Linear between the last accepted point and the trial.
+			w := (s - last) / (t - last)
+			xl := tr.XAt(0)
+			for i := range dst {
+				dst[i] = xl[i] + w*(x[i]-xl[i])
+			}
+		default:
+			copy(dst, tr.XAt(n-1))
+		}
+		return
+	}
+	if n == 1 {
+		copy(dst, tr.XAt(0))
+		return
+	}
+	tr.InterpTo(dst, s)
+}
