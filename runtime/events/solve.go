@@ -111,7 +111,6 @@ type solver struct {
 	xw     []float64 // the current state
 	xr, sr sens.Result
 	st     sens.Start
-	ts1    [1]float64
 	stats  sens.Stats
 	// free holds buffers of executed or dropped queue entries, for
 	// reuse by later ones (take, give).
