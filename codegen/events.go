@@ -99,6 +99,11 @@ func (g *generator) checkEvents() error {
 			}
 		}
 	}
+	// The switches of f (model.Switches) follow the triggers' roots, as
+	// in interp.
+	sw := b.Switches(g.sys.F)
+	g.nsw = len(sw)
+	g.evRoots = append(g.evRoots, sw...)
 	for _, r := range g.evRoots {
 		ds, err := g.txpDerivs([]*symbolic.Node{r})
 		if err != nil {
@@ -370,10 +375,10 @@ func (g *generator) eventDecls() []jen.Code {
 	meth := func(d, name string) *jen.Statement {
 		return doc(d).Func().Params(jen.Id("Model")).Id(name)
 	}
-	return []jen.Code{
+	return append([]jen.Code{
 		jen.Comment("NumEvents is the number of events, in document order.").Line().
 			Const().Id("NumEvents").Int().Op("=").Lit(len(g.evs)),
-		jen.Comment("NumRoots is the number of root functions of the triggers.").Line().
+		jen.Comment(numRootsDoc(g.nsw)).Line().
 			Const().Id("NumRoots").Int().Op("=").Lit(len(g.evRoots)),
 		doc("eventOut is the length of the longest event program: delay, priority and assigned values.").
 			Const().Id("eventOut").Op("=").Lit(maxOut),
@@ -431,5 +436,5 @@ func (g *generator) eventDecls() []jen.Code {
 			jen.Id("clear").Call(jen.Id("d").Dot("P")),
 			jen.Id("clear").Call(jen.Id("d").Dot("T")),
 			dispatch(len(g.evs), evDerivName, evDerivArgs...)),
-	}
+	}, g.switchDecls()...)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,9 +104,12 @@ func TestEventsOutput(t *testing.T) {
 	for _, want := range []string{
 		"var _ model.EventDerivs = Model{}",
 		"const NumEvents int = 4",
-		// A - Km, C - len, type - 3*k1, time - 2, time - 7: A > Km shared by E0 and E3.
-		"const NumRoots int = 5",
-		"func rootGrad4(",
+		// A - Km, C - len, type - 3*k1, time - 2, time - 7: A > Km shared by E0 and E3;
+		// then the toy's two switches (t > 5, A < 2 in a rate).
+		"const NumRoots int = 7",
+		"const NumSwitches int = 2",
+		"var _ model.Switches = Model{}",
+		"func rootGrad6(",
 		"func eventDeriv3(",
 	} {
 		if !strings.Contains(m, want) {
@@ -118,7 +122,7 @@ func TestEventsOutput(t *testing.T) {
 			t.Errorf("model.go has %q %d times, want %d", flag, got, n)
 		}
 	}
-	if strings.Contains(m, "func rootGrad5(") {
+	if strings.Contains(m, "func rootGrad7(") {
 		t.Error("a shared root function is emitted twice")
 	}
 	split := gen(s1, &codegen.Options{ChunkSize: 3, SplitFiles: 10})
@@ -131,9 +135,17 @@ func TestEventsOutput(t *testing.T) {
 			}
 		}))
 	}
-	plain := gen(testnet.Toy(), nil)
-	if strings.Contains(string(plain["model.go"]), "NumEvents") {
-		t.Error("a model without events has model.Events code")
+	// The toy without events still switches: model.Events with no events.
+	toy := string(gen(testnet.Toy(), nil)["model.go"])
+	for _, want := range []string{"const NumEvents int = 0", "const NumRoots int = 2", "const NumSwitches int = 2"} {
+		if !strings.Contains(toy, want) {
+			t.Errorf("toy without events: model.go lacks %q", want)
+		}
+	}
+	// Without events or switches nothing of model.Events is emitted.
+	plain := gen(testnet.Random(rand.New(rand.NewPCG(1, 1)), 4, 3), nil)
+	if m := string(plain["model.go"]); strings.Contains(m, "NumEvents") || strings.Contains(m, "NumSwitches") {
+		t.Error("a model without events or switches has model.Events code")
 	}
 }
 
@@ -326,6 +338,10 @@ func TestEvents(t *testing.T) {
 			if !slices.Equal(g.EventTargets(k), im.EventTargets(k)) {
 				t.Errorf("%T event %d: targets %v, interp %v", g, k, g.EventTargets(k), im.EventTargets(k))
 			}
+		}
+		// The toy's rates switch: the same switches, last of the roots.
+		if sw, ok := g.(model.Switches); !ok || sw.NumSwitches() != im.NumSwitches() || im.NumSwitches() == 0 {
+			t.Errorf("%T: switches %v, interp %d", g, ok, im.NumSwitches())
 		}
 		rng := rand.New(rand.NewPCG(1, 1))
 		worst := 0.0

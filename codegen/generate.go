@@ -72,7 +72,8 @@ type generator struct {
 	problem   any
 
 	evs          []evSet          // events checked and differentiated (checkEvents)
-	evRoots      []*symbolic.Node // root functions of the triggers, as interp numbers them
+	evRoots      []*symbolic.Node // root functions of the triggers, then the switches of f, as interp numbers them
+	nsw          int              // the last nsw of evRoots are switches of f (model.Switches)
 	evRootDerivs [][]evDeriv      // per root function
 
 	nx, np, nout int
@@ -177,7 +178,7 @@ func (g *generator) files(secs []emitted) map[string][]jen.Code {
 	if len(g.asg) > 0 {
 		files["model.go"] = append(files["model.go"], g.assignDecls()...)
 	}
-	if len(g.evs) > 0 {
+	if g.hasEvents() {
 		files["model.go"] = append(files["model.go"], g.eventDecls()...)
 	}
 	if g.delayed() {

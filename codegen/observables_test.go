@@ -126,7 +126,8 @@ func TestObservablesOutput(t *testing.T) {
 		}
 		wantFiles := []string{"model.go", "problem.go"}
 		if opt.SplitFiles > 0 {
-			wantFiles = []string{"f.go", "jac.go", "model.go", "obs.go", "problem.go"}
+			// events.go: the toy's rates switch (model.Switches).
+			wantFiles = []string{"events.go", "f.go", "jac.go", "model.go", "obs.go", "problem.go"}
 		}
 		if got := sortedKeys(a); !slices.Equal(got, wantFiles) {
 			t.Errorf("chunk %d: files %v, want %v", opt.ChunkSize, got, wantFiles)

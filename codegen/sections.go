@@ -69,7 +69,7 @@ func (g *generator) sections() []*section {
 	for k := range g.asg {
 		secs = append(secs, g.asgValueSection(k), g.asgDerivSection(k))
 	}
-	if len(g.evs) > 0 {
+	if g.hasEvents() {
 		secs = append(secs, g.eventSections()...)
 	}
 	if g.delayed() {

@@ -23,20 +23,36 @@ type evProg struct {
 	// event of its delay and assigned values.
 	rootDeriv *derivProg
 	deriv     []*derivProg
+	nsw       int // the last nsw roots are switches of f (model.Switches)
 }
 
 type evScratch struct{ slots, trig, out []float64 }
 
-var _ model.Events = (*Model)(nil)
+var (
+	_ model.Events   = (*Model)(nil)
+	_ model.Switches = (*Model)(nil)
+)
+
+// NumSwitches returns the number of root functions, the last ones, that
+// are switches of the right-hand side (model.Switches): the relations
+// in the rates, compiled by NewWithEvents only (New's model, for solvers
+// that ignore events, has none).
+func (m *Model) NumSwitches() int {
+	if m.ev == nil {
+		return 0
+	}
+	return m.ev.nsw
+}
 
 // compileEvents compiles sys.ODE.Events (nothing when there are none).
 func (m *Model) compileEvents() error {
 	evs := m.sys.ODE.Events
-	if len(evs) == 0 {
+	b := m.sys.B
+	switches := b.Switches(m.sys.F)
+	if len(evs) == 0 && len(switches) == 0 {
 		return nil
 	}
-	b := m.sys.B
-	ep := &evProg{}
+	ep := &evProg{nsw: len(switches)}
 	var trig, roots []*symbolic.Node
 	seenRoot := make(map[*symbolic.Node]bool)
 	nslots, nout := 0, 0
@@ -88,6 +104,9 @@ func (m *Model) compileEvents() error {
 		}
 		ep.deriv = append(ep.deriv, d)
 	}
+	// The switches of f come last, even where one is also a trigger's
+	// root: root j is a switch for j >= NumRoots()-NumSwitches().
+	roots = append(roots, switches...)
 	var err error
 	if ep.trig, err = symbolic.Compile(trig, m.stateNames, m.paramNames); err != nil {
 		return fmt.Errorf("interp: model %q: event triggers: %w", m.sys.ODE.Name, err)

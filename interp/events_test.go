@@ -35,9 +35,12 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev model.Events = m
-	if ev.NumEvents() != 1 || ev.NumRoots() != 2 {
-		t.Fatalf("%d events, %d roots; want 1, 2", ev.NumEvents(), ev.NumRoots())
+	var ev model.Switches = m
+	// The toy's rates switch on t > 5 and A < 2: two switches after the
+	// trigger's two roots.
+	sw := b.Switches(sys.F)
+	if ev.NumEvents() != 1 || ev.NumRoots() != 4 || ev.NumSwitches() != 2 || len(sw) != 2 {
+		t.Fatalf("%d events, %d roots, %d switches (symbolic %d); want 1, 4, 2", ev.NumEvents(), ev.NumRoots(), ev.NumSwitches(), len(sw))
 	}
 	info := ev.EventInfo(0)
 	if info.Name != "E" || !info.InitialValue || info.Persistent || !info.UseValuesFromTriggerTime || !info.HasDelay || !info.HasPriority {
@@ -70,9 +73,9 @@ func TestEvents(t *testing.T) {
 		if want := ref(trig, tt) != 0; trigs[0] != want {
 			t.Errorf("t=%g: trigger %v, want %v", tt, trigs[0], want)
 		}
-		roots := make([]float64, 2)
+		roots := make([]float64, 4)
 		ev.RootsTo(roots, tt, x, p)
-		for k, g := range b.Roots(trig) {
+		for k, g := range append(b.Roots(trig), sw...) {
 			if roots[k] != ref(g, tt) {
 				t.Errorf("t=%g: root %d = %g, want %g", tt, k, roots[k], ref(g, tt))
 			}
@@ -95,8 +98,8 @@ func TestEvents(t *testing.T) {
 	// Without events NewWithEvents is a model with none.
 	sys.ODE.Events = nil
 	m2, err := interp.NewWithEvents(sys)
-	if err != nil || m2.NumEvents() != 0 || m2.NumRoots() != 0 {
-		t.Errorf("no events: %v, %d events", err, m2.NumEvents())
+	if err != nil || m2.NumEvents() != 0 || m2.NumRoots() != 2 || m2.NumSwitches() != 2 {
+		t.Errorf("no events: %v, %d events, %d roots, %d switches; want 0, 2, 2", err, m2.NumEvents(), m2.NumRoots(), m2.NumSwitches())
 	}
 }
 

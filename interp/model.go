@@ -101,7 +101,8 @@ func New(sys *symbolic.System) (*Model, error) {
 
 // NewWithEvents compiles sys as New does, events included: the model
 // implements model.Events (with no events when sys has none), for
-// runtime/events.Solve.
+// runtime/events.Solve, and model.Switches: the relations in its rates
+// (symbolic.Builder.Switches) are root functions after the triggers'.
 func NewWithEvents(sys *symbolic.System) (*Model, error) {
 	m, err := newModel(sys)
 	if err != nil {

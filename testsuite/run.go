@@ -165,7 +165,8 @@ func SimulateModel(m model.Model, ts []float64, opt *Options) (*Simulation, erro
 
 // integrate solves the state at ts: through runtime/dde when m has
 // delays (it also returns the delayed values at output k, for the
-// outputs), through runtime/events when m has events, else with one ode
+// outputs), through runtime/events when m has events or switches of its
+// right-hand side (piecewise; events.Needed), else with one ode
 // integration landing on every output time. It returns the state at
 // output k.
 func integrate(m model.Model, oset *ode.Settings, p, x0, ts []float64) (xAt, dAt func(k int) []float64, err error) {
@@ -176,7 +177,7 @@ func integrate(m model.Model, oset *ode.Settings, p, x0, ts []float64) (xAt, dAt
 		}
 		return r.XAt, r.DAt, nil
 	}
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+	if events.Needed(m) {
 		r, err := events.Solve(m, p, x0, ts, &events.Settings{ODE: oset})
 		if err != nil {
 			return nil, nil, err

@@ -13,9 +13,11 @@
 // runtime/objective with FS, PBSR, Exp and CVODES FS; see petab.go) and
 // the scaling section (-scale: time against the number of states on
 // generated networks of 50 to 2000 states, with fitted exponents, beside
-// CVODES with KLU; see scale.go) and the Lang section (-lang: FS of the
+// CVODES with KLU; see scale.go), the Lang section (-lang: FS of the
 // collection's largest problem, 124 states and 317 parameters, with our
-// sparse and dense paths and CVODES with KLU; see lang.go).
+// sparse and dense paths and CVODES with KLU; see lang.go) and the events
+// section (-events: PKA with daily doses through runtime/events against
+// CVODES's root finding; see events.go).
 package main
 
 import (
@@ -66,6 +68,11 @@ type config struct {
 	langPB     bool
 	langReps   int
 	langBudget time.Duration
+	// the events section (events.go)
+	events       bool
+	eventsDays   int
+	eventsReps   int
+	eventsBudget time.Duration
 }
 
 func main() {
@@ -102,6 +109,10 @@ func main() {
 	flag.BoolVar(&c.langPB, "lang-pb", false, "add PBSR and Exp to the Lang section, timed once each")
 	flag.IntVar(&c.langReps, "lang-reps", 3, "timed rounds of the Lang section (at most; the median is reported)")
 	flag.DurationVar(&c.langBudget, "lang-budget", 3*time.Minute, "time for the timed rounds of the Lang section: fewer past it, but at least 3 (or -lang-reps if smaller)")
+	flag.BoolVar(&c.events, "events", true, "run the events section: PKA with daily doses through runtime/events (states, FS, PBSR, Exp) against CVODES's root finding and event loop")
+	flag.IntVar(&c.eventsDays, "events-days", 30, "doses of the events section, one per day of 20 time units")
+	flag.IntVar(&c.eventsReps, "events-reps", 11, "timed rounds of the events section, each running every method once (at most; the median is reported)")
+	flag.DurationVar(&c.eventsBudget, "events-budget", 10*time.Second, "time for the timed rounds of the events section: fewer rounds past it, but at least 3")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -121,6 +132,8 @@ type Results struct {
 	Scaling *ScaleResult `json:"scaling,omitempty"`
 	// Lang is the Lang section (-lang).
 	Lang *LangResult `json:"lang,omitempty"`
+	// Events is the events section (-events).
+	Events *EventsResult `json:"events,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -211,6 +224,13 @@ func run(c *config) error {
 		}
 		res.Lang = lr
 	}
+	if c.events {
+		er, err := benchEvents(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("events: %v", err)
+		}
+		res.Events = er
+	}
 	res.Targets = checkTargets(res)
 	if res.Sampling != nil {
 		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
@@ -220,6 +240,9 @@ func run(c *config) error {
 	}
 	if res.Lang != nil {
 		res.Targets = append(res.Targets, langTargets(res.Lang)...)
+	}
+	if res.Events != nil && haveCVODES {
+		res.Targets = append(res.Targets, eventsTargets(res.Events)...)
 	}
 	printTargets(res.Targets)
 	f, err := os.Create(filepath.Join(c.out, "results.json"))

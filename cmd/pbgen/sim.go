@@ -363,8 +363,12 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: sensitivities of models with csymbol delay are not supported (the model has %d delayed values: %s); use -method none",
 			path, nd, listNames(delayLabels(sys), 3))
 	}
+	// Switches of the rates (piecewise in t or a state) go through
+	// runtime/events too, which stops at each and moves S across it
+	// (model.Switches); the paper's algorithms step over them.
+	switches := !f.paper && len(sys.B.Switches(sys.F)) > 0
 	var im *interp.Model
-	if nev > 0 {
+	if nev > 0 || switches {
 		im, err = interp.NewWithEvents(sys)
 	} else {
 		im, err = interp.New(sys)
@@ -415,7 +419,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if f.plot != "" {
 		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
 	}
-	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || len(sys.ODE.Delays) > 0}
+	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches || len(sys.ODE.Delays) > 0}
 	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
 	warnUncontrolled(stderr, &f)
 	if sim.events {

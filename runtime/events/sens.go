@@ -129,9 +129,8 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 		if iout == len(ts) {
 			break
 		}
-		tend := s.segmentEnd(ts[iout])
-		if tend-t <= s.tol(t) {
-			t = tend
+		if tnext := s.segmentEnd(ts[iout]); tnext-t <= s.tol(t) {
+			t = tnext
 			if atEnd(t) {
 				continue
 			}
@@ -141,13 +140,25 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 			}
 			continue
 		}
-		s.ts1[0] = tend
+		// One segment over the next outputs (s.span of them, or up to the
+		// next queued execution): the solvers restart at events and
+		// switches only.
+		// With columns the state pass only locates the first trigger
+		// change or switch; without, it also lands on the outputs.
+		tend := s.segmentEnd(ts[min(iout+s.span, len(ts))-1])
+		seg := s.segTimes(ts, iout, t, tend)
+		i0 := iout
+		xts := seg[len(seg)-1:]
+		if len(S) == 0 {
+			xts = seg
+		}
 		s.st = sens.Start{T0: t, X0: x}
-		if err := xsol.SolveFrom(xr, p, &s.st, s.ts1[:]); err != nil {
+		if err := xsol.SolveFrom(xr, p, &s.st, xts); err != nil {
 			return err
 		}
 		s.addStats(xr)
 		tr := xsol.Trajectory()
+		xend := tr.XAt(tr.Len() - 1)
 		tc, xc, found := s.scan(tr)
 		if found && atEnd(tc) {
 			found = false // the change at the open end is the next solve's
@@ -156,14 +167,67 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 		if found {
 			tseg = tc
 		}
-		if len(S) > 0 {
-			s.ts1[0] = tseg
-			s.st = sens.Start{T0: t, X0: x, S0: S}
-			if err := sol.SolveFrom(sr, p, &s.st, s.ts1[:]); err != nil {
+		// At a switch of f, x and S are integrated to the old side of the
+		// jump only (no step of sol straddles it) and carried over the
+		// bracket with f- (acrossSwitch).
+		sw := found && s.swHit
+		xl := s.xl
+		if sw {
+			tseg = s.tl
+		}
+		// The outputs before tseg are those of the pass that ends there:
+		// times outTs, results out.
+		outTs, out := xts, xr
+		if len(S) > 0 && tseg > t {
+			for try := 0; ; try++ {
+				outTs = s.cutTimes(seg, tseg)
+				s.st = sens.Start{T0: t, X0: x, S0: S}
+				if err := sol.SolveFrom(sr, p, &s.st, outTs); err != nil {
+					return err
+				}
+				s.addStats(sr)
+				if !sw {
+					break
+				}
+				// Where sol's x has crossed already at tseg, its last step
+				// ends on the new side, and a method without error control
+				// of S (Exp, PBS) takes f's derivatives there for the whole
+				// step: solve again to the crossing located on sol's x.
+				tl := s.tl
+				xl, tc = s.oldSide(sol.Trajectory(), tc)
+				if s.tl == tl || !(s.tl > t) || try == 3 {
+					break
+				}
+				tseg = s.tl
+			}
+			out = sr
+		} else if sw && tseg > t {
+			outTs = s.cutTimes(seg, tseg)
+			s.st = sens.Start{T0: t, X0: x}
+			if err := xsol.SolveFrom(xr, p, &s.st, outTs); err != nil {
 				return err
 			}
-			s.addStats(sr)
-			copy(S, sr.SAt(0))
+			s.addStats(xr)
+			xl, tc = s.oldSide(xsol.Trajectory(), tc)
+		}
+		if tseg > t {
+			for j := 0; iout < len(ts) && ts[iout] < tseg; iout++ {
+				for j < len(outTs)-1 && outTs[j] < ts[iout] {
+					j++
+				}
+				s.res.X = append(s.res.X, out.XAt(j)...)
+				if len(S) > 0 {
+					res.S = append(res.S, out.SAt(j)...)
+				}
+			}
+			if len(S) > 0 {
+				copy(S, out.SAt(len(outTs)-1))
+			}
+		}
+		s.nextSpan(found, iout-i0, len(ts))
+		if sw {
+			tc = s.acrossSwitch(xl, tc)
+			xc = s.xbuf
 		}
 		if found {
 			t = tc
@@ -175,7 +239,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 			}
 		} else {
 			t = tend
-			copy(x, tr.XAt(tr.Len()-1))
+			copy(x, xend)
 			if atEnd(t) {
 				continue
 			}
@@ -278,11 +342,18 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 			mode = best
 		}
 	}
+	// f-: at an instant located by a root crossing, on the old side of
+	// the bracket (f may jump at the root: a switch of f, or a trigger
+	// that is one too); elsewhere at the instant.
+	if mode >= 0 && v.mode >= 0 {
+		s.m.F(v.f, s.tl, s.xl, s.p)
+	} else {
+		s.m.F(v.f, t, x, s.p)
+	}
 	switch {
 	case mode >= 0:
-		// g(tau, x(tau), p) = 0: dtau = -(g_x S + g_p) / (g_x f + g_t).
+		// g(tau, x(tau), p) = 0: dtau = -(g_x S + g_p) / (g_x f- + g_t).
 		gt := v.ed.RootGrad(mode, t, x, s.p, v.gx, v.gp)
-		s.m.F(v.f, t, x, s.p)
 		den := gt
 		for i := 0; i < nx; i++ {
 			den += v.gx[i] * v.f[i]
@@ -309,7 +380,6 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 			}
 		}
 	}
-	s.m.F(v.f, t, x, s.p)
 	for i := 0; i < nx; i++ {
 		for c := 0; c < ns; c++ {
 			v.d[i*ns+c] = v.sm[i*ns+c] + v.f[i]*v.dtau[c]

@@ -401,3 +401,80 @@ func TestSensTangential(t *testing.T) {
 		t.Fatalf("got %v, want ErrTangential naming event \"e\"", err)
 	}
 }
+
+// TestSensSwitch: x' = piecewise(u, t >= T, 0) - k x, x(0) = 0, a step
+// input with no event (a switch of f, model.Switches): x = 0 before T and
+// (u/k)(1 - e) after, e = e^{-k(t-T)}, so dx/du = (1 - e)/k, dx/dT = -u e
+// and dx/dk = -u (1 - e)/k^2 + u (t-T) e/k. S is continuous at T (the
+// jump (f- - f+) dtau/dT = -u is that of dx/dT from 0), and no step
+// straddles T: PBSR and Exp restart there.
+func TestSensSwitch(t *testing.T) {
+	b := symbolic.NewBuilder()
+	x, k := b.Sym("x", symbolic.KindState), b.Sym("k", symbolic.KindParam)
+	u, T := b.Sym("u", symbolic.KindParam), b.Sym("T", symbolic.KindParam)
+	m := build(t, &symbolic.ODE{
+		B: b, Name: "step",
+		States: []symbolic.State{{Name: "x", Rate: b.Sub(b.Piecewise(u, b.Rel(symbolic.OpGeq, b.Time(), T), b.Const(0)), b.Mul(k, x)), Init: b.Const(0)}},
+		Params: []symbolic.Param{{Name: "k", Value: 1}, {Name: "u", Value: 1}, {Name: "T", Value: 1}},
+	})
+	if m.NumEvents() != 0 || m.NumSwitches() != 1 || !events.Needed(m) {
+		t.Fatalf("%d events, %d switches, Needed %v; want 0, 1, true", m.NumEvents(), m.NumSwitches(), events.Needed(m))
+	}
+	p := []float64{0.7, 1.3, 1.25}
+	pk, pu, pT := p[0], p[1], p[2]
+	ts := []float64{0, 0.5, 1.5, 2, 4}
+	for _, meth := range sensMethods {
+		r, err := events.SolveSens(m, p, nil, nil, ts, sensSet(meth))
+		if err != nil {
+			t.Fatalf("%v: %v", meth, err)
+		}
+		worst := 0.0
+		for i, tt := range ts {
+			xx, want := 0.0, []float64{0, 0, 0}
+			if tt >= pT {
+				e := math.Exp(-pk * (tt - pT))
+				xx = pu / pk * (1 - e)
+				want = []float64{-pu*(1-e)/(pk*pk) + pu*(tt-pT)*e/pk, (1 - e) / pk, -pu * e}
+			}
+			if got := r.XAt(i)[0]; math.Abs(got-xx) > 1e-7 {
+				t.Errorf("%v: x(%g) = %.10g, want %.10g", meth, tt, got, xx)
+			}
+			for j, w := range want {
+				e := relErr(r.SAt(i)[j], w, 0.1)
+				worst = math.Max(worst, e)
+				if e > sensTol[meth] {
+					t.Errorf("%v: t=%g: dx/d%s = %.10g, want %.10g", meth, tt, m.ParamNames()[j], r.SAt(i)[j], w)
+				}
+			}
+		}
+		t.Logf("%v: worst relative error %.2g", meth, worst)
+	}
+	// Solve (states only) lands on the same x.
+	r, err := events.Solve(m, p, []float64{0}, ts, &events.Settings{ODE: &ode.Settings{RTol: 1e-10, ATol: 1e-12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.XAt(4)[0], pu/pk*(1-math.Exp(-pk*(4-pT))); math.Abs(got-want) > 1e-8 {
+		t.Errorf("Solve: x(4) = %.12g, want %.12g", got, want)
+	}
+}
+
+// TestSensFDStateSwitch: A is fed at rate v while B < c (a switch on a
+// state, no event) and converts to B, which decays: the switch time moves
+// with every parameter, and S jumps by (f- - f+) dtau there.
+func TestSensFDStateSwitch(t *testing.T) {
+	b := symbolic.NewBuilder()
+	A, B := b.Sym("A", symbolic.KindState), b.Sym("B", symbolic.KindState)
+	k1, k2 := b.Sym("k1", symbolic.KindParam), b.Sym("k2", symbolic.KindParam)
+	v, c := b.Sym("v", symbolic.KindParam), b.Sym("c", symbolic.KindParam)
+	feed := b.Piecewise(v, b.Rel(symbolic.OpLt, B, c), b.Const(0))
+	m := build(t, &symbolic.ODE{
+		B: b, Name: "stateswitch",
+		States: []symbolic.State{
+			{Name: "A", Rate: b.Sub(feed, b.Mul(k1, A)), Init: b.Const(0)},
+			{Name: "B", Rate: b.Sub(b.Mul(k1, A), b.Mul(k2, B)), Init: b.Const(0)},
+		},
+		Params: []symbolic.Param{{Name: "k1"}, {Name: "k2"}, {Name: "v"}, {Name: "c"}},
+	})
+	checkFD(t, "stateswitch", m, []float64{1.2, 0.3, 1, 0.5}, []float64{0, 0.5, 1.5, 3, 5})
+}

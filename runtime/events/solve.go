@@ -87,7 +87,21 @@ type solver struct {
 	gc    []float64
 	ties  []int // queue indices of the due events of the highest priority
 	rng   *rand.Rand
-	root  int        // the root whose crossing scan located last, -1 if none
+	root  int // the root whose crossing scan located last, -1 if none
+	// Switches of f (model.Switches): the last nsw of the nr roots. When
+	// scan stops at one, swHit is set and (tl, xl) is the left end of its
+	// bracket, the last point known on the old side of the jump, where
+	// f- is evaluated.
+	nsw   int
+	swHit bool
+	swOld []float64 // per root: a crossed switch's value before, else 0
+	seg   []float64 // the times of a segment's integration (segTimes)
+	gprev []float64 // scan's root values before the last crossing
+	span  int       // outputs the next segment covers (nextSpan)
+	seg2  []float64 // those of SolveSens's second pass
+	tl    float64
+	xl    []float64
+	fl    []float64
 	sv    *sensState // SolveSens's jump bookkeeping; nil in Solve
 	// sensErr is an error of sv met during an execution, returned when
 	// the instant ends.
@@ -97,7 +111,6 @@ type solver struct {
 	xw     []float64 // the current state
 	xr, sr sens.Result
 	st     sens.Start
-	ts1    [1]float64
 	stats  sens.Stats
 	// free holds buffers of executed or dropped queue entries, for
 	// reuse by later ones (take, give).
@@ -166,22 +179,47 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 	}
 	oset.Interpolate = false
 	s.rng = rand.New(rand.NewPCG(seed, seed))
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
-		s.ev, s.ne, s.nr = ev, ev.NumEvents(), ev.NumRoots()
+	s.setup(m)
+	s.res = &Result{NX: nx, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx)}
+	return s.res, s.run(ode.NewSolver(m, &oset), x0, ts)
+}
+
+// setup takes m's events and switches, if it has any, and allocates the
+// root and trigger buffers.
+func (s *solver) setup(m model.Model) {
+	if ev, ok := m.(model.Events); ok && (ev.NumEvents() > 0 || numSwitches(ev) > 0) {
+		s.ev, s.ne, s.nr, s.nsw = ev, ev.NumEvents(), ev.NumRoots(), numSwitches(ev)
 		for k := 0; k < s.ne; k++ {
 			s.info = append(s.info, ev.EventInfo(k))
 		}
 	}
 	s.trig, s.tmpT = make([]bool, s.ne), make([]bool, s.ne)
 	s.gl, s.gr, s.gc = make([]float64, s.nr), make([]float64, s.nr), make([]float64, s.nr)
-	s.xbuf = make([]float64, nx)
-	s.res = &Result{NX: nx, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx)}
-	return s.res, s.run(ode.NewSolver(m, &oset), x0, ts)
+	s.xbuf, s.xl, s.fl = make([]float64, s.nx), make([]float64, s.nx), make([]float64, s.nx)
+	s.swOld, s.gprev = make([]float64, s.nr), make([]float64, s.nr)
+	s.span = 1
+}
+
+// numSwitches is ev's number of switch roots (model.Switches), 0 if it
+// has none.
+func numSwitches(ev model.Events) int {
+	if sw, ok := ev.(model.Switches); ok {
+		return min(max(sw.NumSwitches(), 0), ev.NumRoots())
+	}
+	return 0
+}
+
+// Needed reports whether m has events or switches of its right-hand side
+// (model.Events, model.Switches) that Solve and SolveSens handle and a
+// plain integration would step over.
+func Needed(m model.Model) bool {
+	ev, ok := m.(model.Events)
+	return ok && (ev.NumEvents() > 0 || numSwitches(ev) > 0)
 }
 
 func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 	var tr ode.Trajectory
-	if s.ne == 0 {
+	if s.ev == nil {
 		// No events: one integration landing on every output time.
 		if err := ig.Integrate(&tr, s.p, x0, ts[0], ts); err != nil {
 			return err
@@ -209,19 +247,53 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 		if iout == len(ts) {
 			break
 		}
-		tend := s.segmentEnd(ts[iout])
-		if tend-t <= s.tol(t) {
+		if tnext := s.segmentEnd(ts[iout]); tnext-t <= s.tol(t) {
 			// Closer than the location tolerance: the state does not move.
-			t = tend
+			t = tnext
 			if err := s.handle(t, x); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := ig.Integrate(&tr, s.p, x, t, []float64{tend}); err != nil {
+		// One integration over the next outputs (s.span of them, or up to
+		// the next queued execution), landing on each: the integrator
+		// restarts at events and switches only.
+		tend := s.segmentEnd(ts[min(iout+s.span, len(ts))-1])
+		seg := s.segTimes(ts, iout, t, tend)
+		i0 := iout
+		if err := ig.Integrate(&tr, s.p, x, t, seg); err != nil {
 			return err
 		}
 		tc, xc, found := s.scan(&tr)
+		tcut := tend
+		if found {
+			tcut = tc
+			if s.swHit {
+				tcut = s.tl
+			}
+		}
+		// Outputs before the cut, from the steps before the crossing
+		// (the integrator landed on each).
+		for j := 0; iout < len(ts) && ts[iout] < tcut; iout++ {
+			for j < len(seg)-1 && seg[j] < ts[iout] {
+				j++
+			}
+			s.res.X = append(s.res.X, tr.XAt(tr.Out[j])...)
+		}
+		s.nextSpan(found, iout-i0, len(ts))
+		if found && s.swHit {
+			// f jumps at tc: the scanned steps straddle it. Integrate
+			// again up to the old side and step over the bracket with f-.
+			xl := s.xl
+			if s.tl > t {
+				if err := ig.Integrate(&tr, s.p, x, t, []float64{s.tl}); err != nil {
+					return err
+				}
+				xl, tc = s.oldSide(&tr, tc)
+			}
+			tc = s.acrossSwitch(xl, tc)
+			xc = s.xbuf
+		}
 		if found {
 			t = tc
 			copy(x, xc)
@@ -236,12 +308,60 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 	return nil
 }
 
+// nextSpan adapts the number of outputs the next segment covers: an
+// integration past the first event is discarded, so a segment should
+// end not far beyond it, but a restart at every output costs the
+// integrator's start each time (and accuracy: its first steps are of
+// low order). After a segment whose event came after m outputs the next
+// covers 1.25 m + 1, the usual gap again; after one without an event,
+// twice as many as it did.
+func (s *solver) nextSpan(found bool, m, n int) {
+	if found {
+		s.span = max(1, m+m/4+1)
+	} else {
+		s.span = min(2*s.span, n)
+	}
+}
+
+// cutTimes fills s.seg2 with the times of seg before tseg by more than
+// the location tolerance, then tseg.
+func (s *solver) cutTimes(seg []float64, tseg float64) []float64 {
+	s.seg2 = s.seg2[:0]
+	for _, u := range seg {
+		if u >= tseg-s.tol(tseg) {
+			break
+		}
+		s.seg2 = append(s.seg2, u)
+	}
+	s.seg2 = append(s.seg2, tseg)
+	return s.seg2
+}
+
+// segTimes fills s.seg with the distinct output times of ts from iout on
+// that lie after t and before tend by more than the location tolerance,
+// then tend: the times an integration from t lands on.
+func (s *solver) segTimes(ts []float64, iout int, t, tend float64) []float64 {
+	s.seg = s.seg[:0]
+	for k := iout; k < len(ts) && ts[k] < tend-s.tol(tend); k++ {
+		if ts[k] > t && (len(s.seg) == 0 || ts[k] > s.seg[len(s.seg)-1]) {
+			s.seg = append(s.seg, ts[k])
+		}
+	}
+	s.seg = append(s.seg, tend)
+	return s.seg
+}
+
 func (s *solver) tol(t float64) float64 { return s.ttol * math.Max(1, math.Abs(t)) }
 
 // scan looks for the first trigger change in the segment tr and returns
 // its time and state (a copy in s.xbuf).
+//
+// A crossing of a switch of f (model.Switches) also ends the scan, with
+// s.swHit set, the left end of its bracket in (s.tl, s.xl) and the
+// values before the crossing of the switches that crossed in s.swOld.
 func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
-	if s.ne == 0 {
+	s.swHit = false
+	if s.ev == nil {
 		return 0, nil, false
 	}
 	x := s.xbuf
@@ -250,17 +370,33 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 		s.ev.RootsTo(s.gl, ta, tr.XAt(k), s.p)
 		for ta < tb {
 			s.ev.RootsTo(s.gr, tb, tr.XAt(k+1), s.p)
-			tc := math.Inf(1)
+			tc, tl := math.Inf(1), ta
 			s.root = -1
 			for j := range s.gl {
 				if crossed(s.gl[j], s.gr[j]) {
-					if c := s.illinois(tr, k, j, ta, tb, s.gl[j], s.gr[j]); c < tc {
-						tc, s.root = c, j
+					if a, c := s.illinois(tr, k, j, ta, tb, s.gl[j], s.gr[j]); c < tc {
+						tc, tl, s.root = c, a, j
 					}
 				}
 			}
 			if !math.IsInf(tc, 1) {
 				tr.InterpStep(x, tc, k)
+				// The left end of the bracket, for f- at the instant.
+				s.tl = tl
+				tr.InterpStep(s.xl, tl, k)
+				if s.nsw > 0 {
+					s.ev.RootsTo(s.gc, tc, x, s.p)
+					for j := s.nr - s.nsw; j < s.nr; j++ {
+						s.swOld[j] = 0
+						if crossed(s.gl[j], s.gc[j]) {
+							s.swHit = true
+							s.swOld[j] = s.gl[j]
+						}
+					}
+					if s.swHit {
+						return tc, x, true
+					}
+				}
 				if s.changed(tc, x) {
 					return tc, x, true
 				}
@@ -277,8 +413,19 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 					tr.InterpStep(x, tc, k)
 				}
 				// A root crossed without changing a trigger: go on from it.
+				// A root that is exactly zero there keeps its value from
+				// before as the left one: a strict relation (x > c at x = c)
+				// changes just after, and a crossing from zero would not
+				// count (regula falsi lands exactly on the zero of a root
+				// linear in t within a step).
 				ta = tc
+				copy(s.gprev, s.gl)
 				s.ev.RootsTo(s.gl, ta, x, s.p)
+				for j, g := range s.gl {
+					if g == 0 {
+						s.gl[j] = s.gprev[j]
+					}
+				}
 				continue
 			}
 			// No root crossed; a trigger may still have changed.
@@ -306,9 +453,10 @@ func (s *solver) changed(t float64, x []float64) bool {
 }
 
 // illinois locates the sign change of root j in [a, b] of step k (fa, fb
-// its values at the ends) and returns the right end of a bracket no wider
-// than the tolerance: the first time at which the root has changed sign.
-func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) float64 {
+// its values at the ends) and returns a bracket no wider than the
+// tolerance: its right end is the first time at which the root has
+// changed sign, its left end the last at which it has not.
+func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) (float64, float64) {
 	x := s.xbuf
 	side := 0
 	for it := 0; it < 200 && b-a > s.tol(b); it++ {
@@ -334,7 +482,67 @@ func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) fl
 			side = -1
 		}
 	}
-	return b
+	return a, b
+}
+
+// oldSide returns the state at s.tl from tr, the integration up to s.tl
+// without the steps that straddled the switch: its end, unless a switch
+// that crossed has already left its old side there (the crossing was
+// located on other steps, to their accuracy); then s.tl moves back to
+// the left end of the crossing's bracket on tr, whose last step straddles
+// it by that little only, the state is tr's there (in s.xl), and the
+// instant moves to the bracket's right end, which it returns (else tc):
+// S, solved to s.tl, is carried over the gap to the instant unchanged, so
+// the gap is kept to the location tolerance.
+func (s *solver) oldSide(tr *ode.Trajectory, tc float64) ([]float64, float64) {
+	for k := 0; k+1 < tr.Len(); k++ {
+		s.ev.RootsTo(s.gr, tr.T[k+1], tr.XAt(k+1), s.p)
+		for j := s.nr - s.nsw; j < s.nr; j++ {
+			if s.swOld[j] == 0 || s.gr[j]*s.swOld[j] > 0 {
+				continue
+			}
+			s.ev.RootsTo(s.gl, tr.T[k], tr.XAt(k), s.p)
+			if !(s.gl[j]*s.swOld[j] > 0) {
+				continue // not on its old side at the step's start either
+			}
+			a, b := s.illinois(tr, k, j, tr.T[k], tr.T[k+1], s.gl[j], s.gr[j])
+			s.tl = a
+			tr.InterpStep(s.xl, a, k)
+			return s.xl, b
+		}
+	}
+	return tr.XAt(tr.Len() - 1), tc
+}
+
+// acrossSwitch returns a time t+ at or after tc and sets s.xbuf to the
+// state there, just past a switch of f located in [s.tl, tc], from xl,
+// the state at s.tl integrated without crossing it: xl + (t+ - tl) f-,
+// with f- = f(tl, xl) (kept in s.xl and s.fl for the sensitivities'
+// jump). t+ is tc moved on, doubling its distance from tl, until every
+// switch that crossed is strictly on its new side in this state: the
+// crossing was located on steps that straddle it, xl is more accurate,
+// and a restart on the old side (or at zero, where a relation may still
+// hold) would cross again at once and jump twice.
+func (s *solver) acrossSwitch(xl []float64, tc float64) float64 {
+	copy(s.xl, xl)
+	s.m.F(s.fl, s.tl, s.xl, s.p)
+	for it := 0; ; it++ {
+		h := tc - s.tl
+		for i, v := range s.xl {
+			s.xbuf[i] = v + h*s.fl[i]
+		}
+		s.ev.RootsTo(s.gc, tc, s.xbuf, s.p)
+		done := true
+		for j := s.nr - s.nsw; j < s.nr; j++ {
+			if s.swOld[j] != 0 && !(s.gc[j]*s.swOld[j] < 0) {
+				done = false
+			}
+		}
+		if done || it == 30 {
+			return tc
+		}
+		tc = s.tl + 2*math.Max(h, s.tol(tc))
+	}
 }
 
 // bisect locates a change of the triggers in (a, b] (they differ from
@@ -357,8 +565,18 @@ func (s *solver) bisect(tr *ode.Trajectory, k int, a, b float64) float64 {
 // place): trigger changes queue or cancel events, then due events execute
 // by priority, with the triggers re-evaluated after each.
 func (s *solver) handle(t float64, x []float64) error {
-	if s.ne == 0 {
+	if s.ev == nil {
 		return nil
+	}
+	if s.swHit {
+		// The jump of f alone moves S (S+ = S- + (f- - f+) dtau): begin
+		// the instant even if no event executes.
+		s.swHit = false
+		if s.sv != nil {
+			if err := s.sv.begin(t, x, nil); err != nil {
+				return err
+			}
+		}
 	}
 	if err := s.update(t, x); err != nil {
 		return err

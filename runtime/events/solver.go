@@ -96,22 +96,15 @@ func NewSensSolver(m model.Model, set *SensSettings) (*SensSolver, error) {
 	}
 	v.pcg = rand.NewPCG(eset.Seed, eset.Seed)
 	s.rng = rand.New(v.pcg)
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
-		s.ev, s.ne, s.nr = ev, ev.NumEvents(), ev.NumRoots()
-		for k := 0; k < s.ne; k++ {
-			s.info = append(s.info, ev.EventInfo(k))
-		}
-	}
-	s.trig, s.tmpT = make([]bool, s.ne), make([]bool, s.ne)
-	s.gl, s.gr, s.gc = make([]float64, s.nr), make([]float64, s.nr), make([]float64, s.nr)
-	s.xbuf, s.xw = make([]float64, nx), make([]float64, nx)
+	s.setup(m) // events and switches (model.Switches)
+	s.xw = make([]float64, nx)
 	s.res = &v.res.Result
 	v.res.NX, v.res.NS = nx, v.ns
 	v.sol = sens.NewSolver(withoutEvents{m}, &opt)
 	if err := v.sol.Err(); err != nil {
 		return nil, err
 	}
-	if s.ne == 0 {
+	if s.ev == nil {
 		return v, nil
 	}
 	if v.ns > 0 {
@@ -165,7 +158,7 @@ func (v *SensSolver) SolveFrom(res *sens.Result, p []float64, st *SensStart, ts 
 	res.NX, res.NS = nx, ns
 	res.T = append(res.T[:0], ts...)
 	res.Stats = sens.Stats{ExpTimes: res.Stats.ExpTimes[:0]}
-	if s.ne == 0 {
+	if s.ev == nil {
 		// No events: one solve.
 		v.s.st = sens.Start{T0: t0, X0: st.X0, S0: st.S0}
 		if err := v.sol.SolveFrom(res, p, &v.s.st, ts); err != nil {

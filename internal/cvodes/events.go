@@ -1,0 +1,305 @@
+//go:build cvodes
+
+package cvodes
+
+/*
+#include <stdint.h>
+#include "events_bridge.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+// EventSolver integrates a model with events (model.EventDerivs) through
+// CVODES's own root finding: CVodeRootInit on the model's root
+// functions, and at every root CVode returns, the events whose triggers
+// went from false to true execute, S jumps, and CVODES restarts there
+// (CVodeReInit, CVodeSensReInit), as AMICI drives it. It is the peer of
+// runtime/events in benchmarks, so it covers the events that benchmarks
+// use and refuses the rest at NewEvents: no delays, no priorities (events
+// true at one instant execute in document order, their triggers
+// re-evaluated after each), and no switches of the right-hand side
+// (model.Switches), which CVODES would locate on steps that straddle
+// them. Like Solver it is not safe for concurrent use; Close frees it.
+//
+// At an event at tau where root g crosses zero S jumps as in
+// runtime/events: dtau/dp = -(g_x S + g_p)/(g_x f + g_t), D = S- + f- dtau,
+// an assignment x := h maps its targets' rows of D to h_x D + h_t dtau +
+// h_p, and S+ = D - f+ dtau.
+type EventSolver struct {
+	s    *Solver
+	ev   model.EventDerivs
+	info []model.EventInfo
+	ne   int
+	nr   int
+
+	// per solve, preallocated
+	found           []C.int
+	trig, now       []bool
+	x, sm, d        []float64
+	f, gx, gp, dtau []float64
+	vals, rows      []float64
+	der, cur        model.EventDeriv
+	fired           int
+	tret            []C.double // CVode's time reached, on the heap: cgo would move a local there
+	begun           bool
+	root            int
+}
+
+// NewEvents creates a CVODES solver with root finding for m, which must
+// implement model.EventDerivs; opt as for New (opt.Sens: sensitivities
+// with respect to all parameters, carried across the events).
+func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
+	ev, ok := m.(model.EventDerivs)
+	if !ok {
+		return nil, fmt.Errorf("cvodes: model %q has no events with derivatives (model.EventDerivs)", m.Name())
+	}
+	if sw, ok := m.(model.Switches); ok && sw.NumSwitches() > 0 {
+		return nil, fmt.Errorf("cvodes: model %q: switches of the right-hand side are not supported by the CVODES event loop", m.Name())
+	}
+	e := &EventSolver{ev: ev, ne: ev.NumEvents(), nr: ev.NumRoots()}
+	maxT := 0
+	for k := 0; k < e.ne; k++ {
+		inf := ev.EventInfo(k)
+		if inf.HasDelay || inf.HasPriority {
+			return nil, fmt.Errorf("cvodes: model %q: event %q has a delay or priority, which the CVODES event loop does not support", m.Name(), inf.Name)
+		}
+		e.info = append(e.info, inf)
+		maxT = max(maxT, len(ev.EventTargets(k)))
+	}
+	s, err := New(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	e.s = s
+	if e.nr > 0 {
+		if flag := C.pbcv_ev_rootinit(s.pb, C.int(e.nr)); flag < 0 {
+			err := s.flagError(flag, 0, math.NaN())
+			s.Close()
+			return nil, err
+		}
+	}
+	nx, np, ns := s.nx, s.np, s.ns
+	e.found = make([]C.int, max(e.nr, 1))
+	e.tret = make([]C.double, 1)
+	e.trig, e.now = make([]bool, e.ne), make([]bool, e.ne)
+	e.x, e.sm, e.d = make([]float64, nx), make([]float64, max(nx*ns, 1)), make([]float64, nx*ns)
+	e.f, e.gx, e.gp, e.dtau = make([]float64, nx), make([]float64, nx), make([]float64, np), make([]float64, ns)
+	e.vals, e.rows = make([]float64, maxT), make([]float64, maxT*ns)
+	e.der = model.EventDeriv{X: make([]float64, (maxT+1)*nx), P: make([]float64, (maxT+1)*np), T: make([]float64, maxT+1)}
+	return e, nil
+}
+
+// Fired is the number of event executions of the last solve.
+func (e *EventSolver) Fired() int { return e.fired }
+
+// Stats returns CVODES's counters summed over all solves; those of one
+// solve restart at every event (CVodeReInit resets them), so LastStats
+// of the underlying solver would count the last stretch only.
+func (e *EventSolver) Stats() Stats { return e.s.Stats() }
+
+// Close frees the C memory.
+func (e *EventSolver) Close() { e.s.Close() }
+
+// Solve integrates from x(t0) = x0 with parameters p, S(t0) =
+// InitialSens(p), through the events, and writes x and (with Sens) S at
+// tout into dstX and dstS as Solver.Solve does; outputs at an event time
+// report the state after it. It allocates nothing on success.
+func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, dstS []float64) error {
+	s := e.s
+	nx, np, ns, nt := s.nx, s.np, s.ns, len(tout)
+	if len(p) != np || len(x0) != nx || len(dstX) != nt*nx || ns > 0 && len(dstS) != nt*nx*np {
+		panic("cvodes: EventSolver.Solve: argument length mismatch")
+	}
+	prev := t0
+	for _, t := range tout {
+		if !(t >= prev) || math.IsInf(t, 0) {
+			panic("cvodes: output times must be finite, non-decreasing and not before t0")
+		}
+		prev = t
+	}
+	copy(s.p, p)
+	copy(e.x, x0)
+	if ns > 0 {
+		s.m.InitialSens(e.sm, s.p)
+	}
+	s.cbErr = nil
+	e.fired = 0
+	// Before t0 every trigger has its initial value.
+	for k := range e.trig {
+		e.trig[k] = e.info[k].InitialValue
+	}
+	t := t0
+	if err := e.instant(t, -1); err != nil {
+		return err
+	}
+	if err := e.reinit(t); err != nil {
+		return err
+	}
+	var sp *C.double
+	if ns > 0 {
+		sp = (*C.double)(unsafe.Pointer(&e.sm[0]))
+	}
+	for k := 0; k < nt; {
+		if tout[k] <= t {
+			copy(dstX[k*nx:(k+1)*nx], e.x)
+			if ns > 0 {
+				copy(dstS[k*nx*ns:(k+1)*nx*ns], e.sm)
+			}
+			k++
+			continue
+		}
+		flag := C.pbcv_ev_step(s.pb, C.double(tout[k]), &e.tret[0], &e.found[0],
+			(*C.double)(unsafe.Pointer(&e.x[0])), sp)
+		s.readStats()
+		if flag < 0 {
+			return s.flagError(flag, float64(s.pb.tcur), tout[k])
+		}
+		t = float64(e.tret[0])
+		if flag != C.CV_ROOT_RETURN {
+			continue // at tout[k]: written by the next pass
+		}
+		root := -1
+		for j := 0; j < e.nr; j++ {
+			if e.found[j] != 0 {
+				root = j
+				break
+			}
+		}
+		if err := e.instant(t, root); err != nil {
+			return err
+		}
+		if err := e.reinit(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *EventSolver) reinit(t float64) error {
+	var sp *C.double
+	if e.s.ns > 0 {
+		sp = (*C.double)(unsafe.Pointer(&e.sm[0]))
+	}
+	if flag := C.pbcv_ev_reinit(e.s.pb, C.double(t), (*C.double)(unsafe.Pointer(&e.x[0])), sp); flag < 0 {
+		return e.s.flagError(flag, t, math.NaN())
+	}
+	return nil
+}
+
+// instant executes, at (t, e.x), the events whose triggers went from
+// false to true, in document order with the triggers evaluated again
+// after each, and moves S across (root: the root function that located
+// the instant, -1 for the start time, whose instant does not move).
+func (e *EventSolver) instant(t float64, root int) error {
+	s := e.s
+	nx, ns := s.nx, s.ns
+	e.begun, e.root = false, root
+	for n := 0; ; n++ {
+		if n > 10000 {
+			return fmt.Errorf("cvodes: more than 10000 event executions at t=%g", t)
+		}
+		e.ev.TriggersTo(e.now, t, e.x, s.p)
+		k := -1
+		for j, now := range e.now {
+			if now && !e.trig[j] && k < 0 {
+				k = j
+			}
+			if !now {
+				e.trig[j] = false
+			}
+		}
+		if k < 0 {
+			break
+		}
+		e.trig[k] = true
+		if err := e.begin(t); err != nil {
+			return err
+		}
+		tg := e.ev.EventTargets(k)
+		vals := e.vals[:len(tg)]
+		e.ev.EventAssign(k, t, e.x, s.p, vals)
+		if ns > 0 {
+			e.deriv(k, t, len(tg))
+		}
+		for i, j := range tg {
+			e.x[j] = vals[i]
+			if ns > 0 {
+				copy(e.d[j*ns:(j+1)*ns], e.rows[i*ns:(i+1)*ns])
+			}
+		}
+		e.fired++
+	}
+	if e.begun {
+		s.m.F(e.f, t, e.x, s.p)
+		for i := 0; i < nx; i++ {
+			for c := 0; c < ns; c++ {
+				e.sm[i*ns+c] = e.d[i*ns+c] - e.f[i]*e.dtau[c]
+			}
+		}
+	}
+	return nil
+}
+
+// begin starts the instant at (t, e.x-) before its first execution:
+// dtau from the root that located it (0 at the start) and D = S + f dtau.
+func (e *EventSolver) begin(t float64) error {
+	s := e.s
+	nx, ns := s.nx, s.ns
+	if e.begun || ns == 0 {
+		return nil
+	}
+	e.begun = true
+	clear(e.dtau)
+	s.m.F(e.f, t, e.x, s.p)
+	if e.root >= 0 {
+		gt := e.ev.RootGrad(e.root, t, e.x, s.p, e.gx, e.gp)
+		den := gt
+		for i := 0; i < nx; i++ {
+			den += e.gx[i] * e.f[i]
+		}
+		if den == 0 || math.IsNaN(den) {
+			return fmt.Errorf("cvodes: root %d reaches zero tangentially at t=%g", e.root, t)
+		}
+		for c := 0; c < ns; c++ {
+			num := e.gp[c]
+			for i := 0; i < nx; i++ {
+				num += e.gx[i] * e.sm[i*ns+c]
+			}
+			e.dtau[c] = -num / den
+		}
+	}
+	for i := 0; i < nx; i++ {
+		for c := 0; c < ns; c++ {
+			e.d[i*ns+c] = e.sm[i*ns+c] + e.f[i]*e.dtau[c]
+		}
+	}
+	return nil
+}
+
+// deriv writes into e.rows the total derivatives of event k's n assigned
+// values at the instant: h_x D + h_t dtau + h_p.
+func (e *EventSolver) deriv(k int, t float64, n int) {
+	s := e.s
+	nx, np, ns := s.nx, s.np, s.ns
+	// e.cur, not a local: a pointer passed to an interface method escapes.
+	e.cur = model.EventDeriv{X: e.der.X[:(n+1)*nx], P: e.der.P[:(n+1)*np], T: e.der.T[:n+1]}
+	d := &e.cur
+	e.ev.EventDeriv(k, t, e.x, s.p, d)
+	for i := 0; i < n; i++ {
+		r := i + 1
+		for c := 0; c < ns; c++ {
+			a := d.T[r]*e.dtau[c] + d.P[r*np+c]
+			for l := 0; l < nx; l++ {
+				a += d.X[r*nx+l] * e.d[l*ns+c]
+			}
+			e.rows[i*ns+c] = a
+		}
+	}
+}
