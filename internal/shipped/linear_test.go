@@ -17,7 +17,11 @@ import (
 // over an integration the last-bit differences move the Newton iteration's
 // stopping point within its tolerance and can move a step decision, so the
 // results agree to the integration tolerance (here 1e-8: to 3e-8 measured;
-// at 1e-10 to below 1e-9) and the step counts to a few.
+// at 1e-10 to below 1e-9) and the step counts to 2%. S is in the error
+// test (ErrCon): the sparse path's sensitivity corrector with many columns
+// rebuilds M (sensNewtonExact) and the dense one does not, and without
+// ErrCon S is not held to the tolerance, so the two converge to S's 5e-4
+// apart on CaMKII; with it, 1.3e-8.
 func TestLinearSolvers(t *testing.T) {
 	for _, nw := range networks {
 		m := nw.gen
@@ -37,7 +41,7 @@ func TestLinearSolvers(t *testing.T) {
 			s := ode.NewSolver(m, &ode.Settings{LinearSolver: ls, RTol: 1e-8, ATol: 1e-10})
 			var tr ode.Trajectory
 			S = make([]float64, len(tout)*nx*np)
-			if err := s.IntegrateSens(&tr, S, p, x0, nil, 0, tout, nil); err != nil {
+			if err := s.IntegrateSens(&tr, S, p, x0, nil, 0, tout, &ode.SensSettings{ErrCon: true}); err != nil {
 				t.Fatalf("%s %v: %v", m.Name(), ls, err)
 			}
 			for _, i := range tr.Out {
@@ -47,7 +51,7 @@ func TestLinearSolvers(t *testing.T) {
 		}
 		xd, Sd, sd := run(ode.LinearDense)
 		xs, Ss, ss := run(ode.LinearSparse)
-		if d := sd.Steps - ss.Steps; d < -3 || d > 3 {
+		if d := sd.Steps - ss.Steps; d < -3-sd.Steps/50 || d > 3+sd.Steps/50 {
 			t.Errorf("%s: steps %d vs %d, LUs %d vs %d (dense vs sparse)", m.Name(), sd.Steps, ss.Steps, sd.LUs, ss.LUs)
 		}
 		if d := maxRel(xs, xd); d > 1e-7 {
