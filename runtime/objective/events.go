@@ -259,24 +259,7 @@ func (w *worker) solveEvents(e int, out *Result) error {
 		}
 		trig = w.trig
 		copy(trig, w.evs[pl.preGroup].Triggers())
-		sim = w.use(pl.simGroup, w.pSim, w.dSim)
-		clear(s)
-		for i := 0; i < nx; i++ {
-			for k, cs := range pl.preToSim {
-				s[i*ncs+cs] = sp[i*ncp+k]
-			}
-		}
-		if pl.reinitAny {
-			sim.InitialState(w.xr, nil)
-			sr := w.sr[:nx*ncs]
-			sim.InitialSens(sr, nil)
-			for i, r := range pl.reinit {
-				if r {
-					x[i] = w.xr[i]
-					copy(s[i*ncs:(i+1)*ncs], sr[i*ncs:(i+1)*ncs])
-				}
-			}
-		}
+		sim = w.enterSim(pl, x, s, sp, ncp)
 	} else {
 		sim.InitialState(x, nil)
 		sim.InitialSens(s, nil)

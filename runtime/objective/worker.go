@@ -235,26 +235,7 @@ func (w *worker) solve(e int, out *Result) error {
 		if _, err := w.steady(e, 0, pl.preGroup, x, sp, 0); err != nil {
 			return fmt.Errorf("objective: %s: pre-equilibration: %w", c.expName(e), err)
 		}
-		// Switch to the simulation condition: S columns are re-indexed,
-		// re-initialised states take x0(p_sim) and its sensitivities.
-		sim = w.use(pl.simGroup, w.pSim, w.dSim)
-		clear(s)
-		for i := 0; i < nx; i++ {
-			for k, cs := range pl.preToSim {
-				s[i*ncs+cs] = sp[i*ncp+k]
-			}
-		}
-		if pl.reinitAny {
-			sim.InitialState(w.xr, nil)
-			sr := w.sr[:nx*ncs]
-			sim.InitialSens(sr, nil)
-			for i, r := range pl.reinit {
-				if r {
-					x[i] = w.xr[i]
-					copy(s[i*ncs:(i+1)*ncs], sr[i*ncs:(i+1)*ncs])
-				}
-			}
-		}
+		sim = w.enterSim(pl, x, s, sp, ncp)
 	} else {
 		sim.InitialState(x, nil)
 		sim.InitialSens(s, nil)
@@ -506,4 +487,32 @@ func (w *worker) count(e int, r *sens.Result, steady bool) {
 	}
 	st.Steps += r.Stats.ODE.Steps
 	st.Rejected += r.Stats.ODE.Rejected
+}
+
+// enterSim switches from pre-equilibration to the simulation condition:
+// the S columns are re-indexed from the pre-equilibration's (sp, ncp
+// columns) to the simulation's (s), and re-initialised states take
+// x0(p_sim) and its sensitivities. It returns the simulation's model.
+func (w *worker) enterSim(pl *expPlan, x, s, sp []float64, ncp int) *thetaModel {
+	nx := w.c.nx
+	sim := w.use(pl.simGroup, w.pSim, w.dSim)
+	ncs := sim.nc
+	clear(s)
+	for i := 0; i < nx; i++ {
+		for k, cs := range pl.preToSim {
+			s[i*ncs+cs] = sp[i*ncp+k]
+		}
+	}
+	if pl.reinitAny {
+		sim.InitialState(w.xr, nil)
+		sr := w.sr[:nx*ncs]
+		sim.InitialSens(sr, nil)
+		for i, r := range pl.reinit {
+			if r {
+				x[i] = w.xr[i]
+				copy(s[i*ncs:(i+1)*ncs], sr[i*ncs:(i+1)*ncs])
+			}
+		}
+	}
+	return sim
 }
