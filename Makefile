@@ -41,7 +41,7 @@ petab-check:
 # The paper's experiments and the PEtab benchmark collection's problems
 # (-petab, in $(SHARED)/petab-benchmark) side by side with FS and CVODES.
 bench: cvodes
-	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes ./cmd/pbbench -o results -petab
+	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes ./cmd/pbbench -o results -petab -lang
 
 # Work-precision table of the integrators on the stiff reference problems.
 bench-ode:
