@@ -47,8 +47,8 @@ func TestEventSensCases(t *testing.T) {
 			continue // refused for another construct
 		}
 		m, err := interp.NewWithEvents(sys)
-		if err != nil || m.NumEvents() == 0 {
-			continue
+		if err != nil || m.NumEvents() == 0 || m.NumAlgebraic() > 0 {
+			continue // DAEs with events: TestDAESensFD and the suite runs
 		}
 		np, nx := model.NumParams(m), model.NumStates(m)
 		if np == 0 || np > 10 || nx == 0 {
