@@ -259,7 +259,7 @@ func (w *worker) solveEvents(e int, out *Result) error {
 		}
 		trig = w.trig
 		copy(trig, w.evs[pl.preGroup].Triggers())
-		sim = w.enterSim(pl, x, s, sp, ncp)
+		w.enterSim(pl, x, s, sp, ncp)
 	} else {
 		sim.InitialState(x, nil)
 		sim.InitialSens(s, nil)

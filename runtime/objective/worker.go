@@ -235,7 +235,7 @@ func (w *worker) solve(e int, out *Result) error {
 		if _, err := w.steady(e, 0, pl.preGroup, x, sp, 0); err != nil {
 			return fmt.Errorf("objective: %s: pre-equilibration: %w", c.expName(e), err)
 		}
-		sim = w.enterSim(pl, x, s, sp, ncp)
+		w.enterSim(pl, x, s, sp, ncp)
 	} else {
 		sim.InitialState(x, nil)
 		sim.InitialSens(s, nil)
@@ -492,8 +492,8 @@ func (w *worker) count(e int, r *sens.Result, steady bool) {
 // enterSim switches from pre-equilibration to the simulation condition:
 // the S columns are re-indexed from the pre-equilibration's (sp, ncp
 // columns) to the simulation's (s), and re-initialised states take
-// x0(p_sim) and its sensitivities. It returns the simulation's model.
-func (w *worker) enterSim(pl *expPlan, x, s, sp []float64, ncp int) *thetaModel {
+// x0(p_sim) and its sensitivities.
+func (w *worker) enterSim(pl *expPlan, x, s, sp []float64, ncp int) {
 	nx := w.c.nx
 	sim := w.use(pl.simGroup, w.pSim, w.dSim)
 	ncs := sim.nc
@@ -514,5 +514,4 @@ func (w *worker) enterSim(pl *expPlan, x, s, sp []float64, ncp int) *thetaModel 
 			}
 		}
 	}
-	return sim
 }
