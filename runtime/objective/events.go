@@ -269,18 +269,10 @@ func (w *worker) solveEvents(e int, out *Result) error {
 	for k := 0; k < pl.nrun; k++ {
 		ph := &pl.phases[k]
 		if k > 0 {
-			prev := &pl.phases[k-1]
-			pn, dpn := w.pAlt, w.dAlt
-			if k%2 == 0 {
-				pn, dpn = w.pSim, w.dSim
+			var err error
+			if p, dp, err = w.enterPhase(e, k, x, s, ncs, p, dp); err != nil {
+				return err
 			}
-			c.params(pn, dpn, ph.cond)
-			if ph.assign >= 0 {
-				if err := w.assign(ph, x, s, ncs, p, dp, c.groups[prev.group].col); err != nil {
-					return fmt.Errorf("objective: %s: period %d (condition %q, t = %g): %w", c.expName(e), k, ph.cond.ID, ph.t0, err)
-				}
-			}
-			p, dp = pn, dpn
 		}
 		w.use(ph.group, p, dp)
 		sv := w.evs[ph.group]

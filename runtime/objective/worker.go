@@ -247,20 +247,10 @@ func (w *worker) solve(e int, out *Result) error {
 	for k := 0; k < pl.nrun; k++ {
 		ph := &pl.phases[k]
 		if k > 0 {
-			prev := &pl.phases[k-1]
-			// Alternate between two buffers: the assignment needs the
-			// previous phase's parameters.
-			pn, dpn := w.pAlt, w.dAlt
-			if k%2 == 0 {
-				pn, dpn = w.pSim, w.dSim
+			var err error
+			if p, dp, err = w.enterPhase(e, k, x, s, ncs, p, dp); err != nil {
+				return err
 			}
-			c.params(pn, dpn, ph.cond)
-			if ph.assign >= 0 {
-				if err := w.assign(ph, x, s, ncs, p, dp, c.groups[prev.group].col); err != nil {
-					return fmt.Errorf("objective: %s: period %d (condition %q, t = %g): %w", c.expName(e), k, ph.cond.ID, ph.t0, err)
-				}
-			}
-			p, dp = pn, dpn
 		}
 		w.use(ph.group, p, dp)
 		n := len(ph.times)
@@ -514,4 +504,26 @@ func (w *worker) enterSim(pl *expPlan, x, s, sp []float64, ncp int) {
 			}
 		}
 	}
+}
+
+// enterPhase starts period k > 0 of experiment e: the parameters of its
+// condition, and its assignment (if any) to x and S evaluated with the
+// previous period's parameters p, dp. It returns the new parameters,
+// which alternate between two buffers so that p stays valid for the
+// assignment.
+func (w *worker) enterPhase(e, k int, x, s []float64, ncs int, p, dp []float64) (pn, dpn []float64, err error) {
+	c := w.c
+	pl := &c.exps[e]
+	ph, prev := &pl.phases[k], &pl.phases[k-1]
+	pn, dpn = w.pAlt, w.dAlt
+	if k%2 == 0 {
+		pn, dpn = w.pSim, w.dSim
+	}
+	c.params(pn, dpn, ph.cond)
+	if ph.assign >= 0 {
+		if err := w.assign(ph, x, s, ncs, p, dp, c.groups[prev.group].col); err != nil {
+			return nil, nil, fmt.Errorf("objective: %s: period %d (condition %q, t = %g): %w", c.expName(e), k, ph.cond.ID, ph.t0, err)
+		}
+	}
+	return pn, dpn, nil
 }
