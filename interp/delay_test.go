@@ -82,7 +82,7 @@ func TestDelays(t *testing.T) {
 		dm.FDelayed(f, 1, x, p, d)
 		_ = dm.DelayArg(1, 1, x, p, d[:1])
 		_ = dm.DelayHistory(0, -1, p)
-	}); n != 0 {
+	}); n != 0 && !raceOn {
 		t.Errorf("delay methods allocate %v times", n)
 	}
 }
