@@ -304,12 +304,8 @@ func (w *worker) solveEvents(e int, out *Result) error {
 			trig = w.trig
 			copy(trig, sv.Triggers())
 		}
-		for _, i := range ph.data {
-			if o := pl.out[i]; o >= 0 {
-				if err := w.datum(e, i, ex.Data[i].T, w.res.XAt(o), w.res.SAt(o), p, dp, ph.mapped, out); err != nil {
-					return err
-				}
-			}
+		if err := w.observePhase(e, ph, p, dp, out); err != nil {
+			return err
 		}
 		if k+1 < pl.nrun {
 			copy(x, w.res.XAt(n-1))

@@ -268,12 +268,8 @@ func (w *worker) solve(e int, out *Result) error {
 				return fmt.Errorf("objective: %s: %w", c.expName(e), err)
 			}
 		}
-		for _, i := range ph.data {
-			if o := pl.out[i]; o >= 0 {
-				if err := w.datum(e, i, ex.Data[i].T, w.res.XAt(o), w.res.SAt(o), p, dp, ph.mapped, out); err != nil {
-					return err
-				}
-			}
+		if err := w.observePhase(e, ph, p, dp, out); err != nil {
+			return err
 		}
 		if k+1 < pl.nrun {
 			// The state at the next phase's start, its last output time.
@@ -526,4 +522,18 @@ func (w *worker) enterPhase(e, k int, x, s []float64, ncs int, p, dp []float64) 
 		}
 	}
 	return pn, dpn, nil
+}
+
+// observePhase adds the data of phase ph of experiment e, observed at its
+// output times in w.res, to out.
+func (w *worker) observePhase(e int, ph *phase, p, dp []float64, out *Result) error {
+	pl := &w.c.exps[e]
+	for _, i := range ph.data {
+		if o := pl.out[i]; o >= 0 {
+			if err := w.datum(e, i, pl.ex.Data[i].T, w.res.XAt(o), w.res.SAt(o), p, dp, ph.mapped, out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
