@@ -30,11 +30,18 @@ type Settings struct {
 // Result is the solution at the output times.
 type Result struct {
 	NX, ND int
+	// NS is the number of sensitivity parameters: NumParams with
+	// SolveSens, 0 with Solve.
+	NS     int
 	T      []float64 // the output times
 	X      []float64 // len(T)*NX, row i = x(T[i])
 	D      []float64 // len(T)*ND, row i = the delayed values at T[i]
+	S      []float64 // len(T)*NX*NS, block i = S(T[i]) = dx/dp, row-major NX x NS (SolveSens)
 	Breaks []float64 // the breaking points the integrator stopped at
 }
+
+// SAt returns the sensitivities at output i (a view), row-major NX x NS.
+func (r *Result) SAt(i int) []float64 { b := r.NX * r.NS; return r.S[i*b : (i+1)*b] }
 
 // XAt returns the state at output i (a view).
 func (r *Result) XAt(i int) []float64 { return r.X[i*r.NX : (i+1)*r.NX] }
@@ -47,6 +54,11 @@ func (r *Result) DAt(i int) []float64 { return r.D[i*r.ND : (i+1)*r.ND] }
 // negative or not finite (SBML requires delays >= 0).
 var ErrDelay = errors.New("dde: invalid delay")
 
+// ErrSens is wrapped by the error of SolveSens for a model whose
+// sensitivities it cannot compute: one without model.DelaySens, or with
+// a delay whose length depends on the state or time.
+var ErrSens = errors.New("dde: sensitivities not supported")
+
 // Solve integrates m from (ts[0], x0) with parameters p and returns the
 // state and the delayed values at every time of ts (ascending, starting
 // at the start time). A model without delays is solved as an ODE. x0 and
@@ -54,12 +66,41 @@ var ErrDelay = errors.New("dde: invalid delay")
 // (a *ode.StepError, or one wrapping ode.ErrInvalid); a delay that is
 // negative or not finite is an error wrapping ErrDelay.
 func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
+	return solve(m, p, x0, nil, ts, set, false)
+}
+
+// SolveSens is Solve with the forward sensitivities S = dx/dp through
+// the delays (see the package documentation, "Sensitivities"): S at
+// every output time in Result.S, from S(ts[0]) = s0 (row-major NX x
+// NumParams; nil means the model's InitialSens at p). m must implement
+// model.DelaySens and every delay's length must depend on the parameters
+// only (DelayInfo.Constant); otherwise the error wraps ErrSens. The
+// sensitivities are in the integrator's error test, with the states'
+// tolerances.
+func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, error) {
 	if m == nil {
 		panic("dde: nil model")
 	}
-	nx := model.NumStates(m)
-	if len(x0) != nx || len(p) != model.NumParams(m) {
-		return nil, fmt.Errorf("dde: x0 has %d values and p %d, want %d and %d", len(x0), len(p), nx, model.NumParams(m))
+	nx, np := model.NumStates(m), model.NumParams(m)
+	if s0 == nil {
+		if len(p) != np {
+			return nil, fmt.Errorf("dde: p has %d values, want %d", len(p), np)
+		}
+		s0 = make([]float64, nx*np)
+		m.InitialSens(s0, p)
+	} else if len(s0) != nx*np {
+		return nil, fmt.Errorf("dde: s0 has %d values, want nx*np = %d", len(s0), nx*np)
+	}
+	return solve(m, p, x0, s0, ts, set, true)
+}
+
+func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*Result, error) {
+	if m == nil {
+		panic("dde: nil model")
+	}
+	nx, np := model.NumStates(m), model.NumParams(m)
+	if len(x0) != nx || len(p) != np {
+		return nil, fmt.Errorf("dde: x0 has %d values and p %d, want %d and %d", len(x0), len(p), nx, np)
 	}
 	if len(ts) == 0 {
 		return nil, errors.New("dde: no output times")
@@ -91,8 +132,12 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 	if dm != nil {
 		nd = dm.NumDelays()
 	}
-	res := &Result{NX: nx, ND: nd, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx), D: make([]float64, len(ts)*nd)}
-	if nd == 0 {
+	ns := 0
+	if withS {
+		ns = np
+	}
+	res := &Result{NX: nx, ND: nd, NS: ns, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx), D: make([]float64, len(ts)*nd), S: make([]float64, 0, len(ts)*nx*ns)}
+	if nd == 0 && !withS {
 		var tr ode.Trajectory
 		if err := ode.NewSolver(m, &oset).Integrate(&tr, p, x0, ts[0], ts); err != nil {
 			return nil, err
@@ -102,7 +147,33 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 		}
 		return res, nil
 	}
-	h := newHistory(m, dm, p, x0, ts[0])
+	if nd == 0 {
+		return nil, fmt.Errorf("%w: model %q has no csymbol delay: runtime/sens computes its sensitivities", ErrSens, m.Name())
+	}
+	var ds model.DelaySens
+	if withS {
+		var ok bool
+		if ds, ok = m.(model.DelaySens); !ok {
+			return nil, fmt.Errorf("%w: model %q does not give the derivatives through its delays (model.DelaySens)", ErrSens, m.Name())
+		}
+		for k := 0; k < nd; k++ {
+			if i := dm.DelayInfo(k); !i.Constant {
+				return nil, fmt.Errorf("%w: model %q: the length of %s depends on the state or time (only delays of parameters are supported)", ErrSens, m.Name(), i.Name)
+			}
+		}
+	}
+	// The integrated vector z: x, then with sensitivities S column by
+	// column (z[nx+j*nx+i] = S_ij), so that the Newton matrix is block
+	// diagonal.
+	nz := nx * (1 + ns)
+	z0 := make([]float64, nz)
+	copy(z0, x0)
+	for i := 0; i < nx; i++ {
+		for j := 0; j < ns; j++ {
+			z0[nx+j*nx+i] = s0[i*ns+j]
+		}
+	}
+	h := newHistory(m, dm, p, z0, ts[0])
 	// The delays at the start: the constant ones give the breaking points
 	// and bound the step.
 	tau := make([]float64, nd)
@@ -129,7 +200,10 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 		}
 	}
 	res.Breaks = breaks(ts[0], ts[len(ts)-1], consts, maxOrder, maxBreaks)
-	r := &rhs{Model: m, dm: dm, h: h, d: make([]float64, nd)}
+	var r model.Model = &rhs{Model: m, dm: dm, h: h, d: make([]float64, nd)}
+	if withS {
+		r = newSensRHS(m, ds, h, p, tau)
+	}
 	ig := ode.NewSolver(r, &oset)
 	// DOPRI5's initial step guess (Hairer's) collapses at a restart where
 	// the state is at rounding-level distance from zero (x' = -x(t-1)
@@ -138,11 +212,19 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 	restartH0 := oset.Method == ode.DOPRI5 && oset.H0 == 0
 
 	t := ts[0]
-	x := slices.Clone(x0)
+	z := slices.Clone(z0)
 	iout, ib := 0, 0
 	var tout []float64
+	emit := func(zk []float64) {
+		res.X = append(res.X, zk[:nx]...)
+		for i := 0; i < nx; i++ {
+			for j := 0; j < ns; j++ {
+				res.S = append(res.S, zk[nx+j*nx+i])
+			}
+		}
+	}
 	for iout < len(ts) && ts[iout] <= t {
-		res.X = append(res.X, x...)
+		emit(z)
 		iout++
 	}
 	for iout < len(ts) {
@@ -178,7 +260,7 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 			}
 		}
 		h.cur = tr
-		err := ig.Integrate(tr, p, x, t, tout)
+		err := ig.Integrate(tr, p, z, t, tout)
 		if h.err != nil {
 			return nil, h.err
 		}
@@ -186,13 +268,13 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 			return nil, err
 		}
 		for j := first; j < iout; j++ {
-			res.X = append(res.X, tr.XAt(tr.Out[j-first])...)
+			emit(tr.XAt(tr.Out[j-first]))
 		}
 		h.done = append(h.done, tr)
 		h.starts = append(h.starts, t)
 		h.cur = nil
 		t = tend
-		copy(x, tr.XAt(tr.Len()-1))
+		copy(z, tr.XAt(tr.Len()-1))
 	}
 	// The delayed values at the outputs, from the whole history.
 	for i, ti := range res.T {
@@ -279,31 +361,35 @@ func (r *rhs) Jx(dst []float64, t float64, x, p []float64) {
 
 // history is the solution so far: the finished segments' trajectories
 // and the one being integrated.
+//
+// The trajectories are of the integrated vector z: the states x (nx), and
+// with sensitivities after them S column by column (nz = nx (1 + np));
+// the model's methods are handed z[:nx].
 type history struct {
-	dm     model.Delays
-	p      []float64
-	nx, nd int
-	t0     float64
-	x0     []float64
-	done   []*ode.Trajectory // finished segments, in time order
-	starts []float64         // their start times
-	cur    *ode.Trajectory   // the segment being integrated, or nil
-	info   []model.DelayInfo
+	dm         model.Delays
+	p          []float64
+	nx, nz, nd int
+	t0         float64
+	x0         []float64         // z at t0
+	done       []*ode.Trajectory // finished segments, in time order
+	starts     []float64         // their start times
+	cur        *ode.Trajectory   // the segment being integrated, or nil
+	info       []model.DelayInfo
 	// levels[l] is the scratch of a lookup at nesting depth l: a state
 	// and the delayed values at the time looked up.
 	levels [][]float64
 	err    error
 }
 
-func newHistory(m model.Model, dm model.Delays, p, x0 []float64, t0 float64) *history {
-	nx, nd := model.NumStates(m), dm.NumDelays()
-	h := &history{dm: dm, p: p, nx: nx, nd: nd, t0: t0, x0: slices.Clone(x0)}
+func newHistory(m model.Model, dm model.Delays, p, z0 []float64, t0 float64) *history {
+	nx, nz, nd := model.NumStates(m), len(z0), dm.NumDelays()
+	h := &history{dm: dm, p: p, nx: nx, nz: nz, nd: nd, t0: t0, x0: slices.Clone(z0)}
 	for k := 0; k < nd; k++ {
 		h.info = append(h.info, dm.DelayInfo(k))
 	}
 	h.levels = make([][]float64, nd+1)
 	for l := range h.levels {
-		h.levels[l] = make([]float64, nx+nd)
+		h.levels[l] = make([]float64, nz+nd)
 	}
 	return h
 }
@@ -315,9 +401,11 @@ func (h *history) delayedTo(d []float64, t float64, x, tau []float64) {
 	h.delayed(d, h.nd, t, x, tau, 0)
 }
 
-// delayed writes the first n delayed values at (t, x) into d, looking
-// the history up at nesting depth level.
-func (h *history) delayed(d []float64, n int, t float64, x, tau []float64, level int) {
+// delayed writes the first n delayed values at (t, z) into d, looking
+// the history up at nesting depth level; z is the integrated vector (or
+// the state alone: the model sees z[:nx]).
+func (h *history) delayed(d []float64, n int, t float64, z, tau []float64, level int) {
+	x := z[:h.nx]
 	for k := 0; k < n; k++ {
 		tk := h.dm.DelayTime(k, t, x, h.p, d[:k])
 		if tau != nil {
@@ -332,7 +420,7 @@ func (h *history) delayed(d []float64, n int, t float64, x, tau []float64, level
 		case tk == 0:
 			d[k] = h.dm.DelayArg(k, t, x, h.p, d[:k])
 		default:
-			d[k] = h.lookup(k, t-tk, t, x, level)
+			d[k] = h.lookup(k, t-tk, t, z, level)
 		}
 	}
 }
@@ -344,14 +432,14 @@ func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
 		return h.dm.DelayHistory(k, s, h.p)
 	}
 	buf := h.levels[level]
-	xs, ds := buf[:h.nx], buf[h.nx:]
-	h.stateAt(xs, s, t, x)
+	zs, ds := buf[:h.nz], buf[h.nz:]
+	h.stateAt(zs, s, t, x)
 	// The delayed values of lower index that e_k may read, at s.
 	// (At most k: values of lower index only, which also bounds the
 	// nesting by NumDelays whatever a model's DelayInfo says.)
 	n := min(h.info[k].Reads, k)
-	h.delayed(ds, n, s, xs, nil, level+1)
-	return h.dm.DelayArg(k, s, xs, h.p, ds[:k])
+	h.delayed(ds, n, s, zs, nil, level+1)
+	return h.dm.DelayArg(k, s, zs[:h.nx], h.p, ds[:k])
 }
 
 // stateAt writes x(s) into dst from the history; (t, x) is the trial

@@ -1,0 +1,251 @@
+package dde
+
+import (
+	"slices"
+
+	"github.com/pbgen/pbgen/runtime/model"
+)
+
+// sensRHS is the model handed to runtime/ode by SolveSens: the integrated
+// vector z = (x, S column by column) with
+//
+//	x' = f(t, x, p, d),  S' = Jx S + Jp + Fd D,
+//
+// where d and D = dd/dp are looked up in the history of z (see sensAt).
+// Its Jacobian, for the BDF's Newton iteration, is block diagonal with a
+// copy of Jx per block: the derivatives of S' in x (second derivatives of
+// f) and the dependence of D on the current z through delays of length
+// zero are left out, as CVODES's simultaneous corrector leaves out the
+// former; Newton converges to the same solution, a little slower.
+//
+// It is one solve's and not safe for concurrent use; it does not
+// implement model.Delays, so runtime/ode integrates it.
+type sensRHS struct {
+	model.Model
+	ds         model.DelaySens
+	h          *history
+	p          []float64
+	nx, np, nd int
+	names      []string
+	jxPat      *model.Pattern // of the model
+	zPat       *model.Pattern // block diagonal, nz x nz
+	jpPat      *model.Pattern // of the model
+	fdPat      *model.Pattern
+	emptyJp    *model.Pattern
+	jx, jp, fd []float64
+	tau        []float64 // the (constant) delays
+	tauP       []float64 // nd x np, dtau_k/dp
+	tauDep     []bool    // tau_k depends on some parameter
+	zeroDep    bool      // some tau_k is 0 and depends on a parameter
+	lv         []sensLevel
+}
+
+// sensLevel is the scratch of one depth of the lookups of sensAt: a
+// point of the history and the delayed values there with their
+// derivatives.
+type sensLevel struct {
+	z          []float64 // nz: x and S at the point (looked-up levels)
+	d, dt      []float64 // nd: d_k and d_k' at the point
+	D          []float64 // nd x np: dd_k/dp at the point
+	f          []float64 // nx: x' at the point
+	gx, gp, gd []float64 // a gradient of e_k
+}
+
+func newSensRHS(m model.Model, ds model.DelaySens, h *history, p, tau []float64) *sensRHS {
+	nx, np, nd := h.nx, len(p), h.nd
+	nz := nx * (1 + np)
+	r := &sensRHS{Model: m, ds: ds, h: h, p: p, nx: nx, np: np, nd: nd,
+		jxPat: m.JxPattern(), jpPat: m.JpPattern(), fdPat: ds.FdPattern(),
+		tau: slices.Clone(tau), tauP: make([]float64, nd*np), tauDep: make([]bool, nd)}
+	if err := r.fdPat.Validate(); err != nil || r.fdPat.Rows != nx || r.fdPat.Cols != nd {
+		panic("dde: model's FdPattern is not a valid nx x nd pattern")
+	}
+	r.names = make([]string, nz)
+	sn := m.StateNames()
+	pn := m.ParamNames()
+	copy(r.names, sn)
+	for j := 0; j < np; j++ {
+		for i := 0; i < nx; i++ {
+			r.names[nx+j*nx+i] = "S:" + sn[i] + ":" + pn[j]
+		}
+	}
+	// The block-diagonal pattern: block b holds Jx's pattern shifted by
+	// b nx in rows and columns; its values are Jx's repeated.
+	zp := &model.Pattern{Rows: nz, Cols: nz, RowPtr: make([]int, nz+1)}
+	for b := 0; b <= np; b++ {
+		for i := 0; i < nx; i++ {
+			for q := r.jxPat.RowPtr[i]; q < r.jxPat.RowPtr[i+1]; q++ {
+				zp.ColIdx = append(zp.ColIdx, b*nx+r.jxPat.ColIdx[q])
+			}
+			zp.RowPtr[b*nx+i+1] = len(zp.ColIdx)
+		}
+	}
+	r.zPat = zp
+	r.emptyJp = &model.Pattern{Rows: nz, Cols: np, RowPtr: make([]int, nz+1)}
+	r.jx = make([]float64, r.jxPat.NNZ())
+	r.jp = make([]float64, r.jpPat.NNZ())
+	r.fd = make([]float64, r.fdPat.NNZ())
+	// The delays depend on p only: their derivatives are computed once.
+	x0 := h.x0[:nx]
+	dk := make([]float64, nd)
+	for k := 0; k < nd; k++ {
+		ds.DelayTimeGrad(k, h.t0, x0, p, dk, r.tauP[k*np:(k+1)*np])
+		for _, v := range r.tauP[k*np : (k+1)*np] {
+			if v != 0 {
+				r.tauDep[k] = true
+				r.zeroDep = r.zeroDep || tau[k] == 0
+			}
+		}
+	}
+	r.lv = make([]sensLevel, nd+2)
+	for l := range r.lv {
+		r.lv[l] = sensLevel{z: make([]float64, nz), d: make([]float64, nd), dt: make([]float64, nd),
+			D: make([]float64, nd*np), f: make([]float64, nx),
+			gx: make([]float64, nx), gp: make([]float64, np), gd: make([]float64, nd)}
+	}
+	return r
+}
+
+func (r *sensRHS) StateNames() []string                        { return r.names }
+func (r *sensRHS) JxPattern() *model.Pattern                   { return r.zPat }
+func (r *sensRHS) JpPattern() *model.Pattern                   { return r.emptyJp }
+func (r *sensRHS) Jp(dst []float64, t float64, z, p []float64) {}
+
+// F writes x' and S' at (t, z).
+func (r *sensRHS) F(dst []float64, t float64, z, p []float64) {
+	nx, np := r.nx, r.np
+	lv := &r.lv[0]
+	r.sensAt(t, z, r.nd, false, 0)
+	x := z[:nx]
+	r.ds.FDelayed(dst[:nx], t, x, p, lv.d)
+	r.ds.JxDelayed(r.jx, t, x, p, lv.d)
+	r.ds.JpDelayed(r.jp, t, x, p, lv.d)
+	r.ds.FdDelayed(r.fd, t, x, p, lv.d)
+	dS := dst[nx:]
+	clear(dS)
+	S := z[nx:]
+	for i := 0; i < nx; i++ {
+		for q := r.jxPat.RowPtr[i]; q < r.jxPat.RowPtr[i+1]; q++ {
+			c, v := r.jxPat.ColIdx[q], r.jx[q]
+			for j := 0; j < np; j++ {
+				dS[j*nx+i] += v * S[j*nx+c]
+			}
+		}
+		for q := r.jpPat.RowPtr[i]; q < r.jpPat.RowPtr[i+1]; q++ {
+			dS[r.jpPat.ColIdx[q]*nx+i] += r.jp[q]
+		}
+		for q := r.fdPat.RowPtr[i]; q < r.fdPat.RowPtr[i+1]; q++ {
+			k, v := r.fdPat.ColIdx[q], r.fd[q]
+			Dk := lv.D[k*np : (k+1)*np]
+			for j := 0; j < np; j++ {
+				dS[j*nx+i] += v * Dk[j]
+			}
+		}
+	}
+}
+
+// Jx writes the block-diagonal approximation of the Jacobian in z.
+func (r *sensRHS) Jx(dst []float64, t float64, z, p []float64) {
+	lv := &r.lv[0]
+	r.h.delayed(lv.d, r.nd, t, z, nil, 0)
+	r.ds.JxDelayed(r.jx, t, z[:r.nx], p, lv.d)
+	for b := 0; b <= r.np; b++ {
+		copy(dst[b*len(r.jx):], r.jx)
+	}
+}
+
+// sensAt computes, at the point (t, z) of the solution, the first n
+// delayed values into r.lv[level].d, their derivatives in p into .D
+// and, when needDt, their derivatives in t along the solution into .dt
+// (and x'(t) into .f). For delay k with s = t - tau_k,
+//
+//	D_k(t) = de_k/dx S(s) + de_k/dp + sum_{j<k} de_k/dd_j D_j(s) - e_k'(s) dtau_k/dp,
+//	e_k'(s) = de_k/dt + de_k/dx x'(s) + sum_{j<k} de_k/dd_j d_j'(s),
+//
+// with the history's dH_k/dp and dH_k/dt before the start; the values at
+// s come from the next level. e_k'(s) is formed only where it is used: a
+// delay that depends on p, or a caller that needs d'. Every delay has a
+// constant length (SolveSens checked), so the nesting is at most nd deep
+// and each level reads values of lower index only.
+func (r *sensRHS) sensAt(t float64, z []float64, n int, needDt bool, level int) {
+	h, nx, np := r.h, r.nx, r.np
+	lv := &r.lv[level]
+	if r.zeroDep {
+		// A delay of length zero that depends on p needs x' at the
+		// point, and the derivatives in t of the values before it.
+		needDt = true
+	}
+	nv := n
+	if needDt {
+		nv = r.nd // x' = f needs them all
+	}
+	h.delayed(lv.d, nv, t, z, nil, 0)
+	x := z[:nx]
+	if needDt {
+		r.ds.FDelayed(lv.f, t, x, r.p, lv.d)
+	}
+	for k := 0; k < n; k++ {
+		Dk := lv.D[k*np : (k+1)*np]
+		tau := r.tau[k]
+		needE := needDt || r.tauDep[k]
+		var de float64 // e_k'(s)
+		switch {
+		case tau == 0:
+			// e_k at the point itself.
+			et := r.ds.DelayArgGrad(k, t, x, r.p, lv.d, lv.gx, lv.gp, lv.gd)
+			r.chain(Dk, z[nx:], lv, lv, k)
+			if needE {
+				de = et + dot(lv.gx, lv.f) + dot(lv.gd[:k], lv.dt[:k])
+			}
+		case t-tau < h.t0:
+			de = r.ds.DelayHistoryGrad(k, t-tau, r.p, Dk)
+		default:
+			s := t - tau
+			nxt := &r.lv[level+1]
+			h.stateAt(nxt.z, s, t, z)
+			reads := min(h.info[k].Reads, k)
+			r.sensAt(s, nxt.z, reads, needE, level+1)
+			et := r.ds.DelayArgGrad(k, s, nxt.z[:nx], r.p, nxt.d, lv.gx, lv.gp, lv.gd)
+			r.chain(Dk, nxt.z[nx:], lv, nxt, reads)
+			if needE {
+				de = et + dot(lv.gx, nxt.f) + dot(lv.gd[:reads], nxt.dt[:reads])
+			}
+		}
+		if r.tauDep[k] {
+			tp := r.tauP[k*np : (k+1)*np]
+			for j := range Dk {
+				Dk[j] -= de * tp[j]
+			}
+		}
+		if needDt {
+			lv.dt[k] = de
+		}
+	}
+}
+
+// chain writes into Dk the derivative in p of e_k through its arguments:
+// gx S + gp + sum_{j<n} gd_j D_j, with the gradient in g and S (column
+// by column) and D_j from the point at.
+func (r *sensRHS) chain(Dk, S []float64, g, at *sensLevel, n int) {
+	nx, np := r.nx, r.np
+	copy(Dk, g.gp)
+	for j := 0; j < np; j++ {
+		Dk[j] += dot(g.gx, S[j*nx:(j+1)*nx])
+	}
+	for i := 0; i < n; i++ {
+		if w := g.gd[i]; w != 0 {
+			Di := at.D[i*np : (i+1)*np]
+			for j := range Dk {
+				Dk[j] += w * Di[j]
+			}
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
