@@ -21,7 +21,7 @@ type Partial struct {
 // the delayed values before it), of its delay Tau and of its History (in
 // t and p). Each list is sorted by kind, then index.
 type DelayDerivs struct {
-	Fd                 []Entry // df_i/dd_k: Row the state, Col the delayed value
+	Fd                []Entry // df_i/dd_k: Row the state, Col the delayed value
 	Arg, Tau, History [][]Partial
 }
 
