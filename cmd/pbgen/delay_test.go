@@ -29,9 +29,9 @@ func TestSimDelay(t *testing.T) {
 	if code, stdout, stderr := pbgen(t, "check", path); code != 0 || !strings.Contains(stdout, "delays      1 (delay(x, 1);") {
 		t.Errorf("check: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	code, _, stderr := pbgen(t, "sim", "-t1", "2", path)
-	if code != 1 || !strings.Contains(stderr, "sensitivities of models with csymbol delay are not supported") || !strings.Contains(stderr, "-method none") {
-		t.Errorf("sim with sensitivities: exit %d, stderr %q", code, stderr)
+	code, _, stderr := pbgen(t, "sim", "-method", "pbsr", "-t1", "2", path)
+	if code != 1 || !strings.Contains(stderr, "-method pbsr: sensitivities of models with csymbol delay are computed by forward sensitivity only") || !strings.Contains(stderr, "-method fs") {
+		t.Errorf("sim -method pbsr: exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, stderr := pbgen(t, "sim", "-method", "none", "-rtol", "1e-10", "-atol", "1e-12", "-t1", "2", "-n", "4", path)
 	if code != 0 {
@@ -59,6 +59,43 @@ func TestSimDelay(t *testing.T) {
 		}
 		if math.Abs(v[1]-exact(v[0])) > 1e-7 || math.Abs(v[2]-wy) > 1e-7 {
 			t.Errorf("row %q: want x = %g, y = %g", l, exact(v[0]), wy)
+		}
+	}
+}
+
+// hutchKNet is x' = -k x(t - 1), x = 1 before the start, k = 0.5.
+var hutchKNet = sbml(`<listOfParameters>
+<parameter id="x" value="1" constant="false"/><parameter id="k" value="0.5" constant="true"/></listOfParameters>
+<listOfRules>
+<rateRule variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><minus/><apply><times/><ci>k</ci><apply><csymbol definitionURL="http://www.sbml.org/sbml/symbols/delay">delay</csymbol><ci>x</ci><cn>1</cn></apply></apply></apply></math></rateRule>
+</listOfRules>`)
+
+// pbgen sim -method fs computes the sensitivities through the delay:
+// for hutchKNet the method of steps gives dx/dk = -t on [0, 1] and
+// -t + k (t - 1)^2 on [1, 2].
+func TestSimDelaySens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hutchk.xml")
+	if err := os.WriteFile(path, []byte(hutchKNet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := pbgen(t, "sim", "-method", "fs", "-rtol", "1e-10", "-atol", "1e-12", "-t1", "2", "-n", "5", path)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if lines[0] != "t\tx\tS:x:k" {
+		t.Fatalf("header %q", lines[0])
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		tt, _ := strconv.ParseFloat(f[0], 64)
+		s, _ := strconv.ParseFloat(f[2], 64)
+		want := -tt
+		if tt > 1 {
+			want += 0.5 * (tt - 1) * (tt - 1)
+		}
+		if math.Abs(s-want) > 1e-8 {
+			t.Errorf("row %q: dx/dk = %g, want %g", l, s, want)
 		}
 	}
 }

@@ -246,10 +246,12 @@ row is held in memory until the solve ends, 8*(nx*(1+ns)) bytes a row
 nothing is written if it fails. pbgen check counts a model's events.
 
 Delays: a model with csymbol delay is a delay differential equation,
-solved with -method none only (runtime/dde; sensitivities through delays
-are not supported), like a model with events in one call over all output
-times. Its history before -t0 is SBML's: every variable at its initial
-value.
+solved by runtime/dde with -method none, or with -method fs for the
+sensitivities through the delays (dde.SolveSens: delays whose length
+depends on parameters only, dtau/dp included; pbs, pbsr and exp are
+refused by name, and -check does not apply), like a model with events
+in one call over all output times. Its history before -t0 is SBML's:
+every variable at its initial value.
 
 Initial sensitivities: S(t0) = dx0/dp from the model. A state set with
 -x0 no longer depends on p, so its row of S(t0) is zero, except with
@@ -359,9 +361,9 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
 			path, nev, listNames(eventNames(sys), 5))
 	}
-	if nd := len(sys.ODE.Delays); nd > 0 && !f.method.none {
-		return fmt.Errorf("%s: sensitivities of models with csymbol delay are not supported (the model has %d delayed values: %s); use -method none",
-			path, nd, listNames(delayLabels(sys), 3))
+	if nd := len(sys.ODE.Delays); nd > 0 && !f.method.none && f.method.m != sens.FS {
+		return fmt.Errorf("%s: -method %v: sensitivities of models with csymbol delay are computed by forward sensitivity only (the model has %d delayed values: %s); use -method fs or none",
+			path, strings.ToLower(f.method.m.String()), nd, listNames(delayLabels(sys), 3))
 	}
 	// Switches of the rates (piecewise in t or a state) go through
 	// runtime/events too, which stops at each and moves S across it
@@ -1098,7 +1100,15 @@ func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) e
 	}
 	nx := len(s.start.X0)
 	out := &sens.Result{NX: nx, T: ts[skip:]}
-	if s.withS {
+	if s.withS && model.HasDelays(s.m) {
+		r, err := dde.SolveSens(s.m, s.p, s.start.X0, s.start.S0, ts, &dde.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		if err != nil {
+			return err
+		}
+		out.NS = r.NS
+		out.X, out.S = r.X[skip*nx:], r.S[skip*nx*r.NS:]
+		s.dAt = func(k int) []float64 { return r.DAt(skip + k) }
+	} else if s.withS {
 		r, err := events.SolveSens(s.m, s.p, s.start.X0, s.start.S0, ts, &events.SensSettings{Sens: &s.opt})
 		if err != nil {
 			return err
