@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/pbgen/pbgen/symbolic"
 )
 
 // Delays (SBML csymbol delay, symbolic.ODE.Delays). A System with
@@ -37,7 +39,40 @@ var (
 // delayedMethods renames the sections that read delayed values: the
 // plain methods of model.Model become wrappers (delayDecls).
 var delayedMethods = map[string]string{
-	"F": "FDelayed", "Jx": "JxDelayed", "Jp": "jpDelayed", "OutputsTo": "OutputsDelayedTo",
+	"F": "FDelayed", "Jx": "JxDelayed", "Jp": "JpDelayed", "OutputsTo": "OutputsDelayedTo",
+}
+
+func delayGradName(k int) string     { return fmt.Sprintf("delayGrad%d", k) }
+func delayTauGradName(k int) string  { return fmt.Sprintf("delayTauGrad%d", k) }
+func delayHistGradName(k int) string { return fmt.Sprintf("delayHistGrad%d", k) }
+
+// Parameter list of the gradient sections: dst[0] receives the partial
+// in t, dx, dp and dd those in the states, parameters and delayed
+// values (cleared by the caller).
+var (
+	gradParams = []jen.Code{jen.Id("dst").Index().Float64(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("d"), jen.Id("dx"), jen.Id("dp"), jen.Id("dd")).Index().Float64()}
+	gradArgs   = []jen.Code{jen.Id("dst"), jen.Id("t"), jen.Id("x"), jen.Id("p"), jen.Id("d"), jen.Id("dx"), jen.Id("dp"), jen.Id("dd")}
+)
+
+// gradSection writes the partials ps of what (symbolic.DelayDerivs).
+func (g *generator) gradSection(name, doc_, what string, ps []symbolic.Partial) *section {
+	s := &section{method: name, helper: name, function: true, doc: doc_, params: gradParams, args: gradArgs}
+	for _, q := range ps {
+		var lhs jen.Code
+		var wrt string
+		switch q.Kind {
+		case symbolic.KindTime:
+			lhs, wrt = jen.Id("dst").Index(jen.Lit(0)), "t"
+		case symbolic.KindState:
+			lhs, wrt = jen.Id("dx").Index(jen.Id(g.stateConst[q.Index])), g.sys.ODE.States[q.Index].Name
+		case symbolic.KindParam:
+			lhs, wrt = jen.Id("dp").Index(jen.Id(g.paramConst[q.Index])), g.sys.ODE.Params[q.Index].Name
+		default:
+			lhs, wrt = jen.Id("dd").Index(jen.Lit(q.Index)), g.sys.ODE.Delays[q.Index].Label
+		}
+		s.addTo(q.Expr, 0, lhs, fmt.Sprintf("d(%s)/d(%s)%s", what, wrt, g.infix(q.Expr)))
+	}
+	return s
 }
 
 // delaySections turns F, Jx, Jp and OutputsTo into their variants with d
@@ -64,9 +99,21 @@ func (g *generator) delaySections(secs []*section) []*section {
 			doc:    fmt.Sprintf("%s writes the argument of %s at a time t before the start into dst[0].", delayHistName(k), d.Label),
 			params: tpParams, args: tpArgs}
 		h.add(d.History, 0, "history"+g.infix(d.History))
-		secs = append(secs, v, h)
+		dd := g.delayDerivs
+		secs = append(secs, v, h,
+			g.gradSection(delayGradName(k), fmt.Sprintf("%s writes the partial derivatives of the argument of %s (model.DelaySens.DelayArgGrad).", delayGradName(k), d.Label), "argument", dd.Arg[k]),
+			g.gradSection(delayTauGradName(k), fmt.Sprintf("%s writes the partial derivatives of the delay of %s (model.DelaySens.DelayTimeGrad).", delayTauGradName(k), d.Label), "delay", dd.Tau[k]),
+			g.gradSection(delayHistGradName(k), fmt.Sprintf("%s writes the partial derivatives of the history of %s (model.DelaySens.DelayHistoryGrad).", delayHistGradName(k), d.Label), "history", dd.History[k]))
 	}
-	return secs
+	fd := &section{method: "FdDelayed", helper: "fd", file: "jac.go", params: txpdParams, args: txpdArgs,
+		doc: "FdDelayed writes df/dd at (t, x, p, d) into dst, in FdPattern order (model.DelaySens).",
+		prologue: []jen.Code{jen.If(jen.Len(jen.Id("dst")).Op("!=").Id("NNZFd").Op("||").Len(jen.Id("x")).Op("!=").Id("NumStates").Op("||").
+			Len(jen.Id("p")).Op("!=").Id("NumParams").Op("||").Len(jen.Id("d")).Op("!=").Id("NumDelays")).Block(
+			jen.Panic(jen.Lit(g.pkg + ": FdDelayed: argument length mismatch")))}}
+	for q, e := range g.delayDerivs.Fd {
+		fd.add(e.Expr, q, fmt.Sprintf("Fd[%d] = d(d%s/dt)/d(%s)%s", q, g.sys.ODE.States[e.Row].Name, g.sys.ODE.Delays[e.Col].Label, g.infix(e.Expr)))
+	}
+	return append(secs, fd)
 }
 
 // delayDecls emits what makes Model a model.Delays besides the sections:
@@ -120,19 +167,21 @@ func (g *generator) delayDecls() []jen.Code {
 			jen.Id("d").Op(":=").Id("nanDelays").Call(),
 			jen.Id("Model").Values().Dot(target).Call(jen.Id("dst"), t, x, p, jen.Id("d").Index(jen.Op(":"))))
 	}
-	return []jen.Code{
+	decls := []jen.Code{
 		jen.Comment("NumDelays is the number of delayed values (csymbol delay).").Line().
 			Const().Id("NumDelays").Int().Op("=").Lit(len(o.Delays)),
 		doc("delayInfo describes each delayed value, in the order the solver computes them.").
 			Var().Id("delayInfo").Op("=").Index(jen.Id("NumDelays")).Qual(modelPkg, "DelayInfo").Add(multi),
-		jen.Var().Id("_").Qual(modelPkg, "Delays").Op("=").Id("Model").Values(),
+		jen.Var().Id("_").Qual(modelPkg, "DelaySens").Op("=").Id("Model").Values(),
+		jen.Comment("NNZFd is the number of structural non-zeros of Fd = df/dd.").Line().
+			Const().Id("NNZFd").Int().Op("=").Lit(len(g.delayDerivs.Fd)),
 		doc("nanDelays returns delayed values that are all NaN.").
 			Func().Id("nanDelays").Params().Params(jen.Id("d").Index(jen.Id("NumDelays")).Float64()).Block(
 			jen.For(jen.Id("i").Op(":=").Range().Id("d")).Block(jen.Id("d").Index(jen.Id("i")).Op("=").Qual("math", "NaN").Call()),
 			jen.Return()),
 		wrapper("F", "FDelayed", "f(t, x, p)"),
 		wrapper("Jx", "JxDelayed", "df/dx in JxPattern order"),
-		wrapper("Jp", "jpDelayed", "df/dp in JpPattern order (delayed values held fixed: sensitivities through delays are not supported)"),
+		wrapper("Jp", "JpDelayed", "df/dp in JpPattern order (delayed values held fixed; model.DelaySens has the rest)"),
 		wrapper("OutputsTo", "OutputsDelayedTo", "the outputs in the order of Outputs"),
 		meth("NumDelays returns the number of delayed values.", "NumDelays").Params().Int().Block(jen.Return(jen.Id("NumDelays"))),
 		meth("DelayInfo describes delayed value k.", "DelayInfo").Params(jen.Id("k").Int()).Qual(modelPkg, "DelayInfo").Block(
@@ -155,4 +204,64 @@ func (g *generator) delayDecls() []jen.Code {
 			}),
 			jen.Return(jen.Id("v").Index(jen.Lit(0)))),
 	}
+	// model.DelaySens: df/dd's pattern, and the gradients dispatched on
+	// k into cleared destinations, with stack arrays for those a method
+	// does not return.
+	clearAll := func(ids ...string) []jen.Code {
+		var cs []jen.Code
+		for _, id := range ids {
+			cs = append(cs, jen.Clear(jen.Id(id)))
+		}
+		return cs
+	}
+	dispatch := func(name func(int) string, args ...jen.Code) jen.Code {
+		return jen.Switch(k).BlockFunc(func(grp *jen.Group) {
+			for i := range o.Delays {
+				grp.Case(jen.Lit(i)).Block(jen.Id(name(i)).Call(args...))
+			}
+		})
+	}
+	v := jen.Id("v").Index(jen.Op(":"))
+	lenPanic := func(method string, cond *jen.Statement) jen.Code {
+		return jen.If(cond).Block(jen.Panic(jen.Lit(g.pkg + ": " + method + ": argument length mismatch")))
+	}
+	xpd := func() *jen.Statement {
+		return jen.Len(jen.Id("x")).Op("!=").Id("NumStates").Op("||").Len(jen.Id("p")).Op("!=").Id("NumParams").Op("||").Len(jen.Id("d")).Op("<").Id("k")
+	}
+	decls = append(decls, g.patternTables("fd", g.delayDerivs.Fd)...)
+	decls = append(decls,
+		g.patternFunc("FdPattern", "fd", "NumDelays", "Fd = df/dd (NumStates x NumDelays)"),
+		meth("DelayArgGrad writes the partial derivatives of the argument of delayed value k at (t, x, p, d[:k]) in x, p and d into dx, dp and dd and returns the one in t.", "DelayArgGrad").
+			Params(jen.Id("k").Int(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("d"), jen.Id("dx"), jen.Id("dp"), jen.Id("dd")).Index().Float64()).Float64().Block(
+			append(append([]jen.Code{rangeCheck("DelayArgGrad"),
+				lenPanic("DelayArgGrad", xpd().Op("||").Len(jen.Id("dx")).Op("!=").Id("NumStates").Op("||").Len(jen.Id("dp")).Op("!=").Id("NumParams").Op("||").Len(jen.Id("dd")).Op("!=").Id("NumDelays"))},
+				clearAll("dx", "dp", "dd")...),
+				jen.Var().Id("v").Index(jen.Lit(1)).Float64(),
+				dispatch(delayGradName, v, t, x, p, d, jen.Id("dx"), jen.Id("dp"), jen.Id("dd")),
+				jen.Return(jen.Id("v").Index(jen.Lit(0))))...),
+		meth("DelayTimeGrad writes the derivative of the delay of delayed value k in p at (t, x, p, d[:k]) into dp.", "DelayTimeGrad").
+			Params(jen.Id("k").Int(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("d"), jen.Id("dp")).Index().Float64()).Block(
+			rangeCheck("DelayTimeGrad"),
+			lenPanic("DelayTimeGrad", xpd().Op("||").Len(jen.Id("dp")).Op("!=").Id("NumParams")),
+			jen.Clear(jen.Id("dp")),
+			jen.Var().Defs(
+				jen.Id("v").Index(jen.Lit(1)).Float64(),
+				jen.Id("dx").Index(jen.Id("NumStates")).Float64(),
+				jen.Id("dd").Index(jen.Id("NumDelays")).Float64(),
+			),
+			dispatch(delayTauGradName, v, t, x, p, d, jen.Id("dx").Index(jen.Op(":")), jen.Id("dp"), jen.Id("dd").Index(jen.Op(":")))),
+		meth("DelayHistoryGrad writes the derivative in p of the history of delayed value k at t into dp and returns the one in t.", "DelayHistoryGrad").
+			Params(jen.Id("k").Int(), jen.Id("t").Float64(), jen.List(jen.Id("p"), jen.Id("dp")).Index().Float64()).Float64().Block(
+			rangeCheck("DelayHistoryGrad"),
+			lenPanic("DelayHistoryGrad", jen.Len(jen.Id("p")).Op("!=").Id("NumParams").Op("||").Len(jen.Id("dp")).Op("!=").Id("NumParams")),
+			jen.Clear(jen.Id("dp")),
+			jen.Var().Defs(
+				jen.Id("v").Index(jen.Lit(1)).Float64(),
+				jen.Id("dx").Index(jen.Id("NumStates")).Float64(),
+				jen.Id("dd").Index(jen.Id("NumDelays")).Float64(),
+			),
+			dispatch(delayHistGradName, v, t, jen.Nil(), p, jen.Nil(), jen.Id("dx").Index(jen.Op(":")), jen.Id("dp"), jen.Id("dd").Index(jen.Op(":"))),
+			jen.Return(jen.Id("v").Index(jen.Lit(0)))),
+	)
+	return decls
 }

@@ -40,7 +40,14 @@ func TestGenerateDelays(t *testing.T) {
 	}
 	src := string(files["model.go"])
 	for _, want := range []string{
-		"var _ model.Delays = Model{}",
+		"var _ model.DelaySens = Model{}",
+		"func (Model) JpDelayed(dst []float64, t float64, x, p, d []float64)",
+		"func (Model) FdDelayed(dst []float64, t float64, x, p, d []float64)",
+		"func (Model) FdPattern() *model.Pattern",
+		"func delayGrad1(dst []float64, t float64, x, p, d, dx, dp, dd []float64)",
+		"func delayTauGrad0(",
+		"func delayHistGrad0(",
+		"dp[ParamTau] = 1",
 		"func (Model) FDelayed(dst []float64, t float64, x, p, d []float64)",
 		"func (Model) JxDelayed(dst []float64, t float64, x, p, d []float64)",
 		"func (Model) OutputsDelayedTo(dst []float64, t float64, x, p, d []float64)",

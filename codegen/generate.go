@@ -84,6 +84,7 @@ type generator struct {
 	stateLocal   []string // locals holding x[i] and p[j]
 	paramLocal   []string
 	delayIx      map[string]int // delayed values (delay.go)
+	delayDerivs  *symbolic.DelayDerivs
 }
 
 // Generate returns the Go source of a package implementing model.Model for
@@ -256,6 +257,11 @@ func (g *generator) checkDims() error {
 	g.stateIx = make(map[string]int)
 	g.paramIx = make(map[string]int)
 	g.delayIx = sys.ODE.DelayIndex()
+	dd, err := sys.DelayDerivs()
+	if err != nil {
+		return fmt.Errorf("codegen: %w", err)
+	}
+	g.delayDerivs = dd
 	for i, s := range sys.ODE.States {
 		if _, dup := g.stateIx[s.Name]; dup {
 			return fmt.Errorf("codegen: model %q: duplicate state %q", name, s.Name)

@@ -1,9 +1,17 @@
 package testsuite
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/codegen"
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/runtime/dde"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -179,5 +187,161 @@ func TestDelaySensInterp(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkDDESens(t, name, m)
+	}
+}
+
+// ddeDriver is the program run in the temporary module of
+// TestDelaySensGenerated: for each generated package it solves the
+// sensitivities with BDF and DOPRI5 at rtol 1e-10, counts the
+// allocations of the model.DelaySens methods, and prints the result as
+// JSON.
+const ddeDriver = `package main
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/pbgen/pbgen/runtime/dde"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+
+	"ddegen/feedback"
+	"ddegen/logistic"
+	"ddegen/nested"
+)
+
+type delayModel interface {
+	model.Model
+	model.DelaySens
+}
+
+type result struct {
+	S      map[string][]float64
+	Allocs float64
+	Err    string
+}
+
+func main() {
+	times := map[string][]float64{{TIMES}}
+	out := map[string]result{}
+	for name, m := range map[string]delayModel{"logistic": logistic.New(), "feedback": feedback.New(), "nested": nested.New()} {
+		r := result{S: map[string][]float64{}}
+		ts := times[name]
+		p := make([]float64, model.NumParams(m))
+		m.DefaultParams(p)
+		x0 := make([]float64, model.NumStates(m))
+		m.InitialState(x0, p)
+		for meth, om := range map[string]ode.Method{"BDF": ode.BDF, "DOPRI5": ode.DOPRI5} {
+			res, err := dde.SolveSens(m, p, x0, nil, ts, &dde.Settings{ODE: &ode.Settings{Method: om, RTol: 1e-10, ATol: 1e-12}})
+			if err != nil {
+				r.Err = err.Error()
+				break
+			}
+			r.S[meth] = res.S
+		}
+		nx, np, nd := model.NumStates(m), len(p), m.NumDelays()
+		fd := make([]float64, m.FdPattern().NNZ())
+		jp := make([]float64, m.JpPattern().NNZ())
+		d := make([]float64, nd)
+		dx, dp, dd := make([]float64, nx), make([]float64, np), make([]float64, nd)
+		r.Allocs = testing.AllocsPerRun(10, func() {
+			m.FdDelayed(fd, 1, x0, p, d)
+			m.JpDelayed(jp, 1, x0, p, d)
+			for k := 0; k < nd; k++ {
+				m.DelayArgGrad(k, 1, x0, p, d, dx, dp, dd)
+				m.DelayTimeGrad(k, 1, x0, p, d, dp)
+				m.DelayHistoryGrad(k, -1, p, dp)
+			}
+		})
+		out[name] = r
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+`
+
+// Sensitivities through delays through generated code: the three
+// systems are generated into a temporary module, solved there by
+// dde.SolveSens, and checked here against the finite differences of the
+// interpreted model's solution, with the bounds of TestDelaySensInterp;
+// the model.DelaySens methods of generated code allocate nothing.
+func TestDelaySensGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a temporary module")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	write := func(name string, data []byte) {
+		t.Helper()
+		p := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", []byte("module ddegen\n\ngo 1.24\n\nrequire github.com/pbgen/pbgen v0.0.0\n\nreplace github.com/pbgen/pbgen => "+root+"\n"))
+	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
+		write("go.sum", sum)
+	}
+	systems := ddeSystems(t)
+	for name, sys := range systems {
+		files, err := codegen.Generate(sys, &codegen.Options{Package: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f, src := range files {
+			write(filepath.Join(name, f), src)
+		}
+	}
+	write("main.go", []byte(strings.Replace(ddeDriver, "{{TIMES}}", fmt.Sprintf("%#v", ddeTimes)[len("map[string][]float64"):], 1)))
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, stderr.String())
+	}
+	var res map[string]struct {
+		S      map[string][]float64
+		Allocs float64
+		Err    string
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, name := range []string{"logistic", "feedback", "nested"} {
+		r := res[name]
+		if r.Err != "" {
+			t.Errorf("%s: %s", name, r.Err)
+			continue
+		}
+		if r.Allocs != 0 {
+			t.Errorf("%s: the model.DelaySens methods allocate %v times", name, r.Allocs)
+		}
+		m, err := interp.New(systems[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]float64, model.NumParams(m))
+		m.DefaultParams(p)
+		want := ddeFD(t, m, p, ddeTimes[name])
+		for _, mb := range []struct {
+			meth  string
+			bound float64
+		}{{"BDF", 50}, {"DOPRI5", 10}} {
+			meth, bound := mb.meth, mb.bound
+			w, at := ddeWorst(r.S[meth], want, 1e-10)
+			t.Logf("%s generated %s: worst S error against finite differences %.2g x rtol 1e-10 (entry %d)", name, meth, w, at)
+			if w > bound {
+				t.Errorf("%s generated %s: worst error %.3g x rtol, want <= %g", name, meth, w, bound)
+			}
+		}
 	}
 }
