@@ -38,8 +38,8 @@
 // sin(t) before the start, as the SBML Test Suite expects), nested delays
 // at their own history, rateOf at the time derivative of its target's.
 // A delay in a comp submodel is scaled by its time conversion factors.
-// runtime/dde solves such models; sensitivities through delays are not
-// supported.
+// runtime/dde solves such models, and their forward sensitivities when
+// the delays depend on parameters only.
 //
 // stoichiometryMath (L2) is read as an assignment rule to the species
 // reference: the reference's id, or "stoichiometry(R:S)" for species S

@@ -27,7 +27,8 @@ type ODE struct {
 // t, x, p and the delayed values listed before this one (so a solver
 // computes them in order); History is Expr before the start time, an
 // expression of t and p (SBML: every variable at its initial value).
-// Sensitivities through delays are not formed: Jx and Jp hold d fixed.
+// Jx and Jp hold d fixed; System.DelayDerivs has the derivatives through
+// the delays.
 type Delay struct {
 	Name, Label        string // the symbol's name; a readable form for messages
 	Expr, Tau, History *Node

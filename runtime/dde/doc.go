@@ -39,14 +39,49 @@
 // the method does not see), as RADAR5 and dde23 do. Breaking points of
 // delays that depend on the state or time are not located.
 //
+// # Sensitivities
+//
+// SolveSens computes S = dx/dp by forward sensitivity through the
+// delays, for a model that implements model.DelaySens and whose delays
+// all have lengths that depend on the parameters only:
+//
+//	S'(t) = Jx S(t) + Jp + sum_k (df/dd_k) D_k(t),
+//	D_k(t) = de_k/dx S(s) + de_k/dp + sum_{j<k} de_k/dd_j D_j(s) - e_k'(s) dtau_k/dp,  s = t - tau_k,
+//
+// with dH_k/dp and dH_k/dt of the history before the start, and e_k'(s),
+// the derivative of e_k along the solution, from x'(s) = f(s, x(s), d(s))
+// (and d_j'(s) for nested delays, in turn); it is formed only for delays
+// that depend on p. The state and S are integrated together as one
+// vector z = (x, S column by column) by the method of steps above, so S
+// at s comes from the same dense output as x, the breaking points are
+// the states', and S is in the error test with the states' tolerances.
+// The Newton matrix is block diagonal, a copy of I - gamma Jx per
+// column (CVODES's simultaneous corrector makes the same approximation);
+// with LinearAuto runtime/ode factors it by the sparse LU when it is
+// large. Integrating z costs about np+1 times the states' work.
+//
+// Against central finite differences of the delay solution at rtol
+// 1e-10 (runtime/dde and testsuite tests: a linear DDE, the delayed
+// logistic equation, a delayed negative feedback, a nested delay, with
+// parameter-dependent delays and histories), the worst entry is within
+// 9x of rtol with BDF and 2x with DOPRI5, except the delayed logistic
+// equation with BDF, 28x: BDF's own global error, which falls with rtol.
+//
 // # Limits
 //
 // Events combined with delays are not supported (Solve refuses a model
-// with events), nor are sensitivities through delays: runtime/ode refuses
-// a model.Delays (ErrDelays), so runtime/sens and runtime/events do too.
+// with events). Sensitivities through a delay whose length depends on
+// the state or time are refused (ErrSens), and so is a model without
+// model.DelaySens. A history that does not meet the solution at the
+// start (x0 set apart from the history, as pbgen sim -x0 can) makes
+// x' jump at t0 + tau, a jump that moves with tau: its contribution to
+// S ((f- - f+) dtau/dp at that point) is not added. runtime/ode
+// refuses a model.Delays (ErrDelays), so runtime/sens (PBS, PBSR, Exp and
+// its FS) and runtime/events do too.
 //
 // # Allocation
 //
-// The right-hand side allocates nothing; each integration segment (one
-// per breaking point) keeps its own Trajectory as history.
+// The right-hand sides (of Solve and SolveSens) allocate nothing; each
+// integration segment (one per breaking point) keeps its own Trajectory
+// as history.
 package dde

@@ -272,3 +272,23 @@ func TestSensRefused(t *testing.T) {
 		t.Error("s0 of the wrong length accepted")
 	}
 }
+
+// The right-hand side of SolveSens allocates nothing, nested lookups
+// and derivatives in time included.
+func TestSensRHSAllocs(t *testing.T) {
+	m := logistic{}
+	p := []float64{1.2, 2, 0.9, 0.3}
+	z0 := []float64{0.3, 0, 0, 0, 1}
+	h := newHistory(m, m, p, z0, 0)
+	r := newSensRHS(m, m, h, p, []float64{0.9})
+	dst := make([]float64, len(z0))
+	z := []float64{0.5, 0.1, 0.2, 0.3, 1.1}
+	jx := make([]float64, r.JxPattern().NNZ())
+	if n := testing.AllocsPerRun(100, func() {
+		r.F(dst, 0.5, z, p) // before the start: the history
+		r.F(dst, 1.5, z, p) // in the solution: e' through x' = f
+		r.Jx(jx, 0.5, z, p)
+	}); n != 0 {
+		t.Errorf("F and Jx allocate %v times", n)
+	}
+}

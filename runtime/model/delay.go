@@ -22,7 +22,7 @@ package model
 //
 // Jx and Jp in the d variants treat d as constant: the Newton matrix of
 // an implicit integrator needs no more, and sensitivities through delays
-// are not supported.
+// take the rest from the optional DelaySens.
 //
 // It is optional and additive: a model without delays does not implement
 // it, and generated code that does not implement it keeps compiling.

@@ -362,7 +362,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	if model.HasDelays(m) {
 		// Its F needs the history (model.Delays): integrating it as an
 		// ODE would simulate another model.
-		sv.err = fmt.Errorf("%w: model %q uses csymbol delay: runtime/ode integrates ordinary differential equations only; runtime/dde solves its states (sensitivities of models with csymbol delay are not supported)", ErrDelays, m.Name())
+		sv.err = fmt.Errorf("%w: model %q uses csymbol delay: runtime/ode integrates ordinary differential equations only; runtime/dde solves its states (dde.Solve) and forward sensitivities (dde.SolveSens)", ErrDelays, m.Name())
 		return sv
 	}
 	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {

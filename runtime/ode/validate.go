@@ -15,7 +15,7 @@ var ErrInvalid = errors.New("invalid input")
 // ErrDelays is wrapped by the error of every integration of a model that
 // implements model.Delays (SBML csymbol delay): its right-hand side needs
 // the solution's history, which runtime/dde keeps and this package does
-// not. Sensitivities through delays are not supported anywhere.
+// not; runtime/dde solves the states and their forward sensitivities.
 var ErrDelays = errors.New("delay differential equations are not supported here")
 
 // invalid returns an error wrapping ErrInvalid with the sentence msg.
