@@ -201,8 +201,11 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	}
 	res.Breaks = breaks(ts[0], ts[len(ts)-1], consts, maxOrder, maxBreaks)
 	var r model.Model = &rhs{Model: m, dm: dm, h: h, d: make([]float64, nd)}
+	var sr *sensRHS
 	if withS {
-		r = newSensRHS(m, ds, h, p, tau)
+		sr = newSensRHS(m, ds, h, p, tau)
+		sr.d0 = d0
+		r = sr
 	}
 	ig := ode.NewSolver(r, &oset)
 	// DOPRI5's initial step guess (Hairer's) collapses at a restart where
@@ -251,6 +254,9 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		if len(tout) == 0 || tout[len(tout)-1] < tend {
 			tout = append(tout, tend)
 		}
+		if sr != nil && t > ts[0] {
+			sr.jump(t, z)
+		}
 		tr := &ode.Trajectory{}
 		if restartH0 && len(h.done) > 0 {
 			prev := h.done[len(h.done)-1]
@@ -259,7 +265,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 				ig = ode.NewSolver(r, &oset)
 			}
 		}
-		h.cur = tr
+		h.cur, h.segEnd = tr, tend
 		err := ig.Integrate(tr, p, z, t, tout)
 		if h.err != nil {
 			return nil, h.err
@@ -374,6 +380,7 @@ type history struct {
 	done       []*ode.Trajectory // finished segments, in time order
 	starts     []float64         // their start times
 	cur        *ode.Trajectory   // the segment being integrated, or nil
+	segEnd     float64           // the end of the segment being integrated
 	info       []model.DelayInfo
 	// levels[l] is the scratch of a lookup at nesting depth l: a state
 	// and the delayed values at the time looked up.
@@ -428,7 +435,12 @@ func (h *history) delayed(d []float64, n int, t float64, z, tau []float64, level
 // lookup is e_k at time s < t, where (t, x) is the point being
 // evaluated (used when s lies beyond the accepted steps).
 func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
-	if s < h.t0 {
+	// At the end of a segment, t = t0 + tau is a breaking point and the
+	// segment is the left side of it: the value there is the history's
+	// limit, which differs from the solution's at t0 when the history
+	// does not meet x0 (an integrator's last stage lands exactly on the
+	// segment's end; the + side there made an O(h) error).
+	if s < h.t0 || s <= h.t0+near(h.t0) && h.cur != nil && t >= h.segEnd-near(h.segEnd) {
 		return h.dm.DelayHistory(k, s, h.p)
 	}
 	buf := h.levels[level]

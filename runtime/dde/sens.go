@@ -1,6 +1,7 @@
 package dde
 
 import (
+	"math"
 	"slices"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -38,6 +39,7 @@ type sensRHS struct {
 	tauDep     []bool    // tau_k depends on some parameter
 	zeroDep    bool      // some tau_k is 0 and depends on a parameter
 	lv         []sensLevel
+	d0         []float64 // the delayed values at the start
 }
 
 // sensLevel is the scratch of one depth of the lookups of sensAt: a
@@ -248,4 +250,39 @@ func dot(a, b []float64) float64 {
 		s += v * b[i]
 	}
 	return s
+}
+
+// jump adds to S in z, at a breaking point t, the jumps of delays that
+// depend on p: where t = t0 + tau_k and the history H_k(t0) differs from
+// e_k at the start, d_k and so x' jump at a time that moves with tau_k,
+// and S jumps by (f- - f+) dtau_k/dp, f- and f+ being f with d_k = H_k(t0)
+// and with d_k = e_k(t0) (the other delayed values as they are at t). A
+// history that meets the solution at the start, as SBML's does unless
+// the initial state is set apart from it, gives no jump.
+func (r *sensRHS) jump(t float64, z []float64) {
+	h, nx, np := r.h, r.nx, r.np
+	lv := &r.lv[0]
+	for k := 0; k < r.nd; k++ {
+		if !r.tauDep[k] || math.Abs(t-(h.t0+r.tau[k])) > near(t) {
+			continue
+		}
+		eMinus := r.ds.DelayHistory(k, h.t0, r.p)
+		ePlus := r.ds.DelayArg(k, h.t0, h.x0[:nx], r.p, r.d0[:k])
+		if eMinus == ePlus {
+			continue
+		}
+		x := z[:nx]
+		h.delayed(lv.d, r.nd, t, z, nil, 0)
+		lv.d[k] = eMinus
+		r.ds.FDelayed(lv.f, t, x, r.p, lv.d)
+		lv.d[k] = ePlus
+		r.ds.FDelayed(lv.gx, t, x, r.p, lv.d)
+		tp := r.tauP[k*np : (k+1)*np]
+		for i := 0; i < nx; i++ {
+			df := lv.f[i] - lv.gx[i]
+			for j := 0; j < np; j++ {
+				z[nx+j*nx+i] += df * tp[j]
+			}
+		}
+	}
 }

@@ -59,6 +59,14 @@ func (lin) DelayHistoryGrad(k int, t float64, p, dp []float64) float64 {
 	return 0
 }
 
+// linJump is lin with x(0) = 2c against the history c: x' jumps at
+// t = tau, a point that moves with tau, so S jumps there.
+type linJump struct{ lin }
+
+func (linJump) Name() string                  { return "linJump" }
+func (linJump) InitialState(dst, p []float64) { dst[0] = 2 * p[2] }
+func (linJump) InitialSens(dst, p []float64)  { copy(dst, []float64{0, 0, 2}) }
+
 // linExact is x and dx/d(a, tau, c) of lin on [0, 2 tau].
 func linExact(t float64, p []float64) (x float64, s [3]float64) {
 	a, tau, c := p[0], p[1], p[2]
@@ -225,6 +233,7 @@ func TestSensFiniteDifferences(t *testing.T) {
 	}{
 		{lin{}, []float64{0, 0.5, 1.2, 2, 3.1, 4.5, 6}},
 		{logistic{}, []float64{0, 1, 2.5, 4, 7, 10}},
+		{linJump{}, []float64{0, 0.5, 1.2, 2, 3.1, 4.5, 6}},
 	} {
 		m := c.m
 		p := make([]float64, model.NumParams(m))
@@ -290,5 +299,36 @@ func TestSensRHSAllocs(t *testing.T) {
 		r.Jx(jx, 0.5, z, p)
 	}); n != 0 {
 		t.Errorf("F and Jx allocate %v times", n)
+	}
+}
+
+// A history that does not meet x0 (linJump: x(0) = 4, history 2) is
+// read as the history at the end of the segment before t0 + tau: the
+// integrator's last stage lands there, and reading the solution instead
+// was an O(h) error (1.8e-3 at a fixed step of 1e-2).
+func TestHistoryLeftLimit(t *testing.T) {
+	p := []float64{0.7, 1.3, 2}
+	exact := func(tt float64) float64 {
+		a, c := p[0], p[2]
+		if tt <= p[1] {
+			return 2*c - a*c*tt
+		}
+		u := tt - p[1]
+		return 2*c - a*c*p[1] - 2*c*a*u + a*a*c*u*u/2
+	}
+	ts := []float64{0, 1, 1.3, 1.31, 2}
+	for _, set := range []*Settings{
+		{ODE: &ode.Settings{Method: ode.DOPRI5, RTol: 0.5, ATol: 1, HMax: 1e-2, H0: 1e-2}},
+		{ODE: &ode.Settings{RTol: 1e-10, ATol: 1e-12}},
+	} {
+		r, err := Solve(linJump{}, p, []float64{4}, ts, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ti := range ts {
+			if got, want := r.X[i], exact(ti); math.Abs(got-want) > 1e-8 {
+				t.Errorf("%v: x(%g) = %.12g, want %.12g", set.ODE.Method, ti, got, want)
+			}
+		}
 	}
 }
