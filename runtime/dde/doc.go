@@ -37,7 +37,10 @@
 // integrator at each breaking point up to Settings.MaxOrder jumps (5 by
 // default, the BDF's highest order; beyond it the jump is in a derivative
 // the method does not see), as RADAR5 and dde23 do. Breaking points of
-// delays that depend on the state or time are not located.
+// delays that depend on the state or time are not located. A segment
+// ending at t0 + tau reads the history's value at t0 (its left limit)
+// even at its last stage, which lands on t0 + tau: where the history
+// does not meet x0 the solution's value there would be an O(h) error.
 //
 // # Sensitivities
 //
@@ -74,8 +77,9 @@
 // the state or time are refused (ErrSens), and so is a model without
 // model.DelaySens. A history that does not meet the solution at the
 // start (x0 set apart from the history, as pbgen sim -x0 can) makes
-// x' jump at t0 + tau, a jump that moves with tau: its contribution to
-// S ((f- - f+) dtau/dp at that point) is not added. runtime/ode
+// x' jump at t0 + tau_k, a point that moves with tau_k: SolveSens adds
+// the jump (f- - f+) dtau_k/dp of S there, but not that of a nested
+// delay reading the jumping value (at t0 + tau_j + tau_k). runtime/ode
 // refuses a model.Delays (ErrDelays), so runtime/sens (PBS, PBSR, Exp and
 // its FS) and runtime/events do too.
 //
