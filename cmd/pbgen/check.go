@@ -44,7 +44,15 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events))
 	if nd := len(sys.ODE.Delays); nd > 0 {
 		// Only for models that have them, so other output is unchanged.
-		fmt.Fprintf(stdout, "  delays      %d (%s; sim -method none solves them)\n", nd, listNames(delayLabels(sys), 3))
+		how := "sim -method none or fs solves them"
+		index := sys.ODE.DelayIndex()
+		for k := range sys.ODE.Delays {
+			if constant, _ := sys.ODE.DelayShape(k, index); !constant {
+				how = "sim -method none solves them; fs needs delays of parameters only"
+				break
+			}
+		}
+		fmt.Fprintf(stdout, "  delays      %d (%s; %s)\n", nd, listNames(delayLabels(sys), 3), how)
 	}
 	if sys.ODE.Algebraic > 0 {
 		// A DAE: pbgen sim and generated packages solve it through
