@@ -86,3 +86,66 @@ func TestDelays(t *testing.T) {
 		t.Errorf("delay methods allocate %v times", n)
 	}
 }
+
+// The derivatives of model.DelaySens on delaySys (x' = -k d0 x, d0 =
+// delay(x, tau) with history 1 + t, d1 = delay(d0, x)): df/dd, the
+// partials of each argument, delay and history, written in full (the
+// destinations NaN-filled before), and nothing allocated.
+func TestDelaySens(t *testing.T) {
+	m, err := New(delaySys(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds model.DelaySens = m
+	p, x, d := []float64{2, 0.5}, []float64{3}, []float64{0.25, 7}
+	nan := func(v []float64) {
+		for i := range v {
+			v[i] = math.NaN()
+		}
+	}
+	pat := ds.FdPattern()
+	if pat.Rows != 1 || pat.Cols != 2 || pat.NNZ() != 1 || pat.ColIdx[0] != 0 {
+		t.Fatalf("FdPattern = %+v, want the one entry df/dd0", pat)
+	}
+	fd := []float64{math.NaN()}
+	ds.FdDelayed(fd, 1, x, p, d)
+	if fd[0] != -2*3 { // -k x
+		t.Errorf("FdDelayed = %v, want -k x = -6", fd)
+	}
+	jp := make([]float64, m.JpPattern().NNZ())
+	nan(jp)
+	ds.JpDelayed(jp, 1, x, p, d)
+	if len(jp) != 1 || jp[0] != -0.25*3 { // d/dk = -d0 x
+		t.Errorf("JpDelayed = %v, want [-0.75]", jp)
+	}
+	dx, dp, dd := make([]float64, 1), make([]float64, 2), make([]float64, 2)
+	nan(dx)
+	nan(dp)
+	nan(dd)
+	// e1 = d0: partials 0 in x and p, 1 in d0, 0 in t.
+	if gt := ds.DelayArgGrad(1, 1, x, p, d, dx, dp, dd); gt != 0 || dx[0] != 0 || dp[0] != 0 || dp[1] != 0 || dd[0] != 1 || dd[1] != 0 {
+		t.Errorf("DelayArgGrad(1) = %g, dx %v, dp %v, dd %v, want 0, [0], [0 0], [1 0]", gt, dx, dp, dd)
+	}
+	// e0 = x.
+	if gt := ds.DelayArgGrad(0, 1, x, p, d, dx, dp, dd); gt != 0 || dx[0] != 1 || dd[0] != 0 {
+		t.Errorf("DelayArgGrad(0) = %g, dx %v, dd %v, want 0, [1], [0 0]", gt, dx, dd)
+	}
+	nan(dp)
+	ds.DelayTimeGrad(0, 1, x, p, d, dp) // tau0 = tau
+	if dp[0] != 0 || dp[1] != 1 {
+		t.Errorf("DelayTimeGrad(0) = %v, want [0 1]", dp)
+	}
+	nan(dp)
+	if gt := ds.DelayHistoryGrad(0, -0.5, p, dp); gt != 1 || dp[0] != 0 || dp[1] != 0 { // 1 + t
+		t.Errorf("DelayHistoryGrad(0) = %g, %v, want 1, [0 0]", gt, dp)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		ds.FdDelayed(fd, 1, x, p, d)
+		ds.JpDelayed(jp, 1, x, p, d)
+		ds.DelayArgGrad(1, 1, x, p, d, dx, dp, dd)
+		ds.DelayTimeGrad(0, 1, x, p, d, dp)
+		ds.DelayHistoryGrad(0, -0.5, p, dp)
+	}); n != 0 && !raceOn {
+		t.Errorf("DelaySens methods allocate %v times", n)
+	}
+}
