@@ -202,10 +202,11 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	res.Breaks = breaks(ts[0], ts[len(ts)-1], consts, maxOrder, maxBreaks)
 	var r model.Model = &rhs{Model: m, dm: dm, h: h, d: make([]float64, nd)}
 	var sr *sensRHS
+	ip := p // the parameters the integrator passes (none to sensRHS)
 	if withS {
 		sr = newSensRHS(m, ds, h, p, tau)
 		sr.d0 = d0
-		r = sr
+		r, ip = sr, nil
 	}
 	ig := ode.NewSolver(r, &oset)
 	// DOPRI5's initial step guess (Hairer's) collapses at a restart where
@@ -266,7 +267,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			}
 		}
 		h.cur, h.segEnd = tr, tend
-		err := ig.Integrate(tr, p, z, t, tout)
+		err := ig.Integrate(tr, ip, z, t, tout)
 		if h.err != nil {
 			return nil, h.err
 		}

@@ -83,7 +83,7 @@ func newSensRHS(m model.Model, ds model.DelaySens, h *history, p, tau []float64)
 		}
 	}
 	r.zPat = zp
-	r.emptyJp = &model.Pattern{Rows: nz, Cols: np, RowPtr: make([]int, nz+1)}
+	r.emptyJp = &model.Pattern{Rows: nz, Cols: 0, RowPtr: make([]int, nz+1)}
 	r.jx = make([]float64, r.jxPat.NNZ())
 	r.jp = make([]float64, r.jpPat.NNZ())
 	r.fd = make([]float64, r.fdPat.NNZ())
@@ -108,14 +108,19 @@ func newSensRHS(m model.Model, ds model.DelaySens, h *history, p, tau []float64)
 	return r
 }
 
+// The integrator sees a model of nz states and no parameters (its
+// vectors would otherwise be sized for sensitivities of z, np+1 times
+// larger): the parameters are r.p, and p is nil in F and Jx.
 func (r *sensRHS) StateNames() []string                        { return r.names }
+func (r *sensRHS) ParamNames() []string                        { return nil }
+func (r *sensRHS) DefaultParams(dst []float64)                 {}
 func (r *sensRHS) JxPattern() *model.Pattern                   { return r.zPat }
 func (r *sensRHS) JpPattern() *model.Pattern                   { return r.emptyJp }
 func (r *sensRHS) Jp(dst []float64, t float64, z, p []float64) {}
 
 // F writes x' and S' at (t, z).
-func (r *sensRHS) F(dst []float64, t float64, z, p []float64) {
-	nx, np := r.nx, r.np
+func (r *sensRHS) F(dst []float64, t float64, z, _ []float64) {
+	nx, np, p := r.nx, r.np, r.p
 	lv := &r.lv[0]
 	r.sensAt(t, z, r.nd, false, 0)
 	x := z[:nx]
@@ -147,10 +152,10 @@ func (r *sensRHS) F(dst []float64, t float64, z, p []float64) {
 }
 
 // Jx writes the block-diagonal approximation of the Jacobian in z.
-func (r *sensRHS) Jx(dst []float64, t float64, z, p []float64) {
+func (r *sensRHS) Jx(dst []float64, t float64, z, _ []float64) {
 	lv := &r.lv[0]
 	r.h.delayed(lv.d, r.nd, t, z, nil, 0)
-	r.ds.JxDelayed(r.jx, t, z[:r.nx], p, lv.d)
+	r.ds.JxDelayed(r.jx, t, z[:r.nx], r.p, lv.d)
 	for b := 0; b <= r.np; b++ {
 		copy(dst[b*len(r.jx):], r.jx)
 	}
