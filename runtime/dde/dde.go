@@ -91,6 +91,20 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, 
 	} else if len(s0) != nx*np {
 		return nil, fmt.Errorf("dde: s0 has %d values, want nx*np = %d", len(s0), nx*np)
 	}
+	if ds, ok := m.(model.DelaySens); ok {
+		// A hand-written model's pattern is checked here, so that a
+		// wrong one is an error and not newSensRHS's panic.
+		fd := ds.FdPattern()
+		if fd == nil {
+			return nil, fmt.Errorf("dde: model %q: FdPattern is nil", m.Name())
+		}
+		if err := fd.Validate(); err != nil {
+			return nil, fmt.Errorf("dde: model %q: FdPattern: %v", m.Name(), err)
+		}
+		if nd := ds.NumDelays(); fd.Rows != nx || fd.Cols != nd {
+			return nil, fmt.Errorf("dde: model %q: FdPattern is %d x %d, want %d x %d", m.Name(), fd.Rows, fd.Cols, nx, nd)
+		}
+	}
 	return solve(m, p, x0, s0, ts, set, true)
 }
 
