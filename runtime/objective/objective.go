@@ -71,6 +71,18 @@ type Solver interface {
 	SolveFrom(res *sens.Result, p []float64, st *sens.Start, ts []float64) error
 }
 
+// StateSolver is optional for a Solver of Options.NewSolver: the
+// integration of the state alone, which the steady-state search
+// (pre-equilibration, steady-state data) runs before it solves for S.
+// SolveState integrates x (x(t0) on entry, x(t1) on return) with
+// parameters p and returns the steps and rejected steps it took. A Solver
+// without it leaves those integrations to runtime/ode's BDF, so that a
+// peer solver (CVODES in the benchmarks) would be timed with our
+// integrator on steady-state problems.
+type StateSolver interface {
+	SolveState(x, p []float64, t0, t1 float64) (steps, rejected int, err error)
+}
+
 // Result receives an evaluation; its slices are reused by later calls.
 type Result struct {
 	// LLH is the log-likelihood (larger is better), Chi2 the sum of the
