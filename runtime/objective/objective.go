@@ -58,8 +58,10 @@ type Options struct {
 	// layout (m is the objective's wrapped model, opt the resolved solver
 	// options); nil means sens.NewSolver. It exists so that a benchmark can
 	// run the same objective on another integrator (internal/cvodes runs
-	// CVODES through it). Steady states are still reached by the state
-	// integrator of runtime/ode; only the solves of x and S go through it.
+	// CVODES through it). The steady-state search integrates the state
+	// with it too when the Solver implements StateSolver, else with
+	// runtime/ode's BDF; its Newton polish and steady-state S are the
+	// objective's own either way.
 	NewSolver func(m model.Model, opt *sens.Options) (Solver, error)
 }
 
