@@ -74,8 +74,9 @@ func (a CSR) mulBlock(y, x []float64, k int, add bool) {
 // mulRowSmall adds row q0:q1 of A times the block X (k < smallBlock
 // columns) to the row d of Y, four, two and one columns at a time with the
 // sums in registers: a dense.Axpy call per entry cost more than its
-// update, and a scalar loop into d reloads d at every entry (2.6 times
-// faster on a 75 x 75 Jx with 20 entries per row and k = 6). Each sum
+// update, and a scalar loop into d reloads d at every entry (2-3 times
+// faster on a random 75 x 75 matrix with 20 entries per row and k = 6, a
+// throwaway benchmark on a loaded machine). Each sum
 // runs over the row in pattern order from d's value, as the axpy loop
 // did, so the results are the same.
 func mulRowSmall(d, x, v []float64, ci []int, q0, q1, k int) {
