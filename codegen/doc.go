@@ -14,8 +14,12 @@
 // parameter (StateX, ParamK; see Ident for how ids become identifiers), the
 // original ids, the default parameter values, the CSR patterns of Jx and Jp
 // as array literals, and type Model with the methods of model.Model plus
-// Outputs and OutputsTo. Large networks (Options.SplitFiles) put F into
-// f.go, Jx, Jp into jac.go, the observables' functions into obs.go and
+// Outputs and OutputsTo, and model.JpColumns (without delays): one
+// function per parameter column of Jp with entries, jpColK, the table
+// jpColumns of them and the method JpColumns, which
+// model.JpColumnFuncs turns into the evaluator of a column set. Large
+// networks (Options.SplitFiles) put F into f.go, Jx, Jp and the column
+// functions into jac.go, the observables' functions into obs.go and
 // the assignment sets' into assign.go.
 //
 // # Observables and estimation problems

@@ -145,6 +145,32 @@ func TestMatchesInterp(t *testing.T) {
 					}
 				}
 			}
+			// JpColumns: the chosen columns' entries equal interp's Jp,
+			// the others keep the marker.
+			jc, ok := c.gen.(model.JpColumns)
+			if !ok {
+				t.Fatalf("%s: the generated model has no JpColumns", c.name)
+			}
+			var cols []int
+			for j := np - 1; j >= 0; j -= 2 {
+				cols = append(cols, j)
+			}
+			pat := c.gen.JpPattern()
+			g, w := make([]float64, pat.NNZ()), make([]float64, pat.NNZ())
+			const marker = -7.5
+			for i := range g {
+				g[i] = marker
+			}
+			jc.JpColumns(cols)(g, tt, x, p)
+			im.Jp(w, tt, x, p)
+			for k, j := range pat.ColIdx {
+				switch in := slices.Contains(cols, j); {
+				case in && (relDiff(g[k], w[k]) > 1e-12 || math.IsNaN(g[k])):
+					t.Errorf("%s: JpColumns entry %d (column %d) = %v, interp's Jp %v", c.name, k, j, g[k], w[k])
+				case !in && g[k] != marker:
+					t.Errorf("%s: JpColumns wrote entry %d of column %d, not chosen", c.name, k, j)
+				}
+			}
 		}
 		for _, what := range []string{"F", "Jx", "Jp", "InitialState", "InitialSens", "OutputsTo"} {
 			t.Logf("MAXREL %s %s %.3g", c.name, what, worst[what])
@@ -162,10 +188,16 @@ func TestNoAllocations(t *testing.T) {
 		jx := make([]float64, c.gen.JxPattern().NNZ())
 		jp := make([]float64, c.gen.JpPattern().NNZ())
 		s0 := make([]float64, nx*np)
+		cols := make([]int, np)
+		for j := range cols {
+			cols[j] = j
+		}
+		jpc := c.gen.(model.JpColumns).JpColumns(cols)
 		if a := testing.AllocsPerRun(100, func() {
 			c.gen.F(f, 1, x, p)
 			c.gen.Jx(jx, 1, x, p)
 			c.gen.Jp(jp, 1, x, p)
+			jpc(jp, 1, x, p)
 			c.gen.InitialSens(s0, p)
 		}); a != 0 {
 			t.Errorf("%s: %v allocations per evaluation", c.name, a)

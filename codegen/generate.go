@@ -188,6 +188,9 @@ func (g *generator) files(secs []emitted) map[string][]jen.Code {
 	if g.sys.ODE.Algebraic > 0 {
 		files["model.go"] = append(files["model.go"], g.algebraicDecls()...)
 	}
+	if g.hasJpColumns() {
+		files["model.go"] = append(files["model.go"], g.jpColumnsDecls()...)
+	}
 	if g.problem != nil {
 		files["problem.go"] = g.problemDecls()
 	}

@@ -63,6 +63,9 @@ func (s *section) addTo(root *symbolic.Node, k int, lhs jen.Code, comment string
 // assignment set (likewise).
 func (g *generator) sections() []*section {
 	secs := []*section{g.fSection(), g.jxSection(), g.jpSection(), g.x0Section(), g.x0pSection(), g.outputSection()}
+	if g.hasJpColumns() {
+		secs = append(secs, g.jpColumnSections()...)
+	}
 	for k := range g.obs {
 		secs = append(secs, g.obsValueSection(k), g.obsDerivSection(k))
 	}

@@ -71,7 +71,8 @@ type PetabMethod struct {
 	GradOKNominal bool `json:"grad_ok_nominal"`
 	// Steps and Rejected are the integrator's accepted and rejected steps
 	// of one llh+grad evaluation (the objective's Stats: our BDF, or
-	// CVODES's for its solves; steady states are ours in both).
+	// CVODES's for its solves, including the steady-state search's state
+	// integrations through objective.StateSolver).
 	Steps    int    `json:"steps"`
 	Rejected int    `json:"rejected"`
 	Err      string `json:"error,omitempty"`

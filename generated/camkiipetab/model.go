@@ -346,6 +346,81 @@ func (Model) Observe(k int, t float64, x, p, u []float64, d *model.ObsDeriv) (y,
 	return v[0], v[1]
 }
 
+// jpColumns holds, per parameter column, the function writing that column's
+// entries of Jp (nil: the column has none).
+var jpColumns = [NumParams]model.JpFunc{
+	ParamKf__CaM__Ca:             jpCol0,
+	ParamKf__CaM_Ca1__Ca:         jpCol1,
+	ParamKf__CaM_Ca2__Ca:         jpCol2,
+	ParamKf__CaM_Ca3__Ca:         jpCol3,
+	ParamKf__CaM__PP2B:           jpCol4,
+	ParamKf__CaM_Ca1__PP2B:       jpCol5,
+	ParamKf__CaM_Ca2__PP2B:       jpCol6,
+	ParamKf__CaM_Ca3__PP2B:       jpCol7,
+	ParamKf__CaM_Ca4__PP2B:       jpCol8,
+	ParamKf__PP2B_CaM__Ca:        jpCol9,
+	ParamKf__PP2B_CaM_Ca1__Ca:    jpCol10,
+	ParamKf__PP2B_CaM_Ca2__Ca:    jpCol11,
+	ParamKf__PP2B_CaM_Ca3__Ca:    jpCol12,
+	ParamKD__CaM_Ca3__Ca:         jpCol13,
+	ParamKD__CaM_Ca2__Ca:         jpCol14,
+	ParamKD__CaM_Ca1__Ca:         jpCol15,
+	ParamKD__CaM__Ca:             jpCol16,
+	ParamKD__CaM_Ca4__PP2B:       jpCol17,
+	ParamKD__PP2B_CaM_Ca3__Ca:    jpCol18,
+	ParamKD__PP2B_CaM_Ca2__Ca:    jpCol19,
+	ParamKD__PP2B_CaM_Ca1__Ca:    jpCol20,
+	ParamKD__PP2B_CaM__Ca:        jpCol21,
+	ParamKf__CaM__CaMKII:         jpCol22,
+	ParamKf__CaMKII_CaM_Ca3__Ca:  jpCol23,
+	ParamKf__CaMKII_CaM_Ca2__Ca:  jpCol24,
+	ParamKf__CaMKII_CaM_Ca1__Ca:  jpCol25,
+	ParamKf__CaMKII_CaM__Ca:      jpCol26,
+	ParamKf__CaM_Ca1__CaMKII:     jpCol27,
+	ParamKf__CaM_Ca2__CaMKII:     jpCol28,
+	ParamKf__CaM_Ca3__CaMKII:     jpCol29,
+	ParamKf__CaM_Ca4__CaMKII:     jpCol30,
+	ParamKD__CaM_Ca4__CaMKII:     jpCol31,
+	ParamKD__CaMKII_CaM_Ca3__Ca:  jpCol32,
+	ParamKD__CaMKII_CaM_Ca2__Ca:  jpCol33,
+	ParamKD__CaMKII_CaM_Ca1__Ca:  jpCol34,
+	ParamKD__CaMKII_CaM__Ca:      jpCol35,
+	ParamKf__pCaMKII_CaM_Ca3__Ca: jpCol36,
+	ParamKf__CaM__pCaMKIIa:       jpCol37,
+	ParamKf__CaM_Ca1__pCaMKIIa:   jpCol38,
+	ParamKf__CaM_Ca2__pCaMKIIa:   jpCol39,
+	ParamKf__CaM_Ca3__pCaMKIIa:   jpCol40,
+	ParamKf__pCaMKII_CaM_Ca2__Ca: jpCol41,
+	ParamKf__pCaMKII_CaM_Ca1__Ca: jpCol42,
+	ParamKf__CaM_Ca4__pCaMKIIa:   jpCol43,
+	ParamKf__pCaMKII_CaM__Ca:     jpCol44,
+	ParamKD__pCaMKII_CaM_Ca3__Ca: jpCol45,
+	ParamKD__pCaMKII_CaM_Ca2__Ca: jpCol46,
+	ParamKD__pCaMKII_CaM_Ca1__Ca: jpCol47,
+	ParamKD__pCaMKII_CaM__Ca:     jpCol48,
+	ParamKD__CaM_Ca4__pCaMKIIa:   jpCol49,
+	ParamKautMax:                 jpCol50,
+	ParamKf__PP1__pCaMKIIa:       jpCol51,
+	ParamKr__PP1__pCaMKIIa:       jpCol52,
+	ParamKcat__PP1__pCaMKIIa:     jpCol53,
+	ParamCa_set:                  jpCol54,
+	ParamPP1_0:                   jpCol55,
+	ParamCaMKII_0:                jpCol56,
+	ParamCaM_0:                   jpCol57,
+	ParamPP2B_0:                  jpCol58,
+}
+
+var _ model.JpColumns = Model{}
+
+// JpColumns returns a function writing the entries of Jp in the parameter
+// columns cols (distinct, in [0, NumParams), any order) into their JpPattern
+// positions of dst, leaving the other entries as they are: the sensitivities
+// of a few of the parameters need only their columns. It panics on a bad
+// column list.
+func (Model) JpColumns(cols []int) model.JpFunc {
+	return model.JpColumnFuncs(jpColumns[:], NumStates, NNZJp, cols)
+}
+
 // F writes f(t, x, p) = dx/dt into dst.
 func (Model) F(dst []float64, t float64, x, p []float64) {
 	if len(dst) != NumStates || len(x) != NumStates || len(p) != NumParams {
@@ -2458,6 +2533,1701 @@ func (Model) OutputsTo(dst []float64, t float64, x, p []float64) {
 	dst[229] = -(xPP1__pCaMKIIa * pKr__PP1__pCaMKIIa) + pKf__PP1__pCaMKIIa*xPCaMKIIa*e1
 	// ReactionFlux34 = PP1__pCaMKIIa*kcat__PP1__pCaMKIIa
 	dst[230] = xPP1__pCaMKIIa * pKcat__PP1__pCaMKIIa
+}
+
+// jpCol0 writes the entries of Jp in the column of kf__CaM__Ca at (t, x, p)
+// into their JpPattern positions of dst.
+func jpCol0(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pCa_set := p[ParamCa_set]
+	pCaM_0 := p[ParamCaM_0]
+	// Jp[0] = d(dCaM_Ca1/dt)/d(kf__CaM__Ca)
+	dst[0] = -(xCaM_Ca1 * pKD__CaM__Ca) + pCa_set*(-xCaMKII_CaM-xCaMKII_CaM_Ca1-xCaMKII_CaM_Ca2-xCaMKII_CaM_Ca3-xCaMKII_CaM_Ca4+pCaM_0-xCaM_Ca1-xCaM_Ca2-xCaM_Ca3-xCaM_Ca4-xPP2B_CaM-xPP2B_CaM_Ca1-xPP2B_CaM_Ca2-xPP2B_CaM_Ca3-xPP2B_CaM_Ca4-xPCaMKII_CaM-xPCaMKII_CaM_Ca1-xPCaMKII_CaM_Ca2-xPCaMKII_CaM_Ca3-xPCaMKII_CaM_Ca4)/(1.0+math.Exp(-10.0*t))
+}
+
+// jpCol1 writes the entries of Jp in the column of kf__CaM_Ca1__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol1(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[1] = d(dCaM_Ca1/dt)/d(kf__CaM_Ca1__Ca) = CaM_Ca2*KD__CaM_Ca1__Ca - CaM_Ca1*Ca_set/(exp(-10*t) + 1)
+	dst[1] = xCaM_Ca2*pKD__CaM_Ca1__Ca - xCaM_Ca1*pCa_set/e0
+	// Jp[25] = d(dCaM_Ca2/dt)/d(kf__CaM_Ca1__Ca) = -CaM_Ca2*KD__CaM_Ca1__Ca + CaM_Ca1*Ca_set/(exp(-10*t) + 1)
+	dst[25] = -(xCaM_Ca2 * pKD__CaM_Ca1__Ca) + xCaM_Ca1*pCa_set/e0
+}
+
+// jpCol2 writes the entries of Jp in the column of kf__CaM_Ca2__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol2(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[26] = d(dCaM_Ca2/dt)/d(kf__CaM_Ca2__Ca) = CaM_Ca3*KD__CaM_Ca2__Ca - CaM_Ca2*Ca_set/(exp(-10*t) + 1)
+	dst[26] = xCaM_Ca3*pKD__CaM_Ca2__Ca - xCaM_Ca2*pCa_set/e0
+	// Jp[45] = d(dCaM_Ca3/dt)/d(kf__CaM_Ca2__Ca) = -CaM_Ca3*KD__CaM_Ca2__Ca + CaM_Ca2*Ca_set/(exp(-10*t) + 1)
+	dst[45] = -(xCaM_Ca3 * pKD__CaM_Ca2__Ca) + xCaM_Ca2*pCa_set/e0
+}
+
+// jpCol3 writes the entries of Jp in the column of kf__CaM_Ca3__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol3(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[46] = d(dCaM_Ca3/dt)/d(kf__CaM_Ca3__Ca) = CaM_Ca4*KD__CaM_Ca3__Ca - CaM_Ca3*Ca_set/(exp(-10*t) + 1)
+	dst[46] = xCaM_Ca4*pKD__CaM_Ca3__Ca - xCaM_Ca3*pCa_set/e0
+	// Jp[61] = d(dCaM_Ca4/dt)/d(kf__CaM_Ca3__Ca) = -CaM_Ca4*KD__CaM_Ca3__Ca + CaM_Ca3*Ca_set/(exp(-10*t) + 1)
+	dst[61] = -(xCaM_Ca4 * pKD__CaM_Ca3__Ca) + xCaM_Ca3*pCa_set/e0
+}
+
+// jpCol4 writes the entries of Jp in the column of kf__CaM__PP2B at (t, x, p)
+// into their JpPattern positions of dst.
+func jpCol4(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	pCaM_0 := p[ParamCaM_0]
+	pPP2B_0 := p[ParamPP2B_0]
+	e0 := -xPP2B_CaM
+	e1 := -xPP2B_CaM_Ca1
+	e2 := -xPP2B_CaM_Ca2
+	e3 := -xPP2B_CaM_Ca3
+	e4 := -xPP2B_CaM_Ca4
+	// Jp[72] = d(dPP2B_CaM/dt)/d(kf__CaM__PP2B)
+	dst[72] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * pKD__CaM__Ca * xPP2B_CaM / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca)) + (pPP2B_0+e0+e1+e2+e3+e4)*(-xCaMKII_CaM-xCaMKII_CaM_Ca1-xCaMKII_CaM_Ca2-xCaMKII_CaM_Ca3-xCaMKII_CaM_Ca4+pCaM_0-xCaM_Ca1-xCaM_Ca2-xCaM_Ca3-xCaM_Ca4+e0+e1+e2+e3+e4-xPCaMKII_CaM-xPCaMKII_CaM_Ca1-xPCaMKII_CaM_Ca2-xPCaMKII_CaM_Ca3-xPCaMKII_CaM_Ca4)
+}
+
+// jpCol5 writes the entries of Jp in the column of kf__CaM_Ca1__PP2B at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol5(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pPP2B_0 := p[ParamPP2B_0]
+	e0 := pPP2B_0 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4
+	// Jp[2] = d(dCaM_Ca1/dt)/d(kf__CaM_Ca1__PP2B)
+	dst[2] = pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca1/(pKD__PP2B_CaM_Ca1__Ca*pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca) - xCaM_Ca1*e0
+	// Jp[86] = d(dPP2B_CaM_Ca1/dt)/d(kf__CaM_Ca1__PP2B)
+	dst[86] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca)) + xCaM_Ca1*e0
+}
+
+// jpCol6 writes the entries of Jp in the column of kf__CaM_Ca2__PP2B at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol6(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pPP2B_0 := p[ParamPP2B_0]
+	e0 := pPP2B_0 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4
+	// Jp[27] = d(dCaM_Ca2/dt)/d(kf__CaM_Ca2__PP2B)
+	dst[27] = pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca2/(pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca) - xCaM_Ca2*e0
+	// Jp[99] = d(dPP2B_CaM_Ca2/dt)/d(kf__CaM_Ca2__PP2B)
+	dst[99] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca2 / (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca)) + xCaM_Ca2*e0
+}
+
+// jpCol7 writes the entries of Jp in the column of kf__CaM_Ca3__PP2B at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol7(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pPP2B_0 := p[ParamPP2B_0]
+	e0 := pPP2B_0 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4
+	// Jp[47] = d(dCaM_Ca3/dt)/d(kf__CaM_Ca3__PP2B)
+	dst[47] = pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca3/pKD__PP2B_CaM_Ca3__Ca - xCaM_Ca3*e0
+	// Jp[110] = d(dPP2B_CaM_Ca3/dt)/d(kf__CaM_Ca3__PP2B)
+	dst[110] = -(pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca3 / pKD__PP2B_CaM_Ca3__Ca) + xCaM_Ca3*e0
+}
+
+// jpCol8 writes the entries of Jp in the column of kf__CaM_Ca4__PP2B at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol8(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pPP2B_0 := p[ParamPP2B_0]
+	e0 := pPP2B_0 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4
+	// Jp[62] = d(dCaM_Ca4/dt)/d(kf__CaM_Ca4__PP2B)
+	dst[62] = pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca4 - xCaM_Ca4*e0
+	// Jp[119] = d(dPP2B_CaM_Ca4/dt)/d(kf__CaM_Ca4__PP2B)
+	dst[119] = -(pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca4) + xCaM_Ca4*e0
+}
+
+// jpCol9 writes the entries of Jp in the column of kf__PP2B_CaM__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol9(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[73] = d(dPP2B_CaM/dt)/d(kf__PP2B_CaM__Ca) = KD__PP2B_CaM__Ca*PP2B_CaM_Ca1 - Ca_set*PP2B_CaM/(exp(-10*t) + 1)
+	dst[73] = pKD__PP2B_CaM__Ca*xPP2B_CaM_Ca1 - pCa_set*xPP2B_CaM/e0
+	// Jp[87] = d(dPP2B_CaM_Ca1/dt)/d(kf__PP2B_CaM__Ca) = -KD__PP2B_CaM__Ca*PP2B_CaM_Ca1 + Ca_set*PP2B_CaM/(exp(-10*t) + 1)
+	dst[87] = -(pKD__PP2B_CaM__Ca * xPP2B_CaM_Ca1) + pCa_set*xPP2B_CaM/e0
+}
+
+// jpCol10 writes the entries of Jp in the column of kf__PP2B_CaM_Ca1__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol10(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[88] = d(dPP2B_CaM_Ca1/dt)/d(kf__PP2B_CaM_Ca1__Ca) = KD__PP2B_CaM_Ca1__Ca*PP2B_CaM_Ca2 - Ca_set*PP2B_CaM_Ca1/(exp(-10*t) + 1)
+	dst[88] = pKD__PP2B_CaM_Ca1__Ca*xPP2B_CaM_Ca2 - pCa_set*xPP2B_CaM_Ca1/e0
+	// Jp[100] = d(dPP2B_CaM_Ca2/dt)/d(kf__PP2B_CaM_Ca1__Ca) = -KD__PP2B_CaM_Ca1__Ca*PP2B_CaM_Ca2 + Ca_set*PP2B_CaM_Ca1/(exp(-10*t) + 1)
+	dst[100] = -(pKD__PP2B_CaM_Ca1__Ca * xPP2B_CaM_Ca2) + pCa_set*xPP2B_CaM_Ca1/e0
+}
+
+// jpCol11 writes the entries of Jp in the column of kf__PP2B_CaM_Ca2__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol11(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[101] = d(dPP2B_CaM_Ca2/dt)/d(kf__PP2B_CaM_Ca2__Ca) = KD__PP2B_CaM_Ca2__Ca*PP2B_CaM_Ca3 - Ca_set*PP2B_CaM_Ca2/(exp(-10*t) + 1)
+	dst[101] = pKD__PP2B_CaM_Ca2__Ca*xPP2B_CaM_Ca3 - pCa_set*xPP2B_CaM_Ca2/e0
+	// Jp[111] = d(dPP2B_CaM_Ca3/dt)/d(kf__PP2B_CaM_Ca2__Ca) = -KD__PP2B_CaM_Ca2__Ca*PP2B_CaM_Ca3 + Ca_set*PP2B_CaM_Ca2/(exp(-10*t) + 1)
+	dst[111] = -(pKD__PP2B_CaM_Ca2__Ca * xPP2B_CaM_Ca3) + pCa_set*xPP2B_CaM_Ca2/e0
+}
+
+// jpCol12 writes the entries of Jp in the column of kf__PP2B_CaM_Ca3__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol12(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[112] = d(dPP2B_CaM_Ca3/dt)/d(kf__PP2B_CaM_Ca3__Ca) = KD__PP2B_CaM_Ca3__Ca*PP2B_CaM_Ca4 - Ca_set*PP2B_CaM_Ca3/(exp(-10*t) + 1)
+	dst[112] = pKD__PP2B_CaM_Ca3__Ca*xPP2B_CaM_Ca4 - pCa_set*xPP2B_CaM_Ca3/e0
+	// Jp[120] = d(dPP2B_CaM_Ca4/dt)/d(kf__PP2B_CaM_Ca3__Ca) = -KD__PP2B_CaM_Ca3__Ca*PP2B_CaM_Ca4 + Ca_set*PP2B_CaM_Ca3/(exp(-10*t) + 1)
+	dst[120] = -(pKD__PP2B_CaM_Ca3__Ca * xPP2B_CaM_Ca4) + pCa_set*xPP2B_CaM_Ca3/e0
+}
+
+// jpCol13 writes the entries of Jp in the column of KD__CaM_Ca3__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol13(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKf__CaM_Ca3__Ca := p[ParamKf__CaM_Ca3__Ca]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKf__CaM_Ca2__PP2B := p[ParamKf__CaM_Ca2__PP2B]
+	pKf__CaM_Ca3__PP2B := p[ParamKf__CaM_Ca3__PP2B]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKf__CaM_Ca2__CaMKII := p[ParamKf__CaM_Ca2__CaMKII]
+	pKf__CaM_Ca3__CaMKII := p[ParamKf__CaM_Ca3__CaMKII]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__CaM_Ca1__pCaMKIIa := p[ParamKf__CaM_Ca1__pCaMKIIa]
+	pKf__CaM_Ca2__pCaMKIIa := p[ParamKf__CaM_Ca2__pCaMKIIa]
+	pKf__CaM_Ca3__pCaMKIIa := p[ParamKf__CaM_Ca3__pCaMKIIa]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[3] = d(dCaM_Ca1/dt)/d(KD__CaM_Ca3__Ca)
+	dst[3] = xCaMKII_CaM_Ca1*pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca1__CaMKII/(pKD__CaMKII_CaM_Ca1__Ca*pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca) + pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca1*pKf__CaM_Ca1__PP2B/(pKD__PP2B_CaM_Ca1__Ca*pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca) + e0
+	e1 := pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[28] = d(dCaM_Ca2/dt)/d(KD__CaM_Ca3__Ca)
+	dst[28] = xCaMKII_CaM_Ca2*pKD__CaM_Ca2__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca2__CaMKII/(pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca) + pKD__CaM_Ca2__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca2*pKf__CaM_Ca2__PP2B/(pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca) + e1
+	e2 := pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca3__pCaMKIIa * xPCaMKII_CaM_Ca3 / pKD__pCaMKII_CaM_Ca3__Ca
+	// Jp[48] = d(dCaM_Ca3/dt)/d(KD__CaM_Ca3__Ca)
+	dst[48] = xCaM_Ca4*pKf__CaM_Ca3__Ca + xCaMKII_CaM_Ca3*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca3__CaMKII/pKD__CaMKII_CaM_Ca3__Ca + pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca3*pKf__CaM_Ca3__PP2B/pKD__PP2B_CaM_Ca3__Ca + e2
+	// Jp[63] = d(dCaM_Ca4/dt)/d(KD__CaM_Ca3__Ca) = -CaM_Ca4*kf__CaM_Ca3__Ca
+	dst[63] = -(xCaM_Ca4 * pKf__CaM_Ca3__Ca)
+	// Jp[74] = d(dPP2B_CaM/dt)/d(KD__CaM_Ca3__Ca)
+	dst[74] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__PP2B * pKD__CaM__Ca * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca))
+	// Jp[89] = d(dPP2B_CaM_Ca1/dt)/d(KD__CaM_Ca3__Ca)
+	dst[89] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[102] = d(dPP2B_CaM_Ca2/dt)/d(KD__CaM_Ca3__Ca)
+	dst[102] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca2 * pKf__CaM_Ca2__PP2B / (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[113] = d(dPP2B_CaM_Ca3/dt)/d(KD__CaM_Ca3__Ca) = -KD__CaM_Ca4__PP2B*PP2B_CaM_Ca3*kf__CaM_Ca3__PP2B/KD__PP2B_CaM_Ca3__Ca
+	dst[113] = -(pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca3 * pKf__CaM_Ca3__PP2B / pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[125] = d(dCaMKII_CaM/dt)/d(KD__CaM_Ca3__Ca)
+	dst[125] = -(xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__CaMKII * pKD__CaM__Ca * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca))
+	// Jp[139] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca3__Ca)
+	dst[139] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[152] = d(dCaMKII_CaM_Ca2/dt)/d(KD__CaM_Ca3__Ca)
+	dst[152] = -(xCaMKII_CaM_Ca2 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca2__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[163] = d(dCaMKII_CaM_Ca3/dt)/d(KD__CaM_Ca3__Ca) = -CaMKII_CaM_Ca3*KD__CaM_Ca4__CaMKII*kf__CaM_Ca3__CaMKII/KD__CaMKII_CaM_Ca3__Ca
+	dst[163] = -(xCaMKII_CaM_Ca3 * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca3__CaMKII / pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[186] = d(dpCaMKIIa/dt)/d(KD__CaM_Ca3__Ca)
+	dst[186] = pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca4__pCaMKIIa*pKD__CaM__Ca*pKf__CaM__pCaMKIIa*xPCaMKII_CaM/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca*pKD__pCaMKII_CaM__Ca) + e0 + e1 + e2
+	// Jp[204] = d(dpCaMKII_CaM_Ca3/dt)/d(KD__CaM_Ca3__Ca) = -KD__CaM_Ca4__pCaMKIIa*kf__CaM_Ca3__pCaMKIIa*pCaMKII_CaM_Ca3/KD__pCaMKII_CaM_Ca3__Ca
+	dst[204] = -(pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca3__pCaMKIIa * xPCaMKII_CaM_Ca3 / pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[212] = d(dpCaMKII_CaM_Ca2/dt)/d(KD__CaM_Ca3__Ca)
+	dst[212] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[222] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca3__Ca)
+	dst[222] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[234] = d(dpCaMKII_CaM/dt)/d(KD__CaM_Ca3__Ca)
+	dst[234] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca))
+}
+
+// jpCol14 writes the entries of Jp in the column of KD__CaM_Ca2__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol14(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKf__CaM_Ca2__Ca := p[ParamKf__CaM_Ca2__Ca]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKf__CaM_Ca2__PP2B := p[ParamKf__CaM_Ca2__PP2B]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKf__CaM_Ca2__CaMKII := p[ParamKf__CaM_Ca2__CaMKII]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__CaM_Ca1__pCaMKIIa := p[ParamKf__CaM_Ca1__pCaMKIIa]
+	pKf__CaM_Ca2__pCaMKIIa := p[ParamKf__CaM_Ca2__pCaMKIIa]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := pKD__CaM_Ca1__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[4] = d(dCaM_Ca1/dt)/d(KD__CaM_Ca2__Ca)
+	dst[4] = xCaMKII_CaM_Ca1*pKD__CaM_Ca1__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca1__CaMKII/(pKD__CaMKII_CaM_Ca1__Ca*pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca) + pKD__CaM_Ca1__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca1*pKf__CaM_Ca1__PP2B/(pKD__PP2B_CaM_Ca1__Ca*pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca) + e0
+	e1 := pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[29] = d(dCaM_Ca2/dt)/d(KD__CaM_Ca2__Ca)
+	dst[29] = xCaM_Ca3*pKf__CaM_Ca2__Ca + xCaMKII_CaM_Ca2*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca2__CaMKII/(pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca) + pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca2*pKf__CaM_Ca2__PP2B/(pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca) + e1
+	// Jp[49] = d(dCaM_Ca3/dt)/d(KD__CaM_Ca2__Ca) = -CaM_Ca3*kf__CaM_Ca2__Ca
+	dst[49] = -(xCaM_Ca3 * pKf__CaM_Ca2__Ca)
+	// Jp[75] = d(dPP2B_CaM/dt)/d(KD__CaM_Ca2__Ca)
+	dst[75] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * pKD__CaM__Ca * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca))
+	// Jp[90] = d(dPP2B_CaM_Ca1/dt)/d(KD__CaM_Ca2__Ca)
+	dst[90] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[103] = d(dPP2B_CaM_Ca2/dt)/d(KD__CaM_Ca2__Ca)
+	dst[103] = -(pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca2 * pKf__CaM_Ca2__PP2B / (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[126] = d(dCaMKII_CaM/dt)/d(KD__CaM_Ca2__Ca)
+	dst[126] = -(xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKD__CaM__Ca * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca))
+	// Jp[140] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca2__Ca)
+	dst[140] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[153] = d(dCaMKII_CaM_Ca2/dt)/d(KD__CaM_Ca2__Ca)
+	dst[153] = -(xCaMKII_CaM_Ca2 * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca2__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[187] = d(dpCaMKIIa/dt)/d(KD__CaM_Ca2__Ca)
+	dst[187] = pKD__CaM_Ca1__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*pKD__CaM__Ca*pKf__CaM__pCaMKIIa*xPCaMKII_CaM/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca*pKD__pCaMKII_CaM__Ca) + e0 + e1
+	// Jp[213] = d(dpCaMKII_CaM_Ca2/dt)/d(KD__CaM_Ca2__Ca)
+	dst[213] = -(pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[223] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca2__Ca)
+	dst[223] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[235] = d(dpCaMKII_CaM/dt)/d(KD__CaM_Ca2__Ca)
+	dst[235] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca))
+}
+
+// jpCol15 writes the entries of Jp in the column of KD__CaM_Ca1__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol15(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKf__CaM_Ca1__Ca := p[ParamKf__CaM_Ca1__Ca]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__CaM_Ca1__pCaMKIIa := p[ParamKf__CaM_Ca1__pCaMKIIa]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[5] = d(dCaM_Ca1/dt)/d(KD__CaM_Ca1__Ca)
+	dst[5] = xCaM_Ca2*pKf__CaM_Ca1__Ca + xCaMKII_CaM_Ca1*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca1__CaMKII/(pKD__CaMKII_CaM_Ca1__Ca*pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca) + pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca1*pKf__CaM_Ca1__PP2B/(pKD__PP2B_CaM_Ca1__Ca*pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca) + e0
+	// Jp[30] = d(dCaM_Ca2/dt)/d(KD__CaM_Ca1__Ca) = -CaM_Ca2*kf__CaM_Ca1__Ca
+	dst[30] = -(xCaM_Ca2 * pKf__CaM_Ca1__Ca)
+	// Jp[76] = d(dPP2B_CaM/dt)/d(KD__CaM_Ca1__Ca)
+	dst[76] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * pKD__CaM__Ca * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca))
+	// Jp[91] = d(dPP2B_CaM_Ca1/dt)/d(KD__CaM_Ca1__Ca)
+	dst[91] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[127] = d(dCaMKII_CaM/dt)/d(KD__CaM_Ca1__Ca)
+	dst[127] = -(xCaMKII_CaM * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKD__CaM__Ca * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca))
+	// Jp[141] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca1__Ca)
+	dst[141] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[188] = d(dpCaMKIIa/dt)/d(KD__CaM_Ca1__Ca)
+	dst[188] = pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*pKD__CaM__Ca*pKf__CaM__pCaMKIIa*xPCaMKII_CaM/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca*pKD__pCaMKII_CaM__Ca) + e0
+	// Jp[224] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca1__Ca)
+	dst[224] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[236] = d(dpCaMKII_CaM/dt)/d(KD__CaM_Ca1__Ca)
+	dst[236] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca))
+}
+
+// jpCol16 writes the entries of Jp in the column of KD__CaM__Ca at (t, x, p)
+// into their JpPattern positions of dst.
+func jpCol16(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKf__CaM__Ca := p[ParamKf__CaM__Ca]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	// Jp[6] = d(dCaM_Ca1/dt)/d(KD__CaM__Ca) = -CaM_Ca1*kf__CaM__Ca
+	dst[6] = -(xCaM_Ca1 * pKf__CaM__Ca)
+	// Jp[77] = d(dPP2B_CaM/dt)/d(KD__CaM__Ca)
+	dst[77] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca))
+	// Jp[128] = d(dCaMKII_CaM/dt)/d(KD__CaM__Ca)
+	dst[128] = -(xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca))
+	// Jp[189] = d(dpCaMKIIa/dt)/d(KD__CaM__Ca)
+	dst[189] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca)
+	// Jp[237] = d(dpCaMKII_CaM/dt)/d(KD__CaM__Ca)
+	dst[237] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca))
+}
+
+// jpCol17 writes the entries of Jp in the column of KD__CaM_Ca4__PP2B at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol17(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKf__CaM_Ca2__PP2B := p[ParamKf__CaM_Ca2__PP2B]
+	pKf__CaM_Ca3__PP2B := p[ParamKf__CaM_Ca3__PP2B]
+	pKf__CaM_Ca4__PP2B := p[ParamKf__CaM_Ca4__PP2B]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	// Jp[7] = d(dCaM_Ca1/dt)/d(KD__CaM_Ca4__PP2B)
+	dst[7] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[31] = d(dCaM_Ca2/dt)/d(KD__CaM_Ca4__PP2B)
+	dst[31] = pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * xPP2B_CaM_Ca2 * pKf__CaM_Ca2__PP2B / (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[50] = d(dCaM_Ca3/dt)/d(KD__CaM_Ca4__PP2B) = KD__CaM_Ca3__Ca*PP2B_CaM_Ca3*kf__CaM_Ca3__PP2B/KD__PP2B_CaM_Ca3__Ca
+	dst[50] = pKD__CaM_Ca3__Ca * xPP2B_CaM_Ca3 * pKf__CaM_Ca3__PP2B / pKD__PP2B_CaM_Ca3__Ca
+	// Jp[64] = d(dCaM_Ca4/dt)/d(KD__CaM_Ca4__PP2B) = PP2B_CaM_Ca4*kf__CaM_Ca4__PP2B
+	dst[64] = xPP2B_CaM_Ca4 * pKf__CaM_Ca4__PP2B
+	// Jp[78] = d(dPP2B_CaM/dt)/d(KD__CaM_Ca4__PP2B)
+	dst[78] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM__Ca * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca))
+	// Jp[92] = d(dPP2B_CaM_Ca1/dt)/d(KD__CaM_Ca4__PP2B)
+	dst[92] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[104] = d(dPP2B_CaM_Ca2/dt)/d(KD__CaM_Ca4__PP2B)
+	dst[104] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * xPP2B_CaM_Ca2 * pKf__CaM_Ca2__PP2B / (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[114] = d(dPP2B_CaM_Ca3/dt)/d(KD__CaM_Ca4__PP2B) = -KD__CaM_Ca3__Ca*PP2B_CaM_Ca3*kf__CaM_Ca3__PP2B/KD__PP2B_CaM_Ca3__Ca
+	dst[114] = -(pKD__CaM_Ca3__Ca * xPP2B_CaM_Ca3 * pKf__CaM_Ca3__PP2B / pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[121] = d(dPP2B_CaM_Ca4/dt)/d(KD__CaM_Ca4__PP2B) = -PP2B_CaM_Ca4*kf__CaM_Ca4__PP2B
+	dst[121] = -(xPP2B_CaM_Ca4 * pKf__CaM_Ca4__PP2B)
+}
+
+// jpCol18 writes the entries of Jp in the column of KD__PP2B_CaM_Ca3__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol18(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKf__CaM_Ca2__PP2B := p[ParamKf__CaM_Ca2__PP2B]
+	pKf__CaM_Ca3__PP2B := p[ParamKf__CaM_Ca3__PP2B]
+	pKf__PP2B_CaM_Ca3__Ca := p[ParamKf__PP2B_CaM_Ca3__Ca]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	// Jp[8] = d(dCaM_Ca1/dt)/d(KD__PP2B_CaM_Ca3__Ca)
+	dst[8] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * (pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM_Ca3__Ca)))
+	// Jp[32] = d(dCaM_Ca2/dt)/d(KD__PP2B_CaM_Ca3__Ca)
+	dst[32] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca2 * pKf__CaM_Ca2__PP2B / (pKD__PP2B_CaM_Ca2__Ca * (pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM_Ca3__Ca)))
+	// Jp[51] = d(dCaM_Ca3/dt)/d(KD__PP2B_CaM_Ca3__Ca) = -KD__CaM_Ca3__Ca*KD__CaM_Ca4__PP2B*PP2B_CaM_Ca3*kf__CaM_Ca3__PP2B/KD__PP2B_CaM_Ca3__Ca^2
+	dst[51] = -(pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca3 * pKf__CaM_Ca3__PP2B / (pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[79] = d(dPP2B_CaM/dt)/d(KD__PP2B_CaM_Ca3__Ca)
+	dst[79] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * pKD__CaM__Ca * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * (pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM_Ca3__Ca) * pKD__PP2B_CaM__Ca)
+	// Jp[93] = d(dPP2B_CaM_Ca1/dt)/d(KD__PP2B_CaM_Ca3__Ca)
+	dst[93] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * (pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[105] = d(dPP2B_CaM_Ca2/dt)/d(KD__PP2B_CaM_Ca3__Ca)
+	dst[105] = pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca2 * pKf__CaM_Ca2__PP2B / (pKD__PP2B_CaM_Ca2__Ca * (pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[115] = d(dPP2B_CaM_Ca3/dt)/d(KD__PP2B_CaM_Ca3__Ca)
+	dst[115] = xPP2B_CaM_Ca4*pKf__PP2B_CaM_Ca3__Ca + pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca3*pKf__CaM_Ca3__PP2B/(pKD__PP2B_CaM_Ca3__Ca*pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[122] = d(dPP2B_CaM_Ca4/dt)/d(KD__PP2B_CaM_Ca3__Ca) = -PP2B_CaM_Ca4*kf__PP2B_CaM_Ca3__Ca
+	dst[122] = -(xPP2B_CaM_Ca4 * pKf__PP2B_CaM_Ca3__Ca)
+}
+
+// jpCol19 writes the entries of Jp in the column of KD__PP2B_CaM_Ca2__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol19(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKf__CaM_Ca2__PP2B := p[ParamKf__CaM_Ca2__PP2B]
+	pKf__PP2B_CaM_Ca2__Ca := p[ParamKf__PP2B_CaM_Ca2__Ca]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	// Jp[9] = d(dCaM_Ca1/dt)/d(KD__PP2B_CaM_Ca2__Ca)
+	dst[9] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca2__Ca) * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[33] = d(dCaM_Ca2/dt)/d(KD__PP2B_CaM_Ca2__Ca)
+	dst[33] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca2 * pKf__CaM_Ca2__PP2B / (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[80] = d(dPP2B_CaM/dt)/d(KD__PP2B_CaM_Ca2__Ca)
+	dst[80] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * pKD__CaM__Ca * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca2__Ca) * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca)
+	// Jp[94] = d(dPP2B_CaM_Ca1/dt)/d(KD__PP2B_CaM_Ca2__Ca)
+	dst[94] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * (pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca2__Ca) * pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[106] = d(dPP2B_CaM_Ca2/dt)/d(KD__PP2B_CaM_Ca2__Ca)
+	dst[106] = xPP2B_CaM_Ca3*pKf__PP2B_CaM_Ca2__Ca + pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca2*pKf__CaM_Ca2__PP2B/(pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[116] = d(dPP2B_CaM_Ca3/dt)/d(KD__PP2B_CaM_Ca2__Ca) = -PP2B_CaM_Ca3*kf__PP2B_CaM_Ca2__Ca
+	dst[116] = -(xPP2B_CaM_Ca3 * pKf__PP2B_CaM_Ca2__Ca)
+}
+
+// jpCol20 writes the entries of Jp in the column of KD__PP2B_CaM_Ca1__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol20(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKf__PP2B_CaM_Ca1__Ca := p[ParamKf__PP2B_CaM_Ca1__Ca]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	// Jp[10] = d(dCaM_Ca1/dt)/d(KD__PP2B_CaM_Ca1__Ca)
+	dst[10] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * xPP2B_CaM_Ca1 * pKf__CaM_Ca1__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca))
+	// Jp[81] = d(dPP2B_CaM/dt)/d(KD__PP2B_CaM_Ca1__Ca)
+	dst[81] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__PP2B * pKD__CaM__Ca * xPP2B_CaM * pKf__CaM__PP2B / (pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca1__Ca * pKD__PP2B_CaM_Ca2__Ca * pKD__PP2B_CaM_Ca3__Ca * pKD__PP2B_CaM__Ca)
+	// Jp[95] = d(dPP2B_CaM_Ca1/dt)/d(KD__PP2B_CaM_Ca1__Ca)
+	dst[95] = xPP2B_CaM_Ca2*pKf__PP2B_CaM_Ca1__Ca + pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*xPP2B_CaM_Ca1*pKf__CaM_Ca1__PP2B/(pKD__PP2B_CaM_Ca1__Ca*pKD__PP2B_CaM_Ca1__Ca*pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca)
+	// Jp[107] = d(dPP2B_CaM_Ca2/dt)/d(KD__PP2B_CaM_Ca1__Ca) = -PP2B_CaM_Ca2*kf__PP2B_CaM_Ca1__Ca
+	dst[107] = -(xPP2B_CaM_Ca2 * pKf__PP2B_CaM_Ca1__Ca)
+}
+
+// jpCol21 writes the entries of Jp in the column of KD__PP2B_CaM__Ca at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol21(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__PP2B_CaM__Ca := p[ParamKf__PP2B_CaM__Ca]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__PP2B := p[ParamKD__CaM_Ca4__PP2B]
+	pKD__PP2B_CaM_Ca3__Ca := p[ParamKD__PP2B_CaM_Ca3__Ca]
+	pKD__PP2B_CaM_Ca2__Ca := p[ParamKD__PP2B_CaM_Ca2__Ca]
+	pKD__PP2B_CaM_Ca1__Ca := p[ParamKD__PP2B_CaM_Ca1__Ca]
+	pKD__PP2B_CaM__Ca := p[ParamKD__PP2B_CaM__Ca]
+	// Jp[82] = d(dPP2B_CaM/dt)/d(KD__PP2B_CaM__Ca)
+	dst[82] = xPP2B_CaM_Ca1*pKf__PP2B_CaM__Ca + pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__PP2B*pKD__CaM__Ca*xPP2B_CaM*pKf__CaM__PP2B/(pKD__PP2B_CaM_Ca1__Ca*pKD__PP2B_CaM_Ca2__Ca*pKD__PP2B_CaM_Ca3__Ca*(pKD__PP2B_CaM__Ca*pKD__PP2B_CaM__Ca))
+	// Jp[96] = d(dPP2B_CaM_Ca1/dt)/d(KD__PP2B_CaM__Ca) = -PP2B_CaM_Ca1*kf__PP2B_CaM__Ca
+	dst[96] = -(xPP2B_CaM_Ca1 * pKf__PP2B_CaM__Ca)
+}
+
+// jpCol22 writes the entries of Jp in the column of kf__CaM__CaMKII at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol22(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	pCaM_0 := p[ParamCaM_0]
+	e0 := -xCaMKII_CaM
+	e1 := -xCaMKII_CaM_Ca1
+	e2 := -xCaMKII_CaM_Ca2
+	e3 := -xCaMKII_CaM_Ca3
+	e4 := -xCaMKII_CaM_Ca4
+	e5 := -xPCaMKII_CaM
+	e6 := -xPCaMKII_CaM_Ca1
+	e7 := -xPCaMKII_CaM_Ca2
+	e8 := -xPCaMKII_CaM_Ca3
+	e9 := -xPCaMKII_CaM_Ca4
+	// Jp[129] = d(dCaMKII_CaM/dt)/d(kf__CaM__CaMKII)
+	dst[129] = -(xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKD__CaM__Ca / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca)) + (pCaMKII_0+e0+e1+e2+e3+e4-xPP1__pCaMKIIa+e5+e6+e7+e8+e9-xPCaMKIIa)*(e0+e1+e2+e3+e4+pCaM_0-xCaM_Ca1-xCaM_Ca2-xCaM_Ca3-xCaM_Ca4-xPP2B_CaM-xPP2B_CaM_Ca1-xPP2B_CaM_Ca2-xPP2B_CaM_Ca3-xPP2B_CaM_Ca4+e5+e6+e7+e8+e9)
+}
+
+// jpCol23 writes the entries of Jp in the column of kf__CaMKII_CaM_Ca3__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol23(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[164] = d(dCaMKII_CaM_Ca3/dt)/d(kf__CaMKII_CaM_Ca3__Ca) = CaMKII_CaM_Ca4*KD__CaMKII_CaM_Ca3__Ca - CaMKII_CaM_Ca3*Ca_set/(exp(-10*t) + 1)
+	dst[164] = xCaMKII_CaM_Ca4*pKD__CaMKII_CaM_Ca3__Ca - xCaMKII_CaM_Ca3*pCa_set/e0
+	// Jp[172] = d(dCaMKII_CaM_Ca4/dt)/d(kf__CaMKII_CaM_Ca3__Ca) = -CaMKII_CaM_Ca4*KD__CaMKII_CaM_Ca3__Ca + CaMKII_CaM_Ca3*Ca_set/(exp(-10*t) + 1)
+	dst[172] = -(xCaMKII_CaM_Ca4 * pKD__CaMKII_CaM_Ca3__Ca) + xCaMKII_CaM_Ca3*pCa_set/e0
+}
+
+// jpCol24 writes the entries of Jp in the column of kf__CaMKII_CaM_Ca2__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol24(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[154] = d(dCaMKII_CaM_Ca2/dt)/d(kf__CaMKII_CaM_Ca2__Ca) = CaMKII_CaM_Ca3*KD__CaMKII_CaM_Ca2__Ca - CaMKII_CaM_Ca2*Ca_set/(exp(-10*t) + 1)
+	dst[154] = xCaMKII_CaM_Ca3*pKD__CaMKII_CaM_Ca2__Ca - xCaMKII_CaM_Ca2*pCa_set/e0
+	// Jp[165] = d(dCaMKII_CaM_Ca3/dt)/d(kf__CaMKII_CaM_Ca2__Ca) = -CaMKII_CaM_Ca3*KD__CaMKII_CaM_Ca2__Ca + CaMKII_CaM_Ca2*Ca_set/(exp(-10*t) + 1)
+	dst[165] = -(xCaMKII_CaM_Ca3 * pKD__CaMKII_CaM_Ca2__Ca) + xCaMKII_CaM_Ca2*pCa_set/e0
+}
+
+// jpCol25 writes the entries of Jp in the column of kf__CaMKII_CaM_Ca1__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol25(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[142] = d(dCaMKII_CaM_Ca1/dt)/d(kf__CaMKII_CaM_Ca1__Ca) = CaMKII_CaM_Ca2*KD__CaMKII_CaM_Ca1__Ca - CaMKII_CaM_Ca1*Ca_set/(exp(-10*t) + 1)
+	dst[142] = xCaMKII_CaM_Ca2*pKD__CaMKII_CaM_Ca1__Ca - xCaMKII_CaM_Ca1*pCa_set/e0
+	// Jp[155] = d(dCaMKII_CaM_Ca2/dt)/d(kf__CaMKII_CaM_Ca1__Ca) = -CaMKII_CaM_Ca2*KD__CaMKII_CaM_Ca1__Ca + CaMKII_CaM_Ca1*Ca_set/(exp(-10*t) + 1)
+	dst[155] = -(xCaMKII_CaM_Ca2 * pKD__CaMKII_CaM_Ca1__Ca) + xCaMKII_CaM_Ca1*pCa_set/e0
+}
+
+// jpCol26 writes the entries of Jp in the column of kf__CaMKII_CaM__Ca at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol26(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[130] = d(dCaMKII_CaM/dt)/d(kf__CaMKII_CaM__Ca) = CaMKII_CaM_Ca1*KD__CaMKII_CaM__Ca - CaMKII_CaM*Ca_set/(exp(-10*t) + 1)
+	dst[130] = xCaMKII_CaM_Ca1*pKD__CaMKII_CaM__Ca - xCaMKII_CaM*pCa_set/e0
+	// Jp[143] = d(dCaMKII_CaM_Ca1/dt)/d(kf__CaMKII_CaM__Ca) = -CaMKII_CaM_Ca1*KD__CaMKII_CaM__Ca + CaMKII_CaM*Ca_set/(exp(-10*t) + 1)
+	dst[143] = -(xCaMKII_CaM_Ca1 * pKD__CaMKII_CaM__Ca) + xCaMKII_CaM*pCa_set/e0
+}
+
+// jpCol27 writes the entries of Jp in the column of kf__CaM_Ca1__CaMKII at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol27(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	e0 := pCaMKII_0 - xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 - xPP1__pCaMKIIa - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4 - xPCaMKIIa
+	// Jp[11] = d(dCaM_Ca1/dt)/d(kf__CaM_Ca1__CaMKII)
+	dst[11] = xCaMKII_CaM_Ca1*pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII/(pKD__CaMKII_CaM_Ca1__Ca*pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca) - xCaM_Ca1*e0
+	// Jp[144] = d(dCaMKII_CaM_Ca1/dt)/d(kf__CaM_Ca1__CaMKII)
+	dst[144] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca)) + xCaM_Ca1*e0
+}
+
+// jpCol28 writes the entries of Jp in the column of kf__CaM_Ca2__CaMKII at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol28(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	e0 := pCaMKII_0 - xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 - xPP1__pCaMKIIa - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4 - xPCaMKIIa
+	// Jp[34] = d(dCaM_Ca2/dt)/d(kf__CaM_Ca2__CaMKII)
+	dst[34] = xCaMKII_CaM_Ca2*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII/(pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca) - xCaM_Ca2*e0
+	// Jp[156] = d(dCaMKII_CaM_Ca2/dt)/d(kf__CaM_Ca2__CaMKII)
+	dst[156] = -(xCaMKII_CaM_Ca2 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca)) + xCaM_Ca2*e0
+}
+
+// jpCol29 writes the entries of Jp in the column of kf__CaM_Ca3__CaMKII at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol29(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	e0 := pCaMKII_0 - xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 - xPP1__pCaMKIIa - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4 - xPCaMKIIa
+	// Jp[52] = d(dCaM_Ca3/dt)/d(kf__CaM_Ca3__CaMKII)
+	dst[52] = xCaMKII_CaM_Ca3*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII/pKD__CaMKII_CaM_Ca3__Ca - xCaM_Ca3*e0
+	// Jp[166] = d(dCaMKII_CaM_Ca3/dt)/d(kf__CaM_Ca3__CaMKII)
+	dst[166] = -(xCaMKII_CaM_Ca3 * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII / pKD__CaMKII_CaM_Ca3__Ca) + xCaM_Ca3*e0
+}
+
+// jpCol30 writes the entries of Jp in the column of kf__CaM_Ca4__CaMKII at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol30(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	e0 := pCaMKII_0 - xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 - xPP1__pCaMKIIa - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4 - xPCaMKIIa
+	// Jp[65] = d(dCaM_Ca4/dt)/d(kf__CaM_Ca4__CaMKII)
+	dst[65] = xCaMKII_CaM_Ca4*pKD__CaM_Ca4__CaMKII - xCaM_Ca4*e0
+	// Jp[173] = d(dCaMKII_CaM_Ca4/dt)/d(kf__CaM_Ca4__CaMKII)
+	dst[173] = -(xCaMKII_CaM_Ca4 * pKD__CaM_Ca4__CaMKII) + xCaM_Ca4*e0
+}
+
+// jpCol31 writes the entries of Jp in the column of KD__CaM_Ca4__CaMKII at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol31(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKf__CaM_Ca2__CaMKII := p[ParamKf__CaM_Ca2__CaMKII]
+	pKf__CaM_Ca3__CaMKII := p[ParamKf__CaM_Ca3__CaMKII]
+	pKf__CaM_Ca4__CaMKII := p[ParamKf__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	// Jp[12] = d(dCaM_Ca1/dt)/d(KD__CaM_Ca4__CaMKII)
+	dst[12] = xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[35] = d(dCaM_Ca2/dt)/d(KD__CaM_Ca4__CaMKII)
+	dst[35] = xCaMKII_CaM_Ca2 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca2__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[53] = d(dCaM_Ca3/dt)/d(KD__CaM_Ca4__CaMKII) = CaMKII_CaM_Ca3*KD__CaM_Ca3__Ca*kf__CaM_Ca3__CaMKII/KD__CaMKII_CaM_Ca3__Ca
+	dst[53] = xCaMKII_CaM_Ca3 * pKD__CaM_Ca3__Ca * pKf__CaM_Ca3__CaMKII / pKD__CaMKII_CaM_Ca3__Ca
+	// Jp[66] = d(dCaM_Ca4/dt)/d(KD__CaM_Ca4__CaMKII) = CaMKII_CaM_Ca4*kf__CaM_Ca4__CaMKII
+	dst[66] = xCaMKII_CaM_Ca4 * pKf__CaM_Ca4__CaMKII
+	// Jp[131] = d(dCaMKII_CaM/dt)/d(KD__CaM_Ca4__CaMKII)
+	dst[131] = -(xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM__Ca * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca))
+	// Jp[145] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca4__CaMKII)
+	dst[145] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[157] = d(dCaMKII_CaM_Ca2/dt)/d(KD__CaM_Ca4__CaMKII)
+	dst[157] = -(xCaMKII_CaM_Ca2 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca2__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[167] = d(dCaMKII_CaM_Ca3/dt)/d(KD__CaM_Ca4__CaMKII) = -CaMKII_CaM_Ca3*KD__CaM_Ca3__Ca*kf__CaM_Ca3__CaMKII/KD__CaMKII_CaM_Ca3__Ca
+	dst[167] = -(xCaMKII_CaM_Ca3 * pKD__CaM_Ca3__Ca * pKf__CaM_Ca3__CaMKII / pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[174] = d(dCaMKII_CaM_Ca4/dt)/d(KD__CaM_Ca4__CaMKII) = -CaMKII_CaM_Ca4*kf__CaM_Ca4__CaMKII
+	dst[174] = -(xCaMKII_CaM_Ca4 * pKf__CaM_Ca4__CaMKII)
+}
+
+// jpCol32 writes the entries of Jp in the column of KD__CaMKII_CaM_Ca3__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol32(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaMKII_CaM_Ca3__Ca := p[ParamKf__CaMKII_CaM_Ca3__Ca]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKf__CaM_Ca2__CaMKII := p[ParamKf__CaM_Ca2__CaMKII]
+	pKf__CaM_Ca3__CaMKII := p[ParamKf__CaM_Ca3__CaMKII]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	// Jp[13] = d(dCaM_Ca1/dt)/d(KD__CaMKII_CaM_Ca3__Ca)
+	dst[13] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * (pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM_Ca3__Ca)))
+	// Jp[36] = d(dCaM_Ca2/dt)/d(KD__CaMKII_CaM_Ca3__Ca)
+	dst[36] = -(xCaMKII_CaM_Ca2 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca2__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * (pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM_Ca3__Ca)))
+	// Jp[54] = d(dCaM_Ca3/dt)/d(KD__CaMKII_CaM_Ca3__Ca) = -CaMKII_CaM_Ca3*KD__CaM_Ca3__Ca*KD__CaM_Ca4__CaMKII*kf__CaM_Ca3__CaMKII/KD__CaMKII_CaM_Ca3__Ca^2
+	dst[54] = -(xCaMKII_CaM_Ca3 * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca3__CaMKII / (pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[132] = d(dCaMKII_CaM/dt)/d(KD__CaMKII_CaM_Ca3__Ca)
+	dst[132] = xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKD__CaM__Ca * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * (pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM_Ca3__Ca) * pKD__CaMKII_CaM__Ca)
+	// Jp[146] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaMKII_CaM_Ca3__Ca)
+	dst[146] = xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * (pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[158] = d(dCaMKII_CaM_Ca2/dt)/d(KD__CaMKII_CaM_Ca3__Ca)
+	dst[158] = xCaMKII_CaM_Ca2 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca2__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * (pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[168] = d(dCaMKII_CaM_Ca3/dt)/d(KD__CaMKII_CaM_Ca3__Ca)
+	dst[168] = xCaMKII_CaM_Ca4*pKf__CaMKII_CaM_Ca3__Ca + xCaMKII_CaM_Ca3*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca3__CaMKII/(pKD__CaMKII_CaM_Ca3__Ca*pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[175] = d(dCaMKII_CaM_Ca4/dt)/d(KD__CaMKII_CaM_Ca3__Ca) = -CaMKII_CaM_Ca4*kf__CaMKII_CaM_Ca3__Ca
+	dst[175] = -(xCaMKII_CaM_Ca4 * pKf__CaMKII_CaM_Ca3__Ca)
+}
+
+// jpCol33 writes the entries of Jp in the column of KD__CaMKII_CaM_Ca2__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol33(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaMKII_CaM_Ca2__Ca := p[ParamKf__CaMKII_CaM_Ca2__Ca]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKf__CaM_Ca2__CaMKII := p[ParamKf__CaM_Ca2__CaMKII]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	// Jp[14] = d(dCaM_Ca1/dt)/d(KD__CaMKII_CaM_Ca2__Ca)
+	dst[14] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca2__Ca) * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[37] = d(dCaM_Ca2/dt)/d(KD__CaMKII_CaM_Ca2__Ca)
+	dst[37] = -(xCaMKII_CaM_Ca2 * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca2__CaMKII / (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[133] = d(dCaMKII_CaM/dt)/d(KD__CaMKII_CaM_Ca2__Ca)
+	dst[133] = xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKD__CaM__Ca * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca2__Ca) * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca)
+	// Jp[147] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaMKII_CaM_Ca2__Ca)
+	dst[147] = xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * (pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca2__Ca) * pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[159] = d(dCaMKII_CaM_Ca2/dt)/d(KD__CaMKII_CaM_Ca2__Ca)
+	dst[159] = xCaMKII_CaM_Ca3*pKf__CaMKII_CaM_Ca2__Ca + xCaMKII_CaM_Ca2*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca2__CaMKII/(pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[169] = d(dCaMKII_CaM_Ca3/dt)/d(KD__CaMKII_CaM_Ca2__Ca) = -CaMKII_CaM_Ca3*kf__CaMKII_CaM_Ca2__Ca
+	dst[169] = -(xCaMKII_CaM_Ca3 * pKf__CaMKII_CaM_Ca2__Ca)
+}
+
+// jpCol34 writes the entries of Jp in the column of KD__CaMKII_CaM_Ca1__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol34(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaMKII_CaM_Ca1__Ca := p[ParamKf__CaMKII_CaM_Ca1__Ca]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	// Jp[15] = d(dCaM_Ca1/dt)/d(KD__CaMKII_CaM_Ca1__Ca)
+	dst[15] = -(xCaMKII_CaM_Ca1 * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKf__CaM_Ca1__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca))
+	// Jp[134] = d(dCaMKII_CaM/dt)/d(KD__CaMKII_CaM_Ca1__Ca)
+	dst[134] = xCaMKII_CaM * pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__CaMKII * pKD__CaM__Ca * pKf__CaM__CaMKII / (pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca1__Ca * pKD__CaMKII_CaM_Ca2__Ca * pKD__CaMKII_CaM_Ca3__Ca * pKD__CaMKII_CaM__Ca)
+	// Jp[148] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaMKII_CaM_Ca1__Ca)
+	dst[148] = xCaMKII_CaM_Ca2*pKf__CaMKII_CaM_Ca1__Ca + xCaMKII_CaM_Ca1*pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII*pKf__CaM_Ca1__CaMKII/(pKD__CaMKII_CaM_Ca1__Ca*pKD__CaMKII_CaM_Ca1__Ca*pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca)
+	// Jp[160] = d(dCaMKII_CaM_Ca2/dt)/d(KD__CaMKII_CaM_Ca1__Ca) = -CaMKII_CaM_Ca2*kf__CaMKII_CaM_Ca1__Ca
+	dst[160] = -(xCaMKII_CaM_Ca2 * pKf__CaMKII_CaM_Ca1__Ca)
+}
+
+// jpCol35 writes the entries of Jp in the column of KD__CaMKII_CaM__Ca at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol35(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaMKII_CaM__Ca := p[ParamKf__CaMKII_CaM__Ca]
+	pKD__CaM_Ca4__CaMKII := p[ParamKD__CaM_Ca4__CaMKII]
+	pKD__CaMKII_CaM_Ca3__Ca := p[ParamKD__CaMKII_CaM_Ca3__Ca]
+	pKD__CaMKII_CaM_Ca2__Ca := p[ParamKD__CaMKII_CaM_Ca2__Ca]
+	pKD__CaMKII_CaM_Ca1__Ca := p[ParamKD__CaMKII_CaM_Ca1__Ca]
+	pKD__CaMKII_CaM__Ca := p[ParamKD__CaMKII_CaM__Ca]
+	// Jp[135] = d(dCaMKII_CaM/dt)/d(KD__CaMKII_CaM__Ca)
+	dst[135] = xCaMKII_CaM_Ca1*pKf__CaMKII_CaM__Ca + xCaMKII_CaM*pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__CaMKII*pKD__CaM__Ca*pKf__CaM__CaMKII/(pKD__CaMKII_CaM_Ca1__Ca*pKD__CaMKII_CaM_Ca2__Ca*pKD__CaMKII_CaM_Ca3__Ca*(pKD__CaMKII_CaM__Ca*pKD__CaMKII_CaM__Ca))
+	// Jp[149] = d(dCaMKII_CaM_Ca1/dt)/d(KD__CaMKII_CaM__Ca) = -CaMKII_CaM_Ca1*kf__CaMKII_CaM__Ca
+	dst[149] = -(xCaMKII_CaM_Ca1 * pKf__CaMKII_CaM__Ca)
+}
+
+// jpCol36 writes the entries of Jp in the column of kf__pCaMKII_CaM_Ca3__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol36(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[179] = d(dpCaMKII_CaM_Ca4/dt)/d(kf__pCaMKII_CaM_Ca3__Ca) = -KD__pCaMKII_CaM_Ca3__Ca*pCaMKII_CaM_Ca4 + Ca_set*pCaMKII_CaM_Ca3/(exp(-10*t) + 1)
+	dst[179] = -(pKD__pCaMKII_CaM_Ca3__Ca * xPCaMKII_CaM_Ca4) + pCa_set*xPCaMKII_CaM_Ca3/e0
+	// Jp[205] = d(dpCaMKII_CaM_Ca3/dt)/d(kf__pCaMKII_CaM_Ca3__Ca) = KD__pCaMKII_CaM_Ca3__Ca*pCaMKII_CaM_Ca4 - Ca_set*pCaMKII_CaM_Ca3/(exp(-10*t) + 1)
+	dst[205] = pKD__pCaMKII_CaM_Ca3__Ca*xPCaMKII_CaM_Ca4 - pCa_set*xPCaMKII_CaM_Ca3/e0
+}
+
+// jpCol37 writes the entries of Jp in the column of kf__CaM__pCaMKIIa at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol37(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	pCaM_0 := p[ParamCaM_0]
+	e0 := -xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 + pCaM_0 - xCaM_Ca1 - xCaM_Ca2 - xCaM_Ca3 - xCaM_Ca4 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4 - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4
+	// Jp[190] = d(dpCaMKIIa/dt)/d(kf__CaM__pCaMKIIa)
+	dst[190] = pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*pKD__CaM__Ca*xPCaMKII_CaM/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca*pKD__pCaMKII_CaM__Ca) - xPCaMKIIa*e0
+	// Jp[238] = d(dpCaMKII_CaM/dt)/d(kf__CaM__pCaMKIIa)
+	dst[238] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca)) + xPCaMKIIa*e0
+}
+
+// jpCol38 writes the entries of Jp in the column of kf__CaM_Ca1__pCaMKIIa at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol38(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := -(xCaM_Ca1 * xPCaMKIIa) + pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca1/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[16] = d(dCaM_Ca1/dt)/d(kf__CaM_Ca1__pCaMKIIa)
+	dst[16] = e0
+	// Jp[191] = d(dpCaMKIIa/dt)/d(kf__CaM_Ca1__pCaMKIIa)
+	dst[191] = e0
+	// Jp[225] = d(dpCaMKII_CaM_Ca1/dt)/d(kf__CaM_Ca1__pCaMKIIa)
+	dst[225] = xCaM_Ca1*xPCaMKIIa - pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca1/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca)
+}
+
+// jpCol39 writes the entries of Jp in the column of kf__CaM_Ca2__pCaMKIIa at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol39(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := -(xCaM_Ca2 * xPCaMKIIa) + pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca2/(pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[38] = d(dCaM_Ca2/dt)/d(kf__CaM_Ca2__pCaMKIIa)
+	dst[38] = e0
+	// Jp[192] = d(dpCaMKIIa/dt)/d(kf__CaM_Ca2__pCaMKIIa)
+	dst[192] = e0
+	// Jp[214] = d(dpCaMKII_CaM_Ca2/dt)/d(kf__CaM_Ca2__pCaMKIIa)
+	dst[214] = xCaM_Ca2*xPCaMKIIa - pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca2/(pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca)
+}
+
+// jpCol40 writes the entries of Jp in the column of kf__CaM_Ca3__pCaMKIIa at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol40(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := -(xCaM_Ca3 * xPCaMKIIa) + pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca3/pKD__pCaMKII_CaM_Ca3__Ca
+	// Jp[55] = d(dCaM_Ca3/dt)/d(kf__CaM_Ca3__pCaMKIIa) = -CaM_Ca3*pCaMKIIa + KD__CaM_Ca3__Ca*KD__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca3/KD__pCaMKII_CaM_Ca3__Ca
+	dst[55] = e0
+	// Jp[193] = d(dpCaMKIIa/dt)/d(kf__CaM_Ca3__pCaMKIIa) = -CaM_Ca3*pCaMKIIa + KD__CaM_Ca3__Ca*KD__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca3/KD__pCaMKII_CaM_Ca3__Ca
+	dst[193] = e0
+	// Jp[206] = d(dpCaMKII_CaM_Ca3/dt)/d(kf__CaM_Ca3__pCaMKIIa) = CaM_Ca3*pCaMKIIa - KD__CaM_Ca3__Ca*KD__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca3/KD__pCaMKII_CaM_Ca3__Ca
+	dst[206] = xCaM_Ca3*xPCaMKIIa - pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca3/pKD__pCaMKII_CaM_Ca3__Ca
+}
+
+// jpCol41 writes the entries of Jp in the column of kf__pCaMKII_CaM_Ca2__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol41(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[207] = d(dpCaMKII_CaM_Ca3/dt)/d(kf__pCaMKII_CaM_Ca2__Ca) = -KD__pCaMKII_CaM_Ca2__Ca*pCaMKII_CaM_Ca3 + Ca_set*pCaMKII_CaM_Ca2/(exp(-10*t) + 1)
+	dst[207] = -(pKD__pCaMKII_CaM_Ca2__Ca * xPCaMKII_CaM_Ca3) + pCa_set*xPCaMKII_CaM_Ca2/e0
+	// Jp[215] = d(dpCaMKII_CaM_Ca2/dt)/d(kf__pCaMKII_CaM_Ca2__Ca) = KD__pCaMKII_CaM_Ca2__Ca*pCaMKII_CaM_Ca3 - Ca_set*pCaMKII_CaM_Ca2/(exp(-10*t) + 1)
+	dst[215] = pKD__pCaMKII_CaM_Ca2__Ca*xPCaMKII_CaM_Ca3 - pCa_set*xPCaMKII_CaM_Ca2/e0
+}
+
+// jpCol42 writes the entries of Jp in the column of kf__pCaMKII_CaM_Ca1__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol42(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[216] = d(dpCaMKII_CaM_Ca2/dt)/d(kf__pCaMKII_CaM_Ca1__Ca) = -KD__pCaMKII_CaM_Ca1__Ca*pCaMKII_CaM_Ca2 + Ca_set*pCaMKII_CaM_Ca1/(exp(-10*t) + 1)
+	dst[216] = -(pKD__pCaMKII_CaM_Ca1__Ca * xPCaMKII_CaM_Ca2) + pCa_set*xPCaMKII_CaM_Ca1/e0
+	// Jp[226] = d(dpCaMKII_CaM_Ca1/dt)/d(kf__pCaMKII_CaM_Ca1__Ca) = KD__pCaMKII_CaM_Ca1__Ca*pCaMKII_CaM_Ca2 - Ca_set*pCaMKII_CaM_Ca1/(exp(-10*t) + 1)
+	dst[226] = pKD__pCaMKII_CaM_Ca1__Ca*xPCaMKII_CaM_Ca2 - pCa_set*xPCaMKII_CaM_Ca1/e0
+}
+
+// jpCol43 writes the entries of Jp in the column of kf__CaM_Ca4__pCaMKIIa at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol43(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := -(xCaM_Ca4 * xPCaMKIIa) + pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca4
+	// Jp[67] = d(dCaM_Ca4/dt)/d(kf__CaM_Ca4__pCaMKIIa) = -CaM_Ca4*pCaMKIIa + KD__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca4
+	dst[67] = e0
+	// Jp[194] = d(dpCaMKIIa/dt)/d(kf__CaM_Ca4__pCaMKIIa) = -CaM_Ca4*pCaMKIIa + KD__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca4
+	dst[194] = e0
+	// Jp[180] = d(dpCaMKII_CaM_Ca4/dt)/d(kf__CaM_Ca4__pCaMKIIa) = CaM_Ca4*pCaMKIIa - KD__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca4
+	dst[180] = xCaM_Ca4*xPCaMKIIa - pKD__CaM_Ca4__pCaMKIIa*xPCaMKII_CaM_Ca4
+}
+
+// jpCol44 writes the entries of Jp in the column of kf__pCaMKII_CaM__Ca at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol44(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pCa_set := p[ParamCa_set]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[227] = d(dpCaMKII_CaM_Ca1/dt)/d(kf__pCaMKII_CaM__Ca) = -KD__pCaMKII_CaM__Ca*pCaMKII_CaM_Ca1 + Ca_set*pCaMKII_CaM/(exp(-10*t) + 1)
+	dst[227] = -(pKD__pCaMKII_CaM__Ca * xPCaMKII_CaM_Ca1) + pCa_set*xPCaMKII_CaM/e0
+	// Jp[239] = d(dpCaMKII_CaM/dt)/d(kf__pCaMKII_CaM__Ca) = KD__pCaMKII_CaM__Ca*pCaMKII_CaM_Ca1 - Ca_set*pCaMKII_CaM/(exp(-10*t) + 1)
+	dst[239] = pKD__pCaMKII_CaM__Ca*xPCaMKII_CaM_Ca1 - pCa_set*xPCaMKII_CaM/e0
+}
+
+// jpCol45 writes the entries of Jp in the column of KD__pCaMKII_CaM_Ca3__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol45(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__pCaMKII_CaM_Ca3__Ca := p[ParamKf__pCaMKII_CaM_Ca3__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__CaM_Ca1__pCaMKIIa := p[ParamKf__CaM_Ca1__pCaMKIIa]
+	pKf__CaM_Ca2__pCaMKIIa := p[ParamKf__CaM_Ca2__pCaMKIIa]
+	pKf__CaM_Ca3__pCaMKIIa := p[ParamKf__CaM_Ca3__pCaMKIIa]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * (pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM_Ca3__Ca)))
+	// Jp[17] = d(dCaM_Ca1/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[17] = e0
+	e1 := -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * (pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM_Ca3__Ca)))
+	// Jp[39] = d(dCaM_Ca2/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[39] = e1
+	e2 := -(pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca3__pCaMKIIa * xPCaMKII_CaM_Ca3 / (pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[56] = d(dCaM_Ca3/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[56] = e2
+	// Jp[181] = d(dpCaMKII_CaM_Ca4/dt)/d(KD__pCaMKII_CaM_Ca3__Ca) = -kf__pCaMKII_CaM_Ca3__Ca*pCaMKII_CaM_Ca4
+	dst[181] = -(pKf__pCaMKII_CaM_Ca3__Ca * xPCaMKII_CaM_Ca4)
+	// Jp[195] = d(dpCaMKIIa/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[195] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * (pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM_Ca3__Ca) * pKD__pCaMKII_CaM__Ca)) + e0 + e1 + e2
+	// Jp[208] = d(dpCaMKII_CaM_Ca3/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[208] = pKf__pCaMKII_CaM_Ca3__Ca*xPCaMKII_CaM_Ca4 + pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*pKf__CaM_Ca3__pCaMKIIa*xPCaMKII_CaM_Ca3/(pKD__pCaMKII_CaM_Ca3__Ca*pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[217] = d(dpCaMKII_CaM_Ca2/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[217] = pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * (pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[228] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[228] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * (pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[240] = d(dpCaMKII_CaM/dt)/d(KD__pCaMKII_CaM_Ca3__Ca)
+	dst[240] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * (pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM_Ca3__Ca) * pKD__pCaMKII_CaM__Ca)
+}
+
+// jpCol46 writes the entries of Jp in the column of KD__pCaMKII_CaM_Ca2__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol46(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__CaM_Ca1__pCaMKIIa := p[ParamKf__CaM_Ca1__pCaMKIIa]
+	pKf__CaM_Ca2__pCaMKIIa := p[ParamKf__CaM_Ca2__pCaMKIIa]
+	pKf__pCaMKII_CaM_Ca2__Ca := p[ParamKf__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca2__Ca) * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[18] = d(dCaM_Ca1/dt)/d(KD__pCaMKII_CaM_Ca2__Ca)
+	dst[18] = e0
+	e1 := -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[40] = d(dCaM_Ca2/dt)/d(KD__pCaMKII_CaM_Ca2__Ca)
+	dst[40] = e1
+	// Jp[196] = d(dpCaMKIIa/dt)/d(KD__pCaMKII_CaM_Ca2__Ca)
+	dst[196] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca2__Ca) * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca)) + e0 + e1
+	// Jp[209] = d(dpCaMKII_CaM_Ca3/dt)/d(KD__pCaMKII_CaM_Ca2__Ca) = -kf__pCaMKII_CaM_Ca2__Ca*pCaMKII_CaM_Ca3
+	dst[209] = -(pKf__pCaMKII_CaM_Ca2__Ca * xPCaMKII_CaM_Ca3)
+	// Jp[218] = d(dpCaMKII_CaM_Ca2/dt)/d(KD__pCaMKII_CaM_Ca2__Ca)
+	dst[218] = pKf__pCaMKII_CaM_Ca2__Ca*xPCaMKII_CaM_Ca3 + pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*pKf__CaM_Ca2__pCaMKIIa*xPCaMKII_CaM_Ca2/(pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[229] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__pCaMKII_CaM_Ca2__Ca)
+	dst[229] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca2__Ca) * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[241] = d(dpCaMKII_CaM/dt)/d(KD__pCaMKII_CaM_Ca2__Ca)
+	dst[241] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca2__Ca) * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca)
+}
+
+// jpCol47 writes the entries of Jp in the column of KD__pCaMKII_CaM_Ca1__Ca at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol47(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__CaM_Ca1__pCaMKIIa := p[ParamKf__CaM_Ca1__pCaMKIIa]
+	pKf__pCaMKII_CaM_Ca1__Ca := p[ParamKf__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	e0 := -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[19] = d(dCaM_Ca1/dt)/d(KD__pCaMKII_CaM_Ca1__Ca)
+	dst[19] = e0
+	// Jp[197] = d(dpCaMKIIa/dt)/d(KD__pCaMKII_CaM_Ca1__Ca)
+	dst[197] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca)) + e0
+	// Jp[219] = d(dpCaMKII_CaM_Ca2/dt)/d(KD__pCaMKII_CaM_Ca1__Ca) = -kf__pCaMKII_CaM_Ca1__Ca*pCaMKII_CaM_Ca2
+	dst[219] = -(pKf__pCaMKII_CaM_Ca1__Ca * xPCaMKII_CaM_Ca2)
+	// Jp[230] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__pCaMKII_CaM_Ca1__Ca)
+	dst[230] = pKf__pCaMKII_CaM_Ca1__Ca*xPCaMKII_CaM_Ca2 + pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*pKf__CaM_Ca1__pCaMKIIa*xPCaMKII_CaM_Ca1/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[242] = d(dpCaMKII_CaM/dt)/d(KD__pCaMKII_CaM_Ca1__Ca)
+	dst[242] = pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca)
+}
+
+// jpCol48 writes the entries of Jp in the column of KD__pCaMKII_CaM__Ca at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol48(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__pCaMKII_CaM__Ca := p[ParamKf__pCaMKII_CaM__Ca]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	pKD__CaM_Ca4__pCaMKIIa := p[ParamKD__CaM_Ca4__pCaMKIIa]
+	// Jp[198] = d(dpCaMKIIa/dt)/d(KD__pCaMKII_CaM__Ca)
+	dst[198] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM_Ca4__pCaMKIIa * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * (pKD__pCaMKII_CaM__Ca * pKD__pCaMKII_CaM__Ca)))
+	// Jp[231] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__pCaMKII_CaM__Ca) = -kf__pCaMKII_CaM__Ca*pCaMKII_CaM_Ca1
+	dst[231] = -(pKf__pCaMKII_CaM__Ca * xPCaMKII_CaM_Ca1)
+	// Jp[243] = d(dpCaMKII_CaM/dt)/d(KD__pCaMKII_CaM__Ca)
+	dst[243] = pKf__pCaMKII_CaM__Ca*xPCaMKII_CaM_Ca1 + pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM_Ca4__pCaMKIIa*pKD__CaM__Ca*pKf__CaM__pCaMKIIa*xPCaMKII_CaM/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca*(pKD__pCaMKII_CaM__Ca*pKD__pCaMKII_CaM__Ca))
+}
+
+// jpCol49 writes the entries of Jp in the column of KD__CaM_Ca4__pCaMKIIa at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol49(dst []float64, t float64, x, p []float64) {
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKD__CaM_Ca3__Ca := p[ParamKD__CaM_Ca3__Ca]
+	pKD__CaM_Ca2__Ca := p[ParamKD__CaM_Ca2__Ca]
+	pKD__CaM_Ca1__Ca := p[ParamKD__CaM_Ca1__Ca]
+	pKD__CaM__Ca := p[ParamKD__CaM__Ca]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pKf__CaM_Ca1__pCaMKIIa := p[ParamKf__CaM_Ca1__pCaMKIIa]
+	pKf__CaM_Ca2__pCaMKIIa := p[ParamKf__CaM_Ca2__pCaMKIIa]
+	pKf__CaM_Ca3__pCaMKIIa := p[ParamKf__CaM_Ca3__pCaMKIIa]
+	pKf__CaM_Ca4__pCaMKIIa := p[ParamKf__CaM_Ca4__pCaMKIIa]
+	pKD__pCaMKII_CaM_Ca3__Ca := p[ParamKD__pCaMKII_CaM_Ca3__Ca]
+	pKD__pCaMKII_CaM_Ca2__Ca := p[ParamKD__pCaMKII_CaM_Ca2__Ca]
+	pKD__pCaMKII_CaM_Ca1__Ca := p[ParamKD__pCaMKII_CaM_Ca1__Ca]
+	pKD__pCaMKII_CaM__Ca := p[ParamKD__pCaMKII_CaM__Ca]
+	e0 := pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[20] = d(dCaM_Ca1/dt)/d(KD__CaM_Ca4__pCaMKIIa)
+	dst[20] = e0
+	e1 := pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[41] = d(dCaM_Ca2/dt)/d(KD__CaM_Ca4__pCaMKIIa)
+	dst[41] = e1
+	e2 := pKD__CaM_Ca3__Ca * pKf__CaM_Ca3__pCaMKIIa * xPCaMKII_CaM_Ca3 / pKD__pCaMKII_CaM_Ca3__Ca
+	// Jp[57] = d(dCaM_Ca3/dt)/d(KD__CaM_Ca4__pCaMKIIa) = KD__CaM_Ca3__Ca*kf__CaM_Ca3__pCaMKIIa*pCaMKII_CaM_Ca3/KD__pCaMKII_CaM_Ca3__Ca
+	dst[57] = e2
+	e3 := pKf__CaM_Ca4__pCaMKIIa * xPCaMKII_CaM_Ca4
+	// Jp[68] = d(dCaM_Ca4/dt)/d(KD__CaM_Ca4__pCaMKIIa) = kf__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca4
+	dst[68] = e3
+	// Jp[182] = d(dpCaMKII_CaM_Ca4/dt)/d(KD__CaM_Ca4__pCaMKIIa) = -kf__CaM_Ca4__pCaMKIIa*pCaMKII_CaM_Ca4
+	dst[182] = -(pKf__CaM_Ca4__pCaMKIIa * xPCaMKII_CaM_Ca4)
+	// Jp[199] = d(dpCaMKIIa/dt)/d(KD__CaM_Ca4__pCaMKIIa)
+	dst[199] = e3 + pKD__CaM_Ca1__Ca*pKD__CaM_Ca2__Ca*pKD__CaM_Ca3__Ca*pKD__CaM__Ca*pKf__CaM__pCaMKIIa*xPCaMKII_CaM/(pKD__pCaMKII_CaM_Ca1__Ca*pKD__pCaMKII_CaM_Ca2__Ca*pKD__pCaMKII_CaM_Ca3__Ca*pKD__pCaMKII_CaM__Ca) + e0 + e1 + e2
+	// Jp[210] = d(dpCaMKII_CaM_Ca3/dt)/d(KD__CaM_Ca4__pCaMKIIa) = -KD__CaM_Ca3__Ca*kf__CaM_Ca3__pCaMKIIa*pCaMKII_CaM_Ca3/KD__pCaMKII_CaM_Ca3__Ca
+	dst[210] = -(pKD__CaM_Ca3__Ca * pKf__CaM_Ca3__pCaMKIIa * xPCaMKII_CaM_Ca3 / pKD__pCaMKII_CaM_Ca3__Ca)
+	// Jp[220] = d(dpCaMKII_CaM_Ca2/dt)/d(KD__CaM_Ca4__pCaMKIIa)
+	dst[220] = -(pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca2__pCaMKIIa * xPCaMKII_CaM_Ca2 / (pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[232] = d(dpCaMKII_CaM_Ca1/dt)/d(KD__CaM_Ca4__pCaMKIIa)
+	dst[232] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKf__CaM_Ca1__pCaMKIIa * xPCaMKII_CaM_Ca1 / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca))
+	// Jp[244] = d(dpCaMKII_CaM/dt)/d(KD__CaM_Ca4__pCaMKIIa)
+	dst[244] = -(pKD__CaM_Ca1__Ca * pKD__CaM_Ca2__Ca * pKD__CaM_Ca3__Ca * pKD__CaM__Ca * pKf__CaM__pCaMKIIa * xPCaMKII_CaM / (pKD__pCaMKII_CaM_Ca1__Ca * pKD__pCaMKII_CaM_Ca2__Ca * pKD__pCaMKII_CaM_Ca3__Ca * pKD__pCaMKII_CaM__Ca))
+}
+
+// jpCol50 writes the entries of Jp in the column of kautMax at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol50(dst []float64, t float64, x, p []float64) {
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	e0 := xCaMKII_CaM_Ca4 + xPCaMKII_CaM_Ca4
+	e1 := e0 * e0
+	e2 := 1e-05 + pCaMKII_0 - xPP1__pCaMKIIa
+	e3 := 1.0 + 2.86972*e0/e2
+	// Jp[176] = d(dCaMKII_CaM_Ca4/dt)/d(kautMax)
+	dst[176] = -3.90264 * xCaMKII_CaM_Ca4 * e1 / (e2 * e2 * e3)
+	// Jp[183] = d(dpCaMKII_CaM_Ca4/dt)/d(kautMax)
+	dst[183] = 3.90264 * xCaMKII_CaM_Ca4 * e1 / (e2 * e2 * e3)
+}
+
+// jpCol51 writes the entries of Jp in the column of kf__PP1__pCaMKIIa at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol51(dst []float64, t float64, x, p []float64) {
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pPP1_0 := p[ParamPP1_0]
+	e0 := pPP1_0 - xPP1__pCaMKIIa
+	// Jp[200] = d(dpCaMKIIa/dt)/d(kf__PP1__pCaMKIIa) = -pCaMKIIa*(PP1_0 - PP1__pCaMKIIa)
+	dst[200] = -(xPCaMKIIa * e0)
+	// Jp[247] = d(dPP1__pCaMKIIa/dt)/d(kf__PP1__pCaMKIIa) = pCaMKIIa*(PP1_0 - PP1__pCaMKIIa)
+	dst[247] = xPCaMKIIa * e0
+}
+
+// jpCol52 writes the entries of Jp in the column of kr__PP1__pCaMKIIa at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol52(dst []float64, t float64, x, p []float64) {
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	// Jp[201] = d(dpCaMKIIa/dt)/d(kr__PP1__pCaMKIIa) = PP1__pCaMKIIa
+	dst[201] = xPP1__pCaMKIIa
+	// Jp[248] = d(dPP1__pCaMKIIa/dt)/d(kr__PP1__pCaMKIIa) = -PP1__pCaMKIIa
+	dst[248] = -xPP1__pCaMKIIa
+}
+
+// jpCol53 writes the entries of Jp in the column of kcat__PP1__pCaMKIIa at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol53(dst []float64, t float64, x, p []float64) {
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	// Jp[249] = d(dPP1__pCaMKIIa/dt)/d(kcat__PP1__pCaMKIIa) = -PP1__pCaMKIIa
+	dst[249] = -xPP1__pCaMKIIa
+}
+
+// jpCol54 writes the entries of Jp in the column of Ca_set at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol54(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKf__CaM__Ca := p[ParamKf__CaM__Ca]
+	pKf__CaM_Ca1__Ca := p[ParamKf__CaM_Ca1__Ca]
+	pKf__CaM_Ca2__Ca := p[ParamKf__CaM_Ca2__Ca]
+	pKf__CaM_Ca3__Ca := p[ParamKf__CaM_Ca3__Ca]
+	pKf__PP2B_CaM__Ca := p[ParamKf__PP2B_CaM__Ca]
+	pKf__PP2B_CaM_Ca1__Ca := p[ParamKf__PP2B_CaM_Ca1__Ca]
+	pKf__PP2B_CaM_Ca2__Ca := p[ParamKf__PP2B_CaM_Ca2__Ca]
+	pKf__PP2B_CaM_Ca3__Ca := p[ParamKf__PP2B_CaM_Ca3__Ca]
+	pKf__CaMKII_CaM_Ca3__Ca := p[ParamKf__CaMKII_CaM_Ca3__Ca]
+	pKf__CaMKII_CaM_Ca2__Ca := p[ParamKf__CaMKII_CaM_Ca2__Ca]
+	pKf__CaMKII_CaM_Ca1__Ca := p[ParamKf__CaMKII_CaM_Ca1__Ca]
+	pKf__CaMKII_CaM__Ca := p[ParamKf__CaMKII_CaM__Ca]
+	pKf__pCaMKII_CaM_Ca3__Ca := p[ParamKf__pCaMKII_CaM_Ca3__Ca]
+	pKf__pCaMKII_CaM_Ca2__Ca := p[ParamKf__pCaMKII_CaM_Ca2__Ca]
+	pKf__pCaMKII_CaM_Ca1__Ca := p[ParamKf__pCaMKII_CaM_Ca1__Ca]
+	pKf__pCaMKII_CaM__Ca := p[ParamKf__pCaMKII_CaM__Ca]
+	pCaM_0 := p[ParamCaM_0]
+	e0 := 1.0 + math.Exp(-10.0*t)
+	// Jp[21] = d(dCaM_Ca1/dt)/d(Ca_set)
+	dst[21] = -(xCaM_Ca1 * pKf__CaM_Ca1__Ca / e0) + pKf__CaM__Ca*(-xCaMKII_CaM-xCaMKII_CaM_Ca1-xCaMKII_CaM_Ca2-xCaMKII_CaM_Ca3-xCaMKII_CaM_Ca4+pCaM_0-xCaM_Ca1-xCaM_Ca2-xCaM_Ca3-xCaM_Ca4-xPP2B_CaM-xPP2B_CaM_Ca1-xPP2B_CaM_Ca2-xPP2B_CaM_Ca3-xPP2B_CaM_Ca4-xPCaMKII_CaM-xPCaMKII_CaM_Ca1-xPCaMKII_CaM_Ca2-xPCaMKII_CaM_Ca3-xPCaMKII_CaM_Ca4)/e0
+	// Jp[42] = d(dCaM_Ca2/dt)/d(Ca_set) = CaM_Ca1*kf__CaM_Ca1__Ca/(exp(-10*t) + 1) - CaM_Ca2*kf__CaM_Ca2__Ca/(exp(-10*t) + 1)
+	dst[42] = xCaM_Ca1*pKf__CaM_Ca1__Ca/e0 - xCaM_Ca2*pKf__CaM_Ca2__Ca/e0
+	// Jp[58] = d(dCaM_Ca3/dt)/d(Ca_set) = CaM_Ca2*kf__CaM_Ca2__Ca/(exp(-10*t) + 1) - CaM_Ca3*kf__CaM_Ca3__Ca/(exp(-10*t) + 1)
+	dst[58] = xCaM_Ca2*pKf__CaM_Ca2__Ca/e0 - xCaM_Ca3*pKf__CaM_Ca3__Ca/e0
+	// Jp[69] = d(dCaM_Ca4/dt)/d(Ca_set) = CaM_Ca3*kf__CaM_Ca3__Ca/(exp(-10*t) + 1)
+	dst[69] = xCaM_Ca3 * pKf__CaM_Ca3__Ca / e0
+	// Jp[83] = d(dPP2B_CaM/dt)/d(Ca_set) = -PP2B_CaM*kf__PP2B_CaM__Ca/(exp(-10*t) + 1)
+	dst[83] = -(xPP2B_CaM * pKf__PP2B_CaM__Ca / e0)
+	// Jp[97] = d(dPP2B_CaM_Ca1/dt)/d(Ca_set) = PP2B_CaM*kf__PP2B_CaM__Ca/(exp(-10*t) + 1) - PP2B_CaM_Ca1*kf__PP2B_CaM_Ca1__Ca/(exp(-10*t) + 1)
+	dst[97] = xPP2B_CaM*pKf__PP2B_CaM__Ca/e0 - xPP2B_CaM_Ca1*pKf__PP2B_CaM_Ca1__Ca/e0
+	// Jp[108] = d(dPP2B_CaM_Ca2/dt)/d(Ca_set)
+	dst[108] = xPP2B_CaM_Ca1*pKf__PP2B_CaM_Ca1__Ca/e0 - xPP2B_CaM_Ca2*pKf__PP2B_CaM_Ca2__Ca/e0
+	// Jp[117] = d(dPP2B_CaM_Ca3/dt)/d(Ca_set)
+	dst[117] = xPP2B_CaM_Ca2*pKf__PP2B_CaM_Ca2__Ca/e0 - xPP2B_CaM_Ca3*pKf__PP2B_CaM_Ca3__Ca/e0
+	// Jp[123] = d(dPP2B_CaM_Ca4/dt)/d(Ca_set) = PP2B_CaM_Ca3*kf__PP2B_CaM_Ca3__Ca/(exp(-10*t) + 1)
+	dst[123] = xPP2B_CaM_Ca3 * pKf__PP2B_CaM_Ca3__Ca / e0
+	// Jp[136] = d(dCaMKII_CaM/dt)/d(Ca_set) = -CaMKII_CaM*kf__CaMKII_CaM__Ca/(exp(-10*t) + 1)
+	dst[136] = -(xCaMKII_CaM * pKf__CaMKII_CaM__Ca / e0)
+	// Jp[150] = d(dCaMKII_CaM_Ca1/dt)/d(Ca_set)
+	dst[150] = xCaMKII_CaM*pKf__CaMKII_CaM__Ca/e0 - xCaMKII_CaM_Ca1*pKf__CaMKII_CaM_Ca1__Ca/e0
+	// Jp[161] = d(dCaMKII_CaM_Ca2/dt)/d(Ca_set)
+	dst[161] = xCaMKII_CaM_Ca1*pKf__CaMKII_CaM_Ca1__Ca/e0 - xCaMKII_CaM_Ca2*pKf__CaMKII_CaM_Ca2__Ca/e0
+	// Jp[170] = d(dCaMKII_CaM_Ca3/dt)/d(Ca_set)
+	dst[170] = xCaMKII_CaM_Ca2*pKf__CaMKII_CaM_Ca2__Ca/e0 - xCaMKII_CaM_Ca3*pKf__CaMKII_CaM_Ca3__Ca/e0
+	// Jp[177] = d(dCaMKII_CaM_Ca4/dt)/d(Ca_set) = CaMKII_CaM_Ca3*kf__CaMKII_CaM_Ca3__Ca/(exp(-10*t) + 1)
+	dst[177] = xCaMKII_CaM_Ca3 * pKf__CaMKII_CaM_Ca3__Ca / e0
+	// Jp[184] = d(dpCaMKII_CaM_Ca4/dt)/d(Ca_set) = kf__pCaMKII_CaM_Ca3__Ca*pCaMKII_CaM_Ca3/(exp(-10*t) + 1)
+	dst[184] = pKf__pCaMKII_CaM_Ca3__Ca * xPCaMKII_CaM_Ca3 / e0
+	// Jp[211] = d(dpCaMKII_CaM_Ca3/dt)/d(Ca_set)
+	dst[211] = pKf__pCaMKII_CaM_Ca2__Ca*xPCaMKII_CaM_Ca2/e0 - pKf__pCaMKII_CaM_Ca3__Ca*xPCaMKII_CaM_Ca3/e0
+	// Jp[221] = d(dpCaMKII_CaM_Ca2/dt)/d(Ca_set)
+	dst[221] = pKf__pCaMKII_CaM_Ca1__Ca*xPCaMKII_CaM_Ca1/e0 - pKf__pCaMKII_CaM_Ca2__Ca*xPCaMKII_CaM_Ca2/e0
+	// Jp[233] = d(dpCaMKII_CaM_Ca1/dt)/d(Ca_set)
+	dst[233] = -(pKf__pCaMKII_CaM_Ca1__Ca * xPCaMKII_CaM_Ca1 / e0) + pKf__pCaMKII_CaM__Ca*xPCaMKII_CaM/e0
+	// Jp[245] = d(dpCaMKII_CaM/dt)/d(Ca_set) = -kf__pCaMKII_CaM__Ca*pCaMKII_CaM/(exp(-10*t) + 1)
+	dst[245] = -(pKf__pCaMKII_CaM__Ca * xPCaMKII_CaM / e0)
+}
+
+// jpCol55 writes the entries of Jp in the column of PP1_0 at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol55(dst []float64, t float64, x, p []float64) {
+	xPCaMKIIa := x[StatePCaMKIIa]
+	pKf__PP1__pCaMKIIa := p[ParamKf__PP1__pCaMKIIa]
+	// Jp[202] = d(dpCaMKIIa/dt)/d(PP1_0) = -kf__PP1__pCaMKIIa*pCaMKIIa
+	dst[202] = -(pKf__PP1__pCaMKIIa * xPCaMKIIa)
+	// Jp[250] = d(dPP1__pCaMKIIa/dt)/d(PP1_0) = kf__PP1__pCaMKIIa*pCaMKIIa
+	dst[250] = pKf__PP1__pCaMKIIa * xPCaMKIIa
+}
+
+// jpCol56 writes the entries of Jp in the column of CaMKII_0 at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol56(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaM_Ca1__CaMKII := p[ParamKf__CaM_Ca1__CaMKII]
+	pKf__CaM_Ca2__CaMKII := p[ParamKf__CaM_Ca2__CaMKII]
+	pKf__CaM_Ca3__CaMKII := p[ParamKf__CaM_Ca3__CaMKII]
+	pKf__CaM_Ca4__CaMKII := p[ParamKf__CaM_Ca4__CaMKII]
+	pKautMax := p[ParamKautMax]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	pCaM_0 := p[ParamCaM_0]
+	// Jp[22] = d(dCaM_Ca1/dt)/d(CaMKII_0) = -CaM_Ca1*kf__CaM_Ca1__CaMKII
+	dst[22] = -(xCaM_Ca1 * pKf__CaM_Ca1__CaMKII)
+	// Jp[43] = d(dCaM_Ca2/dt)/d(CaMKII_0) = -CaM_Ca2*kf__CaM_Ca2__CaMKII
+	dst[43] = -(xCaM_Ca2 * pKf__CaM_Ca2__CaMKII)
+	// Jp[59] = d(dCaM_Ca3/dt)/d(CaMKII_0) = -CaM_Ca3*kf__CaM_Ca3__CaMKII
+	dst[59] = -(xCaM_Ca3 * pKf__CaM_Ca3__CaMKII)
+	// Jp[70] = d(dCaM_Ca4/dt)/d(CaMKII_0) = -CaM_Ca4*kf__CaM_Ca4__CaMKII
+	dst[70] = -(xCaM_Ca4 * pKf__CaM_Ca4__CaMKII)
+	// Jp[137] = d(dCaMKII_CaM/dt)/d(CaMKII_0)
+	dst[137] = pKf__CaM__CaMKII * (-xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 + pCaM_0 - xCaM_Ca1 - xCaM_Ca2 - xCaM_Ca3 - xCaM_Ca4 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4 - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4)
+	// Jp[151] = d(dCaMKII_CaM_Ca1/dt)/d(CaMKII_0) = CaM_Ca1*kf__CaM_Ca1__CaMKII
+	dst[151] = xCaM_Ca1 * pKf__CaM_Ca1__CaMKII
+	// Jp[162] = d(dCaMKII_CaM_Ca2/dt)/d(CaMKII_0) = CaM_Ca2*kf__CaM_Ca2__CaMKII
+	dst[162] = xCaM_Ca2 * pKf__CaM_Ca2__CaMKII
+	// Jp[171] = d(dCaMKII_CaM_Ca3/dt)/d(CaMKII_0) = CaM_Ca3*kf__CaM_Ca3__CaMKII
+	dst[171] = xCaM_Ca3 * pKf__CaM_Ca3__CaMKII
+	e0 := xCaMKII_CaM_Ca4 + xPCaMKII_CaM_Ca4
+	e1 := e0 * e0 * e0
+	e2 := 1e-05 + pCaMKII_0 - xPP1__pCaMKIIa
+	e3 := 1.0 + 2.86972*e0/e2
+	e4 := e0 * e0
+	// Jp[178] = d(dCaMKII_CaM_Ca4/dt)/d(CaMKII_0)
+	dst[178] = xCaM_Ca4*pKf__CaM_Ca4__CaMKII - 11.1994840608*xCaMKII_CaM_Ca4*pKautMax*e1/(e2*e2*e2*e2*(e3*e3)) + 7.80528*xCaMKII_CaM_Ca4*pKautMax*e4/(e2*e2*e2*e3)
+	// Jp[185] = d(dpCaMKII_CaM_Ca4/dt)/d(CaMKII_0)
+	dst[185] = 11.1994840608*xCaMKII_CaM_Ca4*pKautMax*e1/(e2*e2*e2*e2*(e3*e3)) - 7.80528*xCaMKII_CaM_Ca4*pKautMax*e4/(e2*e2*e2*e3)
+}
+
+// jpCol57 writes the entries of Jp in the column of CaM_0 at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol57(dst []float64, t float64, x, p []float64) {
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKIIa := x[StatePCaMKIIa]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	xPP1__pCaMKIIa := x[StatePP1__pCaMKIIa]
+	pKf__CaM__Ca := p[ParamKf__CaM__Ca]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM__CaMKII := p[ParamKf__CaM__CaMKII]
+	pKf__CaM__pCaMKIIa := p[ParamKf__CaM__pCaMKIIa]
+	pCa_set := p[ParamCa_set]
+	pCaMKII_0 := p[ParamCaMKII_0]
+	pPP2B_0 := p[ParamPP2B_0]
+	// Jp[23] = d(dCaM_Ca1/dt)/d(CaM_0) = Ca_set*kf__CaM__Ca/(exp(-10*t) + 1)
+	dst[23] = pCa_set * pKf__CaM__Ca / (1.0 + math.Exp(-10.0*t))
+	// Jp[84] = d(dPP2B_CaM/dt)/d(CaM_0) = kf__CaM__PP2B*(PP2B_0 - PP2B_CaM - PP2B_CaM_Ca1 - PP2B_CaM_Ca2 - PP2B_CaM_Ca3 - PP2B_CaM_Ca4)
+	dst[84] = pKf__CaM__PP2B * (pPP2B_0 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4)
+	// Jp[138] = d(dCaMKII_CaM/dt)/d(CaM_0)
+	dst[138] = pKf__CaM__CaMKII * (pCaMKII_0 - xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 - xPP1__pCaMKIIa - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4 - xPCaMKIIa)
+	// Jp[203] = d(dpCaMKIIa/dt)/d(CaM_0) = -kf__CaM__pCaMKIIa*pCaMKIIa
+	dst[203] = -(pKf__CaM__pCaMKIIa * xPCaMKIIa)
+	// Jp[246] = d(dpCaMKII_CaM/dt)/d(CaM_0) = kf__CaM__pCaMKIIa*pCaMKIIa
+	dst[246] = pKf__CaM__pCaMKIIa * xPCaMKIIa
+}
+
+// jpCol58 writes the entries of Jp in the column of PP2B_0 at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol58(dst []float64, t float64, x, p []float64) {
+	xCaM_Ca1 := x[StateCaM_Ca1]
+	xCaM_Ca2 := x[StateCaM_Ca2]
+	xCaM_Ca3 := x[StateCaM_Ca3]
+	xCaM_Ca4 := x[StateCaM_Ca4]
+	xPP2B_CaM := x[StatePP2B_CaM]
+	xPP2B_CaM_Ca1 := x[StatePP2B_CaM_Ca1]
+	xPP2B_CaM_Ca2 := x[StatePP2B_CaM_Ca2]
+	xPP2B_CaM_Ca3 := x[StatePP2B_CaM_Ca3]
+	xPP2B_CaM_Ca4 := x[StatePP2B_CaM_Ca4]
+	xCaMKII_CaM := x[StateCaMKII_CaM]
+	xCaMKII_CaM_Ca1 := x[StateCaMKII_CaM_Ca1]
+	xCaMKII_CaM_Ca2 := x[StateCaMKII_CaM_Ca2]
+	xCaMKII_CaM_Ca3 := x[StateCaMKII_CaM_Ca3]
+	xCaMKII_CaM_Ca4 := x[StateCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca4 := x[StatePCaMKII_CaM_Ca4]
+	xPCaMKII_CaM_Ca3 := x[StatePCaMKII_CaM_Ca3]
+	xPCaMKII_CaM_Ca2 := x[StatePCaMKII_CaM_Ca2]
+	xPCaMKII_CaM_Ca1 := x[StatePCaMKII_CaM_Ca1]
+	xPCaMKII_CaM := x[StatePCaMKII_CaM]
+	pKf__CaM__PP2B := p[ParamKf__CaM__PP2B]
+	pKf__CaM_Ca1__PP2B := p[ParamKf__CaM_Ca1__PP2B]
+	pKf__CaM_Ca2__PP2B := p[ParamKf__CaM_Ca2__PP2B]
+	pKf__CaM_Ca3__PP2B := p[ParamKf__CaM_Ca3__PP2B]
+	pKf__CaM_Ca4__PP2B := p[ParamKf__CaM_Ca4__PP2B]
+	pCaM_0 := p[ParamCaM_0]
+	// Jp[24] = d(dCaM_Ca1/dt)/d(PP2B_0) = -CaM_Ca1*kf__CaM_Ca1__PP2B
+	dst[24] = -(xCaM_Ca1 * pKf__CaM_Ca1__PP2B)
+	// Jp[44] = d(dCaM_Ca2/dt)/d(PP2B_0) = -CaM_Ca2*kf__CaM_Ca2__PP2B
+	dst[44] = -(xCaM_Ca2 * pKf__CaM_Ca2__PP2B)
+	// Jp[60] = d(dCaM_Ca3/dt)/d(PP2B_0) = -CaM_Ca3*kf__CaM_Ca3__PP2B
+	dst[60] = -(xCaM_Ca3 * pKf__CaM_Ca3__PP2B)
+	// Jp[71] = d(dCaM_Ca4/dt)/d(PP2B_0) = -CaM_Ca4*kf__CaM_Ca4__PP2B
+	dst[71] = -(xCaM_Ca4 * pKf__CaM_Ca4__PP2B)
+	// Jp[85] = d(dPP2B_CaM/dt)/d(PP2B_0)
+	dst[85] = pKf__CaM__PP2B * (-xCaMKII_CaM - xCaMKII_CaM_Ca1 - xCaMKII_CaM_Ca2 - xCaMKII_CaM_Ca3 - xCaMKII_CaM_Ca4 + pCaM_0 - xCaM_Ca1 - xCaM_Ca2 - xCaM_Ca3 - xCaM_Ca4 - xPP2B_CaM - xPP2B_CaM_Ca1 - xPP2B_CaM_Ca2 - xPP2B_CaM_Ca3 - xPP2B_CaM_Ca4 - xPCaMKII_CaM - xPCaMKII_CaM_Ca1 - xPCaMKII_CaM_Ca2 - xPCaMKII_CaM_Ca3 - xPCaMKII_CaM_Ca4)
+	// Jp[98] = d(dPP2B_CaM_Ca1/dt)/d(PP2B_0) = CaM_Ca1*kf__CaM_Ca1__PP2B
+	dst[98] = xCaM_Ca1 * pKf__CaM_Ca1__PP2B
+	// Jp[109] = d(dPP2B_CaM_Ca2/dt)/d(PP2B_0) = CaM_Ca2*kf__CaM_Ca2__PP2B
+	dst[109] = xCaM_Ca2 * pKf__CaM_Ca2__PP2B
+	// Jp[118] = d(dPP2B_CaM_Ca3/dt)/d(PP2B_0) = CaM_Ca3*kf__CaM_Ca3__PP2B
+	dst[118] = xCaM_Ca3 * pKf__CaM_Ca3__PP2B
+	// Jp[124] = d(dPP2B_CaM_Ca4/dt)/d(PP2B_0) = CaM_Ca4*kf__CaM_Ca4__PP2B
+	dst[124] = xCaM_Ca4 * pKf__CaM_Ca4__PP2B
 }
 
 // observe0 writes h and sigma of observable 0 ("obs_CaM_Ca1") into dst[0] and

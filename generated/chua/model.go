@@ -146,6 +146,24 @@ func (Model) JpPattern() *model.Pattern {
 	}
 }
 
+// jpColumns holds, per parameter column, the function writing that column's
+// entries of Jp (nil: the column has none).
+var jpColumns = [NumParams]model.JpFunc{
+	ParamP1: jpCol0,
+	ParamP2: jpCol1,
+}
+
+var _ model.JpColumns = Model{}
+
+// JpColumns returns a function writing the entries of Jp in the parameter
+// columns cols (distinct, in [0, NumParams), any order) into their JpPattern
+// positions of dst, leaving the other entries as they are: the sensitivities
+// of a few of the parameters need only their columns. It panics on a bad
+// column list.
+func (Model) JpColumns(cols []int) model.JpFunc {
+	return model.JpColumnFuncs(jpColumns[:], NumStates, NNZJp, cols)
+}
+
 // F writes f(t, x, p) = dx/dt into dst.
 func (Model) F(dst []float64, t float64, x, p []float64) {
 	if len(dst) != NumStates || len(x) != NumStates || len(p) != NumParams {
@@ -242,4 +260,21 @@ func (Model) OutputsTo(dst []float64, t float64, x, p []float64) {
 	dst[4] = xX3
 	// g = -1.1428571428571428*x1 + 0.06349206349206349*x1^3
 	dst[5] = -1.1428571428571428*xX1 + 0.06349206349206349*(xX1*xX1*xX1)
+}
+
+// jpCol0 writes the entries of Jp in the column of p1 at (t, x, p) into their
+// JpPattern positions of dst.
+func jpCol0(dst []float64, t float64, x, p []float64) {
+	xX1 := x[StateX1]
+	xX2 := x[StateX2]
+	// Jp[0] = d(dx1/dt)/d(p1) = 0.1428571428571428*x1 + x2 - 0.06349206349206349*x1^3
+	dst[0] = 0.1428571428571428*xX1 + xX2 - 0.06349206349206349*(xX1*xX1*xX1)
+}
+
+// jpCol1 writes the entries of Jp in the column of p2 at (t, x, p) into their
+// JpPattern positions of dst.
+func jpCol1(dst []float64, t float64, x, p []float64) {
+	xX2 := x[StateX2]
+	// Jp[1] = d(dx3/dt)/d(p2) = -x2
+	dst[1] = -xX2
 }

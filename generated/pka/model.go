@@ -204,6 +204,57 @@ func (Model) JpPattern() *model.Pattern {
 	}
 }
 
+// jpColumns holds, per parameter column, the function writing that column's
+// entries of Jp (nil: the column has none).
+var jpColumns = [NumParams]model.JpFunc{
+	ParamKf_Rii_C__RiiP_C:            jpCol0,
+	ParamKf_RiiP_CxcAMP__RiiP_C_cAMP: jpCol1,
+	ParamKb_RiiP_CxcAMP__RiiP_C_cAMP: jpCol2,
+	ParamKf_RiiP_cAMPxC__RiiP_C_cAMP: jpCol3,
+	ParamKb_RiiP_cAMPxC__RiiP_C_cAMP: jpCol4,
+	ParamKb_RiiPXcAMP__RiiP_cAMP:     jpCol5,
+	ParamKf_RiiPXcAMP__RiiP_cAMP:     jpCol6,
+	ParamKf_RiiPxC__RiiP_C:           jpCol7,
+	ParamKb_RiiPxC__RiiP_C:           jpCol8,
+	ParamKf_cAMPxRii__Rii_cAMP:       jpCol9,
+	ParamKb_cAMPxRii__Rii_cAMP:       jpCol10,
+	ParamKf_Rii_CxcAMP__Rii_C_cAMP:   jpCol11,
+	ParamKb_Rii_CxcAMP__Rii_C_cAMP:   jpCol12,
+	ParamKf_RiixC__Rii_C:             jpCol13,
+	ParamKf_Rii_cAMPxC__Rii_C_cAMP:   jpCol14,
+	ParamKb_Rii_cAMPxC__Rii_C_cAMP:   jpCol15,
+	ParamKf_Rii_C_cAMP__RiiP_C_cAMP:  jpCol16,
+	ParamKb_RiixC__Rii_C:             jpCol17,
+	ParamKf_C_AKAR4:                  jpCol18,
+	ParamKb_C_AKAR4:                  jpCol19,
+	ParamKcat_AKARp:                  jpCol20,
+	ParamK18off:                      jpCol21,
+	ParamK20off:                      jpCol22,
+	ParamK21off:                      jpCol23,
+	ParamK23off:                      jpCol24,
+	ParamK18on:                       jpCol25,
+	ParamK20on:                       jpCol26,
+	ParamK21on:                       jpCol27,
+	ParamK23on:                       jpCol28,
+	ParamAKAPon:                      jpCol29,
+	ParamAKAR4_ConservedConst:        jpCol30,
+	ParamCaN_ConservedConst:          jpCol31,
+	ParamRii_C_ConservedConst:        jpCol32,
+	ParamCAMP_ConservedConst:         jpCol33,
+	ParamRii_ConservedConst:          jpCol34,
+}
+
+var _ model.JpColumns = Model{}
+
+// JpColumns returns a function writing the entries of Jp in the parameter
+// columns cols (distinct, in [0, NumParams), any order) into their JpPattern
+// positions of dst, leaving the other entries as they are: the sensitivities
+// of a few of the parameters need only their columns. It panics on a bad
+// column list.
+func (Model) JpColumns(cols []int) model.JpFunc {
+	return model.JpColumnFuncs(jpColumns[:], NumStates, NNZJp, cols)
+}
+
 // F writes f(t, x, p) = dx/dt into dst.
 func (Model) F(dst []float64, t float64, x, p []float64) {
 	if len(dst) != NumStates || len(x) != NumStates || len(p) != NumParams {
@@ -1138,4 +1189,562 @@ func (Model) OutputsTo(dst []float64, t float64, x, p []float64) {
 	dst[106] = -(xAKAR4_C * pKb_C_AKAR4) + xC*pKf_C_AKAR4*e1
 	// reaction_2 = AKAR4_C*kcat_AKARp
 	dst[107] = xAKAR4_C * pKcat_AKARp
+}
+
+// jpCol0 writes the entries of Jp in the column of kf_Rii_C__RiiP_C at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol0(dst []float64, t float64, x, p []float64) {
+	xRiiP_C := x[StateRiiP_C]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xC := x[StateC]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xAKAR4_C := x[StateAKAR4_C]
+	pRii_C_ConservedConst := p[ParamRii_C_ConservedConst]
+	// Jp[22] = d(dRiiP_C/dt)/d(kf_Rii_C__RiiP_C) = -AKAR4_C - C - RiiP_C - RiiP_C_cAMP + Rii_C_ConservedConst - Rii_C_cAMP
+	dst[22] = -xAKAR4_C - xC - xRiiP_C - xRiiP_C_cAMP + pRii_C_ConservedConst - xRii_C_cAMP
+}
+
+// jpCol1 writes the entries of Jp in the column of kf_RiiP_CxcAMP__RiiP_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol1(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_C := x[StateRiiP_C]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pCAMP_ConservedConst := p[ParamCAMP_ConservedConst]
+	e0 := -xRiiP_C_cAMP - xRiiP_cAMP - xRiiP_cAMP_CaN - xRii_C_cAMP - xRii_cAMP + pCAMP_ConservedConst
+	// Jp[23] = d(dRiiP_C/dt)/d(kf_RiiP_CxcAMP__RiiP_C_cAMP) = -RiiP_C*(-RiiP_C_cAMP - RiiP_cAMP - RiiP_cAMP_CaN - Rii_C_cAMP - Rii_cAMP + cAMP_ConservedConst)
+	dst[23] = -(xRiiP_C * e0)
+	// Jp[29] = d(dRiiP_C_cAMP/dt)/d(kf_RiiP_CxcAMP__RiiP_C_cAMP) = RiiP_C*(-RiiP_C_cAMP - RiiP_cAMP - RiiP_cAMP_CaN - Rii_C_cAMP - Rii_cAMP + cAMP_ConservedConst)
+	dst[29] = xRiiP_C * e0
+}
+
+// jpCol2 writes the entries of Jp in the column of kb_RiiP_CxcAMP__RiiP_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol2(dst []float64, t float64, x, p []float64) {
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	// Jp[24] = d(dRiiP_C/dt)/d(kb_RiiP_CxcAMP__RiiP_C_cAMP) = RiiP_C_cAMP
+	dst[24] = xRiiP_C_cAMP
+	// Jp[30] = d(dRiiP_C_cAMP/dt)/d(kb_RiiP_CxcAMP__RiiP_C_cAMP) = -RiiP_C_cAMP
+	dst[30] = -xRiiP_C_cAMP
+}
+
+// jpCol3 writes the entries of Jp in the column of kf_RiiP_cAMPxC__RiiP_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol3(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xC := x[StateC]
+	e0 := -(xC * xRiiP_cAMP)
+	// Jp[11] = d(dRiiP_cAMP/dt)/d(kf_RiiP_cAMPxC__RiiP_C_cAMP) = -C*RiiP_cAMP
+	dst[11] = e0
+	// Jp[35] = d(dC/dt)/d(kf_RiiP_cAMPxC__RiiP_C_cAMP) = -C*RiiP_cAMP
+	dst[35] = e0
+	// Jp[31] = d(dRiiP_C_cAMP/dt)/d(kf_RiiP_cAMPxC__RiiP_C_cAMP) = C*RiiP_cAMP
+	dst[31] = xC * xRiiP_cAMP
+}
+
+// jpCol4 writes the entries of Jp in the column of kb_RiiP_cAMPxC__RiiP_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol4(dst []float64, t float64, x, p []float64) {
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	// Jp[12] = d(dRiiP_cAMP/dt)/d(kb_RiiP_cAMPxC__RiiP_C_cAMP) = RiiP_C_cAMP
+	dst[12] = xRiiP_C_cAMP
+	// Jp[36] = d(dC/dt)/d(kb_RiiP_cAMPxC__RiiP_C_cAMP) = RiiP_C_cAMP
+	dst[36] = xRiiP_C_cAMP
+	// Jp[32] = d(dRiiP_C_cAMP/dt)/d(kb_RiiP_cAMPxC__RiiP_C_cAMP) = -RiiP_C_cAMP
+	dst[32] = -xRiiP_C_cAMP
+}
+
+// jpCol5 writes the entries of Jp in the column of kb_RiiPXcAMP__RiiP_cAMP at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol5(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	// Jp[0] = d(dRiiP/dt)/d(kb_RiiPXcAMP__RiiP_cAMP) = RiiP_cAMP
+	dst[0] = xRiiP_cAMP
+	// Jp[13] = d(dRiiP_cAMP/dt)/d(kb_RiiPXcAMP__RiiP_cAMP) = -RiiP_cAMP
+	dst[13] = -xRiiP_cAMP
+}
+
+// jpCol6 writes the entries of Jp in the column of kf_RiiPXcAMP__RiiP_cAMP at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol6(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pCAMP_ConservedConst := p[ParamCAMP_ConservedConst]
+	e0 := -xRiiP_C_cAMP - xRiiP_cAMP - xRiiP_cAMP_CaN - xRii_C_cAMP - xRii_cAMP + pCAMP_ConservedConst
+	// Jp[1] = d(dRiiP/dt)/d(kf_RiiPXcAMP__RiiP_cAMP) = -RiiP*(-RiiP_C_cAMP - RiiP_cAMP - RiiP_cAMP_CaN - Rii_C_cAMP - Rii_cAMP + cAMP_ConservedConst)
+	dst[1] = -(xRiiP * e0)
+	// Jp[14] = d(dRiiP_cAMP/dt)/d(kf_RiiPXcAMP__RiiP_cAMP) = RiiP*(-RiiP_C_cAMP - RiiP_cAMP - RiiP_cAMP_CaN - Rii_C_cAMP - Rii_cAMP + cAMP_ConservedConst)
+	dst[14] = xRiiP * e0
+}
+
+// jpCol7 writes the entries of Jp in the column of kf_RiiPxC__RiiP_C at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol7(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xC := x[StateC]
+	e0 := -(xC * xRiiP)
+	// Jp[2] = d(dRiiP/dt)/d(kf_RiiPxC__RiiP_C) = -C*RiiP
+	dst[2] = e0
+	// Jp[37] = d(dC/dt)/d(kf_RiiPxC__RiiP_C) = -C*RiiP
+	dst[37] = e0
+	// Jp[25] = d(dRiiP_C/dt)/d(kf_RiiPxC__RiiP_C) = C*RiiP
+	dst[25] = xC * xRiiP
+}
+
+// jpCol8 writes the entries of Jp in the column of kb_RiiPxC__RiiP_C at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol8(dst []float64, t float64, x, p []float64) {
+	xRiiP_C := x[StateRiiP_C]
+	// Jp[3] = d(dRiiP/dt)/d(kb_RiiPxC__RiiP_C) = RiiP_C
+	dst[3] = xRiiP_C
+	// Jp[38] = d(dC/dt)/d(kb_RiiPxC__RiiP_C) = RiiP_C
+	dst[38] = xRiiP_C
+	// Jp[26] = d(dRiiP_C/dt)/d(kb_RiiPxC__RiiP_C) = -RiiP_C
+	dst[26] = -xRiiP_C
+}
+
+// jpCol9 writes the entries of Jp in the column of kf_cAMPxRii__Rii_cAMP at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol9(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xC := x[StateC]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	xAKAR4_C := x[StateAKAR4_C]
+	pCAMP_ConservedConst := p[ParamCAMP_ConservedConst]
+	pRii_ConservedConst := p[ParamRii_ConservedConst]
+	e0 := -xRiiP_cAMP
+	e1 := -xRiiP_cAMP_CaN
+	e2 := -xRii_cAMP
+	// Jp[49] = d(dRii_cAMP/dt)/d(kf_cAMPxRii__Rii_cAMP)
+	dst[49] = (xAKAR4_C + xC - xRiiP - xRiiP_CaN + e0 + e1 + pRii_ConservedConst + e2) * (-xRiiP_C_cAMP + e0 + e1 - xRii_C_cAMP + e2 + pCAMP_ConservedConst)
+}
+
+// jpCol10 writes the entries of Jp in the column of kb_cAMPxRii__Rii_cAMP at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol10(dst []float64, t float64, x, p []float64) {
+	xRii_cAMP := x[StateRii_cAMP]
+	// Jp[50] = d(dRii_cAMP/dt)/d(kb_cAMPxRii__Rii_cAMP) = -Rii_cAMP
+	dst[50] = -xRii_cAMP
+}
+
+// jpCol11 writes the entries of Jp in the column of kf_Rii_CxcAMP__Rii_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol11(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_C := x[StateRiiP_C]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xC := x[StateC]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	xAKAR4_C := x[StateAKAR4_C]
+	pRii_C_ConservedConst := p[ParamRii_C_ConservedConst]
+	pCAMP_ConservedConst := p[ParamCAMP_ConservedConst]
+	e0 := -xRiiP_C_cAMP
+	e1 := -xRii_C_cAMP
+	// Jp[58] = d(dRii_C_cAMP/dt)/d(kf_Rii_CxcAMP__Rii_C_cAMP)
+	dst[58] = (-xAKAR4_C - xC - xRiiP_C + e0 + pRii_C_ConservedConst + e1) * (e0 - xRiiP_cAMP - xRiiP_cAMP_CaN + e1 - xRii_cAMP + pCAMP_ConservedConst)
+}
+
+// jpCol12 writes the entries of Jp in the column of kb_Rii_CxcAMP__Rii_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol12(dst []float64, t float64, x, p []float64) {
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	// Jp[59] = d(dRii_C_cAMP/dt)/d(kb_Rii_CxcAMP__Rii_C_cAMP) = -Rii_C_cAMP
+	dst[59] = -xRii_C_cAMP
+}
+
+// jpCol13 writes the entries of Jp in the column of kf_RiixC__Rii_C at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol13(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xC := x[StateC]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	xAKAR4_C := x[StateAKAR4_C]
+	pRii_ConservedConst := p[ParamRii_ConservedConst]
+	// Jp[39] = d(dC/dt)/d(kf_RiixC__Rii_C) = -C*(AKAR4_C + C - RiiP - RiiP_CaN - RiiP_cAMP - RiiP_cAMP_CaN + Rii_ConservedConst - Rii_cAMP)
+	dst[39] = -(xC * (xAKAR4_C + xC - xRiiP - xRiiP_CaN - xRiiP_cAMP - xRiiP_cAMP_CaN + pRii_ConservedConst - xRii_cAMP))
+}
+
+// jpCol14 writes the entries of Jp in the column of kf_Rii_cAMPxC__Rii_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol14(dst []float64, t float64, x, p []float64) {
+	xC := x[StateC]
+	xRii_cAMP := x[StateRii_cAMP]
+	e0 := -(xC * xRii_cAMP)
+	// Jp[40] = d(dC/dt)/d(kf_Rii_cAMPxC__Rii_C_cAMP) = -C*Rii_cAMP
+	dst[40] = e0
+	// Jp[51] = d(dRii_cAMP/dt)/d(kf_Rii_cAMPxC__Rii_C_cAMP) = -C*Rii_cAMP
+	dst[51] = e0
+	// Jp[60] = d(dRii_C_cAMP/dt)/d(kf_Rii_cAMPxC__Rii_C_cAMP) = C*Rii_cAMP
+	dst[60] = xC * xRii_cAMP
+}
+
+// jpCol15 writes the entries of Jp in the column of kb_Rii_cAMPxC__Rii_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol15(dst []float64, t float64, x, p []float64) {
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	// Jp[41] = d(dC/dt)/d(kb_Rii_cAMPxC__Rii_C_cAMP) = Rii_C_cAMP
+	dst[41] = xRii_C_cAMP
+	// Jp[52] = d(dRii_cAMP/dt)/d(kb_Rii_cAMPxC__Rii_C_cAMP) = Rii_C_cAMP
+	dst[52] = xRii_C_cAMP
+	// Jp[61] = d(dRii_C_cAMP/dt)/d(kb_Rii_cAMPxC__Rii_C_cAMP) = -Rii_C_cAMP
+	dst[61] = -xRii_C_cAMP
+}
+
+// jpCol16 writes the entries of Jp in the column of kf_Rii_C_cAMP__RiiP_C_cAMP
+// at (t, x, p) into their JpPattern positions of dst.
+func jpCol16(dst []float64, t float64, x, p []float64) {
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	// Jp[33] = d(dRiiP_C_cAMP/dt)/d(kf_Rii_C_cAMP__RiiP_C_cAMP) = Rii_C_cAMP
+	dst[33] = xRii_C_cAMP
+	// Jp[62] = d(dRii_C_cAMP/dt)/d(kf_Rii_C_cAMP__RiiP_C_cAMP) = -Rii_C_cAMP
+	dst[62] = -xRii_C_cAMP
+}
+
+// jpCol17 writes the entries of Jp in the column of kb_RiixC__Rii_C at (t, x,
+// p) into their JpPattern positions of dst.
+func jpCol17(dst []float64, t float64, x, p []float64) {
+	xRiiP_C := x[StateRiiP_C]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xC := x[StateC]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xAKAR4_C := x[StateAKAR4_C]
+	pRii_C_ConservedConst := p[ParamRii_C_ConservedConst]
+	// Jp[42] = d(dC/dt)/d(kb_RiixC__Rii_C) = -AKAR4_C - C - RiiP_C - RiiP_C_cAMP + Rii_C_ConservedConst - Rii_C_cAMP
+	dst[42] = -xAKAR4_C - xC - xRiiP_C - xRiiP_C_cAMP + pRii_C_ConservedConst - xRii_C_cAMP
+}
+
+// jpCol18 writes the entries of Jp in the column of kf_C_AKAR4 at (t, x, p)
+// into their JpPattern positions of dst.
+func jpCol18(dst []float64, t float64, x, p []float64) {
+	xC := x[StateC]
+	xAKAR4_C := x[StateAKAR4_C]
+	xAKAR4p := x[StateAKAR4p]
+	pAKAR4_ConservedConst := p[ParamAKAR4_ConservedConst]
+	e0 := -xAKAR4_C + pAKAR4_ConservedConst - xAKAR4p
+	// Jp[43] = d(dC/dt)/d(kf_C_AKAR4) = -C*(-AKAR4_C + AKAR4_ConservedConst - AKAR4p)
+	dst[43] = -(xC * e0)
+	// Jp[81] = d(dAKAR4_C/dt)/d(kf_C_AKAR4) = C*(-AKAR4_C + AKAR4_ConservedConst - AKAR4p)
+	dst[81] = xC * e0
+}
+
+// jpCol19 writes the entries of Jp in the column of kb_C_AKAR4 at (t, x, p)
+// into their JpPattern positions of dst.
+func jpCol19(dst []float64, t float64, x, p []float64) {
+	xAKAR4_C := x[StateAKAR4_C]
+	// Jp[44] = d(dC/dt)/d(kb_C_AKAR4) = AKAR4_C
+	dst[44] = xAKAR4_C
+	// Jp[82] = d(dAKAR4_C/dt)/d(kb_C_AKAR4) = -AKAR4_C
+	dst[82] = -xAKAR4_C
+}
+
+// jpCol20 writes the entries of Jp in the column of kcat_AKARp at (t, x, p)
+// into their JpPattern positions of dst.
+func jpCol20(dst []float64, t float64, x, p []float64) {
+	xAKAR4_C := x[StateAKAR4_C]
+	// Jp[45] = d(dC/dt)/d(kcat_AKARp) = AKAR4_C
+	dst[45] = xAKAR4_C
+	// Jp[85] = d(dAKAR4p/dt)/d(kcat_AKARp) = AKAR4_C
+	dst[85] = xAKAR4_C
+	// Jp[83] = d(dAKAR4_C/dt)/d(kcat_AKARp) = -AKAR4_C
+	dst[83] = -xAKAR4_C
+}
+
+// jpCol21 writes the entries of Jp in the column of k18off at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol21(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := 1.0 - pAKAPon
+	e1 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[4] = d(dRiiP/dt)/d(k18off) = -RiiP*(-AKAPon + 1)*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[4] = -(xRiiP * e0 * e1)
+	// Jp[53] = d(dRii_cAMP/dt)/d(k18off) = RiiP_cAMP_CaN*(-AKAPon + 1)
+	dst[53] = xRiiP_cAMP_CaN * e0
+	// Jp[65] = d(dRiiP_CaN/dt)/d(k18off) = RiiP*(-AKAPon + 1)*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[65] = xRiiP * e0 * e1
+	// Jp[73] = d(dRiiP_cAMP_CaN/dt)/d(k18off) = -RiiP_cAMP_CaN*(-AKAPon + 1)
+	dst[73] = -(xRiiP_cAMP_CaN * e0)
+}
+
+// jpCol22 writes the entries of Jp in the column of k20off at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol22(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := 1.0 - pAKAPon
+	e1 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[5] = d(dRiiP/dt)/d(k20off) = -RiiP*(-AKAPon + 1)*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN) + RiiP_CaN*(-AKAPon + 1)
+	dst[5] = -(xRiiP * e0 * e1) + xRiiP_CaN*e0
+	// Jp[66] = d(dRiiP_CaN/dt)/d(k20off) = RiiP*(-AKAPon + 1)*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN) - RiiP_CaN*(-AKAPon + 1)
+	dst[66] = xRiiP*e0*e1 - xRiiP_CaN*e0
+}
+
+// jpCol23 writes the entries of Jp in the column of k21off at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol23(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := 1.0 - pAKAPon
+	e1 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[15] = d(dRiiP_cAMP/dt)/d(k21off) = -0.01*RiiP_cAMP*(-AKAPon + 1)*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[15] = -0.01 * xRiiP_cAMP * e0 * e1
+	// Jp[67] = d(dRiiP_CaN/dt)/d(k21off) = -RiiP_CaN*(-AKAPon + 1)
+	dst[67] = -(xRiiP_CaN * e0)
+	// Jp[74] = d(dRiiP_cAMP_CaN/dt)/d(k21off) = 0.01*RiiP_cAMP*(-AKAPon + 1)*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[74] = 0.01 * xRiiP_cAMP * e0 * e1
+}
+
+// jpCol24 writes the entries of Jp in the column of k23off at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol24(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := 1.0 - pAKAPon
+	e1 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[16] = d(dRiiP_cAMP/dt)/d(k23off)
+	dst[16] = -0.01*xRiiP_cAMP*e0*e1 + xRiiP_cAMP_CaN*e0
+	// Jp[75] = d(dRiiP_cAMP_CaN/dt)/d(k23off)
+	dst[75] = 0.01*xRiiP_cAMP*e0*e1 - xRiiP_cAMP_CaN*e0
+}
+
+// jpCol25 writes the entries of Jp in the column of k18on at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol25(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[6] = d(dRiiP/dt)/d(k18on) = -AKAPon*RiiP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[6] = -(pAKAPon * xRiiP * e0)
+	// Jp[54] = d(dRii_cAMP/dt)/d(k18on) = AKAPon*RiiP_cAMP_CaN
+	dst[54] = pAKAPon * xRiiP_cAMP_CaN
+	// Jp[68] = d(dRiiP_CaN/dt)/d(k18on) = AKAPon*RiiP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[68] = pAKAPon * xRiiP * e0
+	// Jp[76] = d(dRiiP_cAMP_CaN/dt)/d(k18on) = -AKAPon*RiiP_cAMP_CaN
+	dst[76] = -(pAKAPon * xRiiP_cAMP_CaN)
+}
+
+// jpCol26 writes the entries of Jp in the column of k20on at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol26(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[7] = d(dRiiP/dt)/d(k20on) = AKAPon*RiiP_CaN - AKAPon*RiiP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[7] = pAKAPon*xRiiP_CaN - pAKAPon*xRiiP*e0
+	// Jp[69] = d(dRiiP_CaN/dt)/d(k20on) = -AKAPon*RiiP_CaN + AKAPon*RiiP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[69] = -(pAKAPon * xRiiP_CaN) + pAKAPon*xRiiP*e0
+}
+
+// jpCol27 writes the entries of Jp in the column of k21on at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol27(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[17] = d(dRiiP_cAMP/dt)/d(k21on) = -0.01*AKAPon*RiiP_cAMP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[17] = -0.01 * pAKAPon * xRiiP_cAMP * e0
+	// Jp[70] = d(dRiiP_CaN/dt)/d(k21on) = -AKAPon*RiiP_CaN
+	dst[70] = -(pAKAPon * xRiiP_CaN)
+	// Jp[77] = d(dRiiP_cAMP_CaN/dt)/d(k21on) = 0.01*AKAPon*RiiP_cAMP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[77] = 0.01 * pAKAPon * xRiiP_cAMP * e0
+}
+
+// jpCol28 writes the entries of Jp in the column of k23on at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol28(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pAKAPon := p[ParamAKAPon]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	// Jp[18] = d(dRiiP_cAMP/dt)/d(k23on) = AKAPon*RiiP_cAMP_CaN - 0.01*AKAPon*RiiP_cAMP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[18] = pAKAPon*xRiiP_cAMP_CaN - 0.01*pAKAPon*xRiiP_cAMP*e0
+	// Jp[78] = d(dRiiP_cAMP_CaN/dt)/d(k23on) = -AKAPon*RiiP_cAMP_CaN + 0.01*AKAPon*RiiP_cAMP*(CaN_ConservedConst - RiiP_CaN - RiiP_cAMP_CaN)
+	dst[78] = -(pAKAPon * xRiiP_cAMP_CaN) + 0.01*pAKAPon*xRiiP_cAMP*e0
+}
+
+// jpCol29 writes the entries of Jp in the column of AKAPon at (t, x, p) into
+// their JpPattern positions of dst.
+func jpCol29(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pK18off := p[ParamK18off]
+	pK20off := p[ParamK20off]
+	pK21off := p[ParamK21off]
+	pK23off := p[ParamK23off]
+	pK18on := p[ParamK18on]
+	pK20on := p[ParamK20on]
+	pK21on := p[ParamK21on]
+	pK23on := p[ParamK23on]
+	pCaN_ConservedConst := p[ParamCaN_ConservedConst]
+	e0 := pCaN_ConservedConst - xRiiP_CaN - xRiiP_cAMP_CaN
+	e1 := -pK18off
+	e2 := -pK20off
+	e3 := e1 + pK18on + e2 + pK20on
+	e4 := e2 + pK20on
+	// Jp[8] = d(dRiiP/dt)/d(AKAPon)
+	dst[8] = -(xRiiP * e0 * e3) + xRiiP_CaN*e4
+	e5 := -pK21off
+	e6 := -pK23off
+	e7 := e5 + pK21on + e6 + pK23on
+	e8 := e6 + pK23on
+	// Jp[19] = d(dRiiP_cAMP/dt)/d(AKAPon)
+	dst[19] = -0.01*xRiiP_cAMP*e0*e7 + xRiiP_cAMP_CaN*e8
+	e9 := e1 + pK18on
+	// Jp[55] = d(dRii_cAMP/dt)/d(AKAPon) = RiiP_cAMP_CaN*(-k18off + k18on)
+	dst[55] = xRiiP_cAMP_CaN * e9
+	// Jp[71] = d(dRiiP_CaN/dt)/d(AKAPon)
+	dst[71] = xRiiP*e0*e3 - xRiiP_CaN*(e5+pK21on) - xRiiP_CaN*e4
+	// Jp[79] = d(dRiiP_cAMP_CaN/dt)/d(AKAPon)
+	dst[79] = 0.01*xRiiP_cAMP*e0*e7 - xRiiP_cAMP_CaN*e9 - xRiiP_cAMP_CaN*e8
+}
+
+// jpCol30 writes the entries of Jp in the column of AKAR4_ConservedConst at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol30(dst []float64, t float64, x, p []float64) {
+	xC := x[StateC]
+	pKf_C_AKAR4 := p[ParamKf_C_AKAR4]
+	// Jp[46] = d(dC/dt)/d(AKAR4_ConservedConst) = -C*kf_C_AKAR4
+	dst[46] = -(xC * pKf_C_AKAR4)
+	// Jp[84] = d(dAKAR4_C/dt)/d(AKAR4_ConservedConst) = C*kf_C_AKAR4
+	dst[84] = xC * pKf_C_AKAR4
+}
+
+// jpCol31 writes the entries of Jp in the column of CaN_ConservedConst at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol31(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	pK18off := p[ParamK18off]
+	pK20off := p[ParamK20off]
+	pK21off := p[ParamK21off]
+	pK23off := p[ParamK23off]
+	pK18on := p[ParamK18on]
+	pK20on := p[ParamK20on]
+	pK21on := p[ParamK21on]
+	pK23on := p[ParamK23on]
+	pAKAPon := p[ParamAKAPon]
+	e0 := -1.0 + pAKAPon
+	e1 := pAKAPon*pK18on + pAKAPon*pK20on - pK18off*e0 - pK20off*e0
+	// Jp[9] = d(dRiiP/dt)/d(CaN_ConservedConst) = -RiiP*(AKAPon*k18on + AKAPon*k20on - k18off*(AKAPon - 1) - k20off*(AKAPon - 1))
+	dst[9] = -(xRiiP * e1)
+	e2 := pAKAPon*pK21on + pAKAPon*pK23on - pK21off*e0 - pK23off*e0
+	// Jp[20] = d(dRiiP_cAMP/dt)/d(CaN_ConservedConst) = -0.01*RiiP_cAMP*(AKAPon*k21on + AKAPon*k23on - k21off*(AKAPon - 1) - k23off*(AKAPon - 1))
+	dst[20] = -0.01 * xRiiP_cAMP * e2
+	// Jp[72] = d(dRiiP_CaN/dt)/d(CaN_ConservedConst) = RiiP*(AKAPon*k18on + AKAPon*k20on - k18off*(AKAPon - 1) - k20off*(AKAPon - 1))
+	dst[72] = xRiiP * e1
+	// Jp[80] = d(dRiiP_cAMP_CaN/dt)/d(CaN_ConservedConst) = 0.01*RiiP_cAMP*(AKAPon*k21on + AKAPon*k23on - k21off*(AKAPon - 1) - k23off*(AKAPon - 1))
+	dst[80] = 0.01 * xRiiP_cAMP * e2
+}
+
+// jpCol32 writes the entries of Jp in the column of Rii_C_ConservedConst at
+// (t, x, p) into their JpPattern positions of dst.
+func jpCol32(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pKf_Rii_C__RiiP_C := p[ParamKf_Rii_C__RiiP_C]
+	pKf_Rii_CxcAMP__Rii_C_cAMP := p[ParamKf_Rii_CxcAMP__Rii_C_cAMP]
+	pKb_RiixC__Rii_C := p[ParamKb_RiixC__Rii_C]
+	pCAMP_ConservedConst := p[ParamCAMP_ConservedConst]
+	// Jp[27] = d(dRiiP_C/dt)/d(Rii_C_ConservedConst) = kf_Rii_C__RiiP_C
+	dst[27] = pKf_Rii_C__RiiP_C
+	// Jp[47] = d(dC/dt)/d(Rii_C_ConservedConst) = kb_RiixC__Rii_C
+	dst[47] = pKb_RiixC__Rii_C
+	// Jp[63] = d(dRii_C_cAMP/dt)/d(Rii_C_ConservedConst)
+	dst[63] = pKf_Rii_CxcAMP__Rii_C_cAMP * (-xRiiP_C_cAMP - xRiiP_cAMP - xRiiP_cAMP_CaN - xRii_C_cAMP - xRii_cAMP + pCAMP_ConservedConst)
+}
+
+// jpCol33 writes the entries of Jp in the column of cAMP_ConservedConst at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol33(dst []float64, t float64, x, p []float64) {
+	xRiiP := x[StateRiiP]
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_C := x[StateRiiP_C]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xC := x[StateC]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xRiiP_CaN := x[StateRiiP_CaN]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	xAKAR4_C := x[StateAKAR4_C]
+	pKf_RiiP_CxcAMP__RiiP_C_cAMP := p[ParamKf_RiiP_CxcAMP__RiiP_C_cAMP]
+	pKf_RiiPXcAMP__RiiP_cAMP := p[ParamKf_RiiPXcAMP__RiiP_cAMP]
+	pKf_cAMPxRii__Rii_cAMP := p[ParamKf_cAMPxRii__Rii_cAMP]
+	pKf_Rii_CxcAMP__Rii_C_cAMP := p[ParamKf_Rii_CxcAMP__Rii_C_cAMP]
+	pRii_C_ConservedConst := p[ParamRii_C_ConservedConst]
+	pRii_ConservedConst := p[ParamRii_ConservedConst]
+	// Jp[10] = d(dRiiP/dt)/d(cAMP_ConservedConst) = -RiiP*kf_RiiPXcAMP__RiiP_cAMP
+	dst[10] = -(xRiiP * pKf_RiiPXcAMP__RiiP_cAMP)
+	// Jp[21] = d(dRiiP_cAMP/dt)/d(cAMP_ConservedConst) = RiiP*kf_RiiPXcAMP__RiiP_cAMP
+	dst[21] = xRiiP * pKf_RiiPXcAMP__RiiP_cAMP
+	// Jp[28] = d(dRiiP_C/dt)/d(cAMP_ConservedConst) = -RiiP_C*kf_RiiP_CxcAMP__RiiP_C_cAMP
+	dst[28] = -(xRiiP_C * pKf_RiiP_CxcAMP__RiiP_C_cAMP)
+	// Jp[34] = d(dRiiP_C_cAMP/dt)/d(cAMP_ConservedConst) = RiiP_C*kf_RiiP_CxcAMP__RiiP_C_cAMP
+	dst[34] = xRiiP_C * pKf_RiiP_CxcAMP__RiiP_C_cAMP
+	// Jp[56] = d(dRii_cAMP/dt)/d(cAMP_ConservedConst)
+	dst[56] = pKf_cAMPxRii__Rii_cAMP * (xAKAR4_C + xC - xRiiP - xRiiP_CaN - xRiiP_cAMP - xRiiP_cAMP_CaN + pRii_ConservedConst - xRii_cAMP)
+	// Jp[64] = d(dRii_C_cAMP/dt)/d(cAMP_ConservedConst) = kf_Rii_CxcAMP__Rii_C_cAMP*(-AKAR4_C - C - RiiP_C - RiiP_C_cAMP + Rii_C_ConservedConst - Rii_C_cAMP)
+	dst[64] = pKf_Rii_CxcAMP__Rii_C_cAMP * (-xAKAR4_C - xC - xRiiP_C - xRiiP_C_cAMP + pRii_C_ConservedConst - xRii_C_cAMP)
+}
+
+// jpCol34 writes the entries of Jp in the column of Rii_ConservedConst at (t,
+// x, p) into their JpPattern positions of dst.
+func jpCol34(dst []float64, t float64, x, p []float64) {
+	xRiiP_cAMP := x[StateRiiP_cAMP]
+	xRiiP_C_cAMP := x[StateRiiP_C_cAMP]
+	xC := x[StateC]
+	xRii_cAMP := x[StateRii_cAMP]
+	xRii_C_cAMP := x[StateRii_C_cAMP]
+	xRiiP_cAMP_CaN := x[StateRiiP_cAMP_CaN]
+	pKf_cAMPxRii__Rii_cAMP := p[ParamKf_cAMPxRii__Rii_cAMP]
+	pKf_RiixC__Rii_C := p[ParamKf_RiixC__Rii_C]
+	pCAMP_ConservedConst := p[ParamCAMP_ConservedConst]
+	// Jp[48] = d(dC/dt)/d(Rii_ConservedConst) = -C*kf_RiixC__Rii_C
+	dst[48] = -(xC * pKf_RiixC__Rii_C)
+	// Jp[57] = d(dRii_cAMP/dt)/d(Rii_ConservedConst)
+	dst[57] = pKf_cAMPxRii__Rii_cAMP * (-xRiiP_C_cAMP - xRiiP_cAMP - xRiiP_cAMP_CaN - xRii_C_cAMP - xRii_cAMP + pCAMP_ConservedConst)
 }

@@ -20,7 +20,16 @@ type SensSolver struct {
 	m      model.Model
 	nx, np int
 	x0, s0 []float64
+	// st integrates the state alone (SolveState: the steady-state
+	// search), a CVODES solver without sensitivities made on first use;
+	// opt are its options, xs and ts its output buffers.
+	st  *Solver
+	opt Options
+	xs  []float64
+	ts  [1]float64
 }
+
+var _ objective.StateSolver = (*SensSolver)(nil)
 
 // NewObjectiveSolver returns a SensSolver for m with the objective's
 // resolved solver options: the tolerances (opt.ODE's when set, else
@@ -56,7 +65,28 @@ func NewObjectiveSolver(m model.Model, opt *sens.Options) (objective.Solver, err
 	if err != nil {
 		return nil, err
 	}
-	return &SensSolver{s: s, m: m, nx: nx, np: np, x0: make([]float64, nx), s0: make([]float64, nx*np)}, nil
+	return &SensSolver{s: s, m: m, nx: nx, np: np, x0: make([]float64, nx), s0: make([]float64, nx*np),
+		opt: Options{RTol: rtol, ATol: atol, MaxSteps: maxSteps}, xs: make([]float64, nx)}, nil
+}
+
+// SolveState integrates the state alone from x = x(t0) to t1 with CVODES
+// (objective.StateSolver), overwriting x, as AMICI's simulation to a
+// steady state does: the objective's steady-state search (pre-equilibration,
+// steady-state data) then runs on CVODES too, and only its Newton polish
+// and the solve Jx S = -Jp are the objective's own, as for our methods.
+func (c *SensSolver) SolveState(x, p []float64, t0, t1 float64) (steps, rejected int, err error) {
+	if c.st == nil {
+		if c.st, err = New(c.m, c.opt); err != nil {
+			return 0, 0, err
+		}
+	}
+	c.ts[0] = t1
+	err = c.st.Solve(p, x, t0, c.ts[:], c.xs, nil)
+	last := c.st.LastStats()
+	if err == nil {
+		copy(x, c.xs)
+	}
+	return last.Steps, last.ErrTestFails + last.NonlinConvFails, err
 }
 
 // SolveFrom solves from st as sens.Solver.SolveFrom does: X0 nil means
@@ -100,6 +130,9 @@ func (c *SensSolver) Stats() Stats { return c.s.Stats() }
 // Close frees the C memory (objective.Objective.Close calls it).
 func (c *SensSolver) Close() error {
 	c.s.Close()
+	if c.st != nil {
+		c.st.Close()
+	}
 	return nil
 }
 

@@ -10,9 +10,21 @@ import (
 	"github.com/pbgen/pbgen/internal/cvodes"
 	"github.com/pbgen/pbgen/internal/suites"
 	"github.com/pbgen/pbgen/petab"
+	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
+
+// countStates counts a SensSolver's SolveState calls.
+type countStates struct {
+	*cvodes.SensSolver
+	n *int
+}
+
+func (c countStates) SolveState(x, p []float64, t0, t1 float64) (int, int, error) {
+	*c.n++
+	return c.SensSolver.SolveState(x, p, t0, t1)
+}
 
 // The objective on CVODES (NewObjectiveSolver) agrees with the objective
 // on our FS at tight tolerances: llh, gradient and FIM of the vendored
@@ -60,7 +72,21 @@ func TestObjectiveSolver(t *testing.T) {
 		return &r
 	}
 	want := eval(nil)
-	got := eval(func(o *objective.Options) { o.NewSolver = cvodes.NewObjectiveSolver })
+	// The steady-state search integrates the state on CVODES too
+	// (objective.StateSolver), counted through a wrapper.
+	var stateSolves int
+	got := eval(func(o *objective.Options) {
+		o.NewSolver = func(m model.Model, so *sens.Options) (objective.Solver, error) {
+			s, err := cvodes.NewObjectiveSolver(m, so)
+			if err != nil {
+				return nil, err
+			}
+			return countStates{s.(*cvodes.SensSolver), &stateSolves}, nil
+		}
+	})
+	if stateSolves == 0 {
+		t.Error("the pre-equilibration did not integrate the state on CVODES")
+	}
 	near := func(what string, g, w float64) {
 		if math.Abs(g-w) > 1e-6*(1+math.Abs(w)) {
 			t.Errorf("%s: CVODES %.10g, ours %.10g", what, g, w)

@@ -58,8 +58,10 @@ type Options struct {
 	// layout (m is the objective's wrapped model, opt the resolved solver
 	// options); nil means sens.NewSolver. It exists so that a benchmark can
 	// run the same objective on another integrator (internal/cvodes runs
-	// CVODES through it). Steady states are still reached by the state
-	// integrator of runtime/ode; only the solves of x and S go through it.
+	// CVODES through it). The steady-state search integrates the state
+	// with it too when the Solver implements StateSolver, else with
+	// runtime/ode's BDF; its Newton polish and steady-state S are the
+	// objective's own either way.
 	NewSolver func(m model.Model, opt *sens.Options) (Solver, error)
 }
 
@@ -69,6 +71,18 @@ type Options struct {
 // io.Closer is closed by Objective.Close.
 type Solver interface {
 	SolveFrom(res *sens.Result, p []float64, st *sens.Start, ts []float64) error
+}
+
+// StateSolver is optional for a Solver of Options.NewSolver: the
+// integration of the state alone, which the steady-state search
+// (pre-equilibration, steady-state data) runs before it solves for S.
+// SolveState integrates x (x(t0) on entry, x(t1) on return) with
+// parameters p and returns the steps and rejected steps it took. A Solver
+// without it leaves those integrations to runtime/ode's BDF, so that a
+// peer solver (CVODES in the benchmarks) would be timed with our
+// integrator on steady-state problems.
+type StateSolver interface {
+	SolveState(x, p []float64, t0, t1 float64) (steps, rejected int, err error)
 }
 
 // Result receives an evaluation; its slices are reused by later calls.

@@ -155,10 +155,21 @@ func (w *worker) steadyState(e, g int, x []float64, t0 float64) (float64, error)
 			return t, fmt.Errorf("no steady state by t = %g (max |f_i|/(atol+rtol|x_i|) = %.3g)", t, fs)
 		}
 		w.ts[0] = min(t+h, tmax)
-		err := sv.Integrate(&w.tr, w.q[:tm.nc], x, t, w.ts[:])
 		st := &w.c.part[e].stats
 		st.Solves++
 		st.SteadyChunks++
+		if ss := w.states[g]; ss != nil {
+			steps, rej, err := ss.SolveState(x, w.q[:tm.nc], t, w.ts[0])
+			st.Steps += steps
+			st.Rejected += rej
+			if err != nil {
+				return t, err
+			}
+			t = w.ts[0]
+			h *= 10
+			continue
+		}
+		err := sv.Integrate(&w.tr, w.q[:tm.nc], x, t, w.ts[:])
 		st.Steps += sv.Stats().Steps
 		st.Rejected += sv.Stats().Rejected
 		if err != nil {

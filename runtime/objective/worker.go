@@ -31,6 +31,7 @@ type worker struct {
 	gl, gr                 []float64
 	est                    events.SensStart
 	odes                   []*ode.Solver // state only, for steady states (nil: none there)
+	states                 []StateSolver // instead of odes, when the Solver has it
 	tr                     ode.Trajectory
 	res                    sens.Result
 	ssRes                  sens.Result // the steady-state chunks
@@ -117,6 +118,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.models = make([]*thetaModel, len(c.groups))
 	w.solvers = make([]Solver, len(c.groups))
 	w.odes = make([]*ode.Solver, len(c.groups))
+	w.states = make([]StateSolver, len(c.groups))
 	for i, g := range c.groups {
 		if !used[i] {
 			continue
@@ -141,7 +143,9 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 			}
 			w.solvers[i] = sv
 		}
-		if steady[i] && c.ev == nil {
+		if ss, ok := w.solvers[i].(StateSolver); ok && steady[i] && c.ev == nil {
+			w.states[i] = ss
+		} else if steady[i] && c.ev == nil {
 			w.odes[i] = ode.NewSolver(tm, &oset)
 		}
 		maxC = max(maxC, g.nc)

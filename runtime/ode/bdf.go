@@ -807,7 +807,7 @@ func (s *Solver) sensCorrector(p []float64) int {
 	nx := s.nx
 	y := s.y[:nx]
 	s.m.Jx(s.jvS, s.tn, y, p)
-	s.m.Jp(s.jpv, s.tn, y, p)
+	s.jpFn(s.jpv, s.tn, y, p)
 	s.stats.SensJacEvals++
 	if k := firstNonFinite(s.jvS); k >= 0 {
 		s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, patternRow(s.jxPat, k), "Jx"

@@ -3,6 +3,7 @@ package ode
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sparse"
@@ -296,6 +297,11 @@ type jacobians struct {
 	jpSel  model.Pattern
 	jpFrom []int
 	jpSelV []float64
+	// jpFn evaluates Jp into jpv: the model's Jp (jpAll, bound once) when
+	// every column forces a sensitivity, else, for a model implementing
+	// model.JpColumns, the columns jpCols alone (setJpColumns).
+	jpFn, jpAll, jpSub model.JpFunc
+	jpCols             []int // the columns of jpSub
 }
 
 // sensConfig is the sensitivity configuration of the current call.
@@ -412,6 +418,8 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.jpSel.ColIdx = make([]int, 0, sv.jpPat.NNZ())
 	sv.jpFrom = make([]int, 0, sv.jpPat.NNZ())
 	sv.jpSelV = make([]float64, sv.jpPat.NNZ())
+	sv.jpAll = m.Jp
+	sv.jpFn = sv.jpAll
 	sv.useSparse = st.LinearSolver == LinearSparse ||
 		(st.LinearSolver == LinearAuto && AutoSparse(nx, sv.jxPat.NNZ()))
 	if sv.useSparse && st.Method == BDF {
@@ -563,7 +571,29 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	}
 	// The columns of Jp that force the sensitivities.
 	s.jpFrom = sparse.SelectCols(&s.jpSel, s.jpFrom, s.jpPat, s.params)
+	s.setJpColumns()
 	return s.run(tr, dstS, p, x0, s0, t0, tout)
+}
+
+// setJpColumns chooses jpFn for s.params: with fewer columns than the
+// model has parameters and a model that implements model.JpColumns, Jp of
+// those columns alone (a few of a model's many parameters: the others'
+// entries would be computed at every sensitivity right-hand side and
+// dropped). The function is made once per distinct Params (interp
+// compiles one), and jpv is cleared so that the entries it does not write
+// are zeros, not a previous solve's values, for the non-finite check.
+func (s *Solver) setJpColumns() {
+	jc, ok := s.m.(model.JpColumns)
+	if !ok || len(s.params) == s.np {
+		s.jpFn = s.jpAll
+		return
+	}
+	if s.jpSub == nil || !slices.Equal(s.jpCols, s.params) {
+		s.jpCols = append(make([]int, 0, len(s.params)), s.params...)
+		s.jpSub = jc.JpColumns(s.jpCols)
+	}
+	s.jpFn = s.jpSub
+	clear(s.jpv)
 }
 
 func (s *Solver) checkArgs(tr *Trajectory, p, x0 []float64, t0 float64, tout []float64) error {
@@ -673,7 +703,7 @@ func (s *Solver) output(tr *Trajectory, dstS []float64, iout int, z []float64) {
 // and leaves Jx values in s.jvS.
 func (s *Solver) sensRHS(dst []float64, t float64, x, S, p []float64) error {
 	s.m.Jx(s.jvS, t, x, p)
-	s.m.Jp(s.jpv, t, x, p)
+	s.jpFn(s.jpv, t, x, p)
 	s.stats.SensJacEvals++
 	if k := firstNonFinite(s.jvS); k >= 0 {
 		return s.fail(ErrNonFinite, t, s.h, patternRow(s.jxPat, k), "Jx")

@@ -82,6 +82,10 @@ type jacobians struct {
 	sel  *model.Pattern
 	from []int
 	full []float64
+	// jp evaluates the full Jp's entries of those columns into full: the
+	// model's model.JpColumns when it has them (the other entries stay
+	// zero and are not gathered), else its Jp.
+	jp model.JpFunc
 	// identity: the reduced Jp is the full one in the same order (all
 	// parameters, in model order), so Jp is written into a point directly:
 	// the remapping was half of an evaluation near equilibrium, where one
@@ -96,6 +100,9 @@ func newJacobians(m model.Model, params []int) jacobians {
 	jc.identity = len(jc.from) == jp.NNZ()
 	for k, f := range jc.from {
 		jc.identity = jc.identity && f == k
+	}
+	if !jc.identity {
+		jc.jp = model.JpColumnsOf(m, params)
 	}
 	return jc
 }
@@ -155,7 +162,7 @@ func (en *engine) eval(pt *point) {
 		en.stats.JacEvals++
 		return
 	}
-	en.m.Jp(en.jac.full, pt.t, pt.x, en.p)
+	en.jac.jp(en.jac.full, pt.t, pt.x, en.p)
 	sparse.Gather(pt.jp, en.jac.full, en.jac.from)
 	en.stats.JacEvals++
 }

@@ -76,7 +76,7 @@ func TestProducts(t *testing.T) {
 	for _, sz := range [][2]int{{0, 0}, {1, 1}, {7, 5}, {5, 7}, {21, 21}} {
 		r, c := sz[0], sz[1]
 		a, d := randomCSR(rng, r, c)
-		for _, k := range []int{1, 3, 4, 9} {
+		for _, k := range []int{1, 3, 4, 6, 7, 9} {
 			x, xt := randVector(rng, c*k), randVector(rng, r*k)
 			y0, yt0 := randVector(rng, r*k), randVector(rng, c*k)
 			y := append([]float64(nil), y0...)
