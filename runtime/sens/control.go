@@ -26,8 +26,8 @@ type stepControl struct {
 	// ppp, pp, pa, pb are the probes at tpp, tp, at the step's start and
 	// at its end (ppp only for the third-order estimate, localError3).
 	ppp, pp, pa, pb *probeNode
-	pv         []float64 // ns*nProbe: the probe vectors
-	pd, pg, pt []float64 // nx*nProbe scratch of localError
+	pv              []float64 // ns*nProbe: the probe vectors
+	pd, pg, pt      []float64 // nx*nProbe scratch of localError
 }
 
 func newStepControl(nx, ns int) stepControl {

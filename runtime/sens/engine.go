@@ -55,7 +55,7 @@ type engine struct {
 	// localTol is the share of the tolerance the local error test of the
 	// dyadic grid allows: order3Safety with the corrector, else 1.
 	localTol float64
-	freeze    freezer     // frozen steps near equilibrium (dyadic grid)
+	freeze   freezer // frozen steps near equilibrium (dyadic grid)
 
 	// Scratch of the steps; nothing in it outlives a step, except that
 	// the dyadic grid, whose end-point steps use none of t1..t3, keeps

@@ -390,7 +390,7 @@ type config struct {
 	jpCheck            bool
 	nintFactor         float64
 	nmax, maxDepth     int
-	order              int     // PBSR on the dyadic grid: 2 or 3
+	order              int // PBSR on the dyadic grid: 2 or 3
 	norm               Norm
 	interp             Interp
 	expStep            ExpStep
