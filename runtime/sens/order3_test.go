@@ -85,3 +85,29 @@ func TestOrder3Chua(t *testing.T) {
 		t.Errorf("sparse path: %d corrections, want 0", r.Stats.Corrections)
 	}
 }
+
+// TestOrderDefault: order 3 where SensRTol <= order3Below on PBSR's
+// dyadic grid, order 2 elsewhere or when asked for.
+func TestOrderDefault(t *testing.T) {
+	for _, c := range []struct {
+		o     Options
+		order int
+	}{
+		{Options{}, 2},
+		{Options{RTol: 1e-8}, 3},
+		{Options{RTol: 1e-6, Tuning: Tuning{SensRTol: 1e-9}}, 3},
+		{Options{RTol: 1e-10, Tuning: Tuning{Order: 2}}, 2},
+		{Options{RTol: 1e-6, Tuning: Tuning{Order: 3}}, 3},
+		{Options{RTol: 1e-10, Method: Exp}, 2},
+		{Options{RTol: 1e-10, Paper: true}, 2},
+		{Options{RTol: 1e-10, Tuning: Tuning{Grid: GridState}}, 2},
+	} {
+		r, err := resolve(&c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.order != c.order {
+			t.Errorf("%+v: order %d, want %d", c.o, r.order, c.order)
+		}
+	}
+}
