@@ -131,8 +131,9 @@
 // method, the time and FS with ErrCon. At rtol 1e-6 on [0, 10] the paper's
 // PBSR and Exp (1e4 to 6e4 tolerances off), PBS on Chua (3.4e4) and Exp
 // on CaMKII and Chua (1.5e3, 4.7e3) fail; FS with ErrCon (1.3 to 31) and
-// the default PBSR pass (PBSR on CaMKII and Chua after one and two
-// retries, 118 -> 21 and 513 -> 20). The check costs the reference solve
+// the default PBSR pass (PBSR on CaMKII and Chua after one retry each,
+// which takes order 3 steps, Tuning.Order: 118 -> 8.2 and 513 -> 8.0).
+// The check costs the reference solve
 // and the retries: on CaMKII 1.7 times FS's time for FS, 2.8 times
 // PBSR's for PBSR (one retry). Stats.Check holds the estimate of every
 // checked solve.
