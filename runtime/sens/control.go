@@ -165,8 +165,9 @@ const maxGrowth = 4
 // stepFactor is the factor (tol/e)^(1/p) by which a step with error
 // estimate e may be scaled to meet tol (rejections apply a safety factor
 // 0.9, growth none: the estimate bounds the error from above), p = 3 for the second divided
-// differences of localError (error O(h^3)) and 2 for the first-step
-// estimate (O(h^2)). Stiff components, whose filtered error is closer to
+// differences of localError (error O(h^3)), 2 for the first-step
+// estimate (O(h^2)) and 4 for the third divided differences of the
+// order 3 steps (localError3, O(h^4)). Stiff components, whose filtered error is closer to
 // O(h), may need a second cut after a rejection; a cut of 2^k at once
 // still replaces k halvings, each of which costs a fresh exponential for
 // a step length not yet cached.

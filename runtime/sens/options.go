@@ -260,8 +260,8 @@ type Tuning struct {
 	// order3Safety = 1/10 of SensRTol ||S|| + SensATol; see correct.go).
 	// The default is 3 where SensRTol <= 1e-8 (order3Below), 2 above:
 	// order 3 takes far fewer steps for a smaller error at tight
-	// tolerances, while at 1e-6 it cost more on PKA (measured in
-	// correct.go). The sparse exponential path (ExpActionSparse) takes
+	// tolerances, while at 1e-6 it cost more on PKA and CaMKII
+	// (order3Below; docs/algorithms.md). The sparse exponential path (ExpActionSparse) takes
 	// order 2 steps whatever this says.
 	Order int
 	// MaxDepth bounds the bisection depth of RefineLocalError (PBSR on
