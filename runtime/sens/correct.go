@@ -137,6 +137,6 @@ const order3Below = 1e-8
 // the sum of the local ones over the steps: at rtol 1e-10 with the full
 // share PBSR was 8.4e-9 off on PKA and 7.5e-8 off the central
 // differences of the bolus model; a tenth takes about 1.6 times the
-// steps (10^(1/4) at most) for 3.0e-9 and 9.7e-9. A hundredth (3.5e-10
+// steps (10^(1/4) at most) for 3.0e-9 and 9.7e-9. A hundredth (5.7e-11
 // on A <-> B, 6.5e-10 on PKA) was slower than order 2 at rtol 1e-8.
 const order3Safety = 0.1
