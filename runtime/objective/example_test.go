@@ -49,5 +49,5 @@ func ExampleObjective() {
 	// params   [k x0 s sigma]
 	// llh      0.9100  chi2 0.4602  log-posterior 1.8050
 	// gradient [-3.707 0.943 1.885 -8.151]
-	// FIM[0,:] [174.880 -50.877 -101.754 0.000]
+	// FIM[0,:] [174.879 -50.877 -101.754 0.000]
 }

@@ -107,8 +107,8 @@ func label(o *Options) string {
 //
 //	               FS+ErrCon  FS          PBSR              Exp           paper PBSR/Exp  PBS
 //	PKA            1.29/1.25  2.42/2.37   21.8/21.9         60.5/60.5     9.9e3/9.9e3     gives up
-//	CaMKII         9.49/7.68  3.0e3/3.0e3 118/116 after 21  1.5e3 fails   4.2e4/4.2e4     gives up
-//	Chua           30.8/29.2  2e4 after 19 513/514 after 20  4.7e3 fails   2.1e4, 1.6e5    3.4e4 fails
+//	CaMKII         9.49/7.68  3.0e3/3.0e3 118/116 after 8.2 1.5e3 fails   4.2e4/4.2e4     gives up
+//	Chua           30.8/29.2  2e4 after 19 513/514 after 8.0 4.7e3 fails   2.1e4, 1.6e5    3.4e4 fails
 //	stiff CaMKII   29.8/27.6  50.1/50.7   173/170 fails     1.1e3 fails   6.1e4/6.1e4     gives up
 //	isomerization  2.02/2.11  17.1/17.1   20.2/20.2         336 after 34  2.5e4/2.5e4     668 fails
 //	PKA on [0, 1]  4.5/4.41   3.18/3.12   11/11             11.9/11.9     3.1e3, 3.2e3    1.7e4 fails
@@ -194,7 +194,7 @@ func TestCheckEstimate(t *testing.T) {
 }
 
 // TestCheckNoAllocs: a checked Solve allocates nothing after the first,
-// retries included (Chua at rtol 1e-6 needs two for PBSR), and an
+// retries included (Chua at rtol 1e-6 needs one for PBSR), and an
 // unchecked Solver builds no check.
 func TestCheckNoAllocs(t *testing.T) {
 	m := chua.New()

@@ -21,11 +21,13 @@ type stepControl struct {
 	hs    float64 // the largest step the control allows
 	hist  int     // the accepted steps with probes (0: the first step's estimate)
 	tp    float64 // the time of pp
-	nodes [3]probeNode
-	// pp, pa, pb are the probes at tp, at the step's start and at its end.
-	pp, pa, pb *probeNode
-	pv         []float64 // ns*nProbe: the probe vectors
-	pd, pg, pt []float64 // nx*nProbe scratch of localError
+	tpp   float64 // the time of ppp
+	nodes [4]probeNode
+	// ppp, pp, pa, pb are the probes at tpp, tp, at the step's start and
+	// at its end (ppp only for the third-order estimate, localError3).
+	ppp, pp, pa, pb *probeNode
+	pv              []float64 // ns*nProbe: the probe vectors
+	pd, pg, pt      []float64 // nx*nProbe scratch of localError
 }
 
 func newStepControl(nx, ns int) stepControl {
@@ -44,8 +46,8 @@ func newStepControl(nx, ns int) stepControl {
 
 // start resets the control for a run; on: the steps are controlled.
 func (c *stepControl) start(on bool) {
-	c.on, c.hs, c.hist, c.tp = on, math.Inf(1), 0, 0
-	c.pp, c.pa, c.pb = &c.nodes[0], &c.nodes[1], &c.nodes[2]
+	c.on, c.hs, c.hist, c.tp, c.tpp = on, math.Inf(1), 0, 0, 0
+	c.ppp, c.pp, c.pa, c.pb = &c.nodes[3], &c.nodes[0], &c.nodes[1], &c.nodes[2]
 }
 
 // probeNode holds S V and q V = (Jx S + Jp) V at one grid point, V the
@@ -127,6 +129,13 @@ func (en *engine) localError(pb, pa, pp *probeNode, ta, tb, tp float64, second b
 // slot's An and h: the matrix is formed once per slot (an LU and two
 // solves on the identity), then applied as a product.
 func (en *engine) filter(sl *refSlot, g []float64) {
+	en.ensureFilter(sl)
+	dense.MulRows4(en.control.pt, sl.f2, g, en.nx, en.nx)
+	copy(g, en.control.pt)
+}
+
+// ensureFilter forms the slot's (I - h An/4)^{-2} if it is not yet.
+func (en *engine) ensureFilter(sl *refSlot) {
 	nx := en.nx
 	if !sl.fGood {
 		en.jxm(sl.an).ScatterTo(sl.flu)
@@ -146,8 +155,6 @@ func (en *engine) filter(sl *refSlot, g []float64) {
 		dense.SolveFull(sl.flu, sl.fpiv, nx, sl.f2, nx)
 		sl.fGood = true
 	}
-	dense.MulRows4(en.control.pt, sl.f2, g, nx, nx)
-	copy(g, en.control.pt)
 }
 
 // maxGrowth bounds the growth of the PBSR step from one accepted step to
@@ -158,16 +165,20 @@ const maxGrowth = 4
 // stepFactor is the factor (tol/e)^(1/p) by which a step with error
 // estimate e may be scaled to meet tol (rejections apply a safety factor
 // 0.9, growth none: the estimate bounds the error from above), p = 3 for the second divided
-// differences of localError (error O(h^3)) and 2 for the first-step
-// estimate (O(h^2)). Stiff components, whose filtered error is closer to
+// differences of localError (error O(h^3)), 2 for the first-step
+// estimate (O(h^2)) and 4 for the third divided differences of the
+// order 3 steps (localError3, O(h^4)). Stiff components, whose filtered error is closer to
 // O(h), may need a second cut after a rejection; a cut of 2^k at once
 // still replaces k halvings, each of which costs a fresh exponential for
 // a step length not yet cached.
-func stepFactor(e, tol float64, second bool) float64 {
+func stepFactor(e, tol float64, order int) float64 {
 	if e <= 0 {
 		return math.Inf(1)
 	}
-	if second {
+	switch order {
+	case 4:
+		return math.Sqrt(math.Sqrt(tol / e))
+	case 3:
 		return math.Cbrt(tol / e)
 	}
 	return math.Sqrt(tol / e)
@@ -180,11 +191,26 @@ func stepFactor(e, tol float64, second bool) float64 {
 // history.
 func (en *engine) judgeStep(r *dyadicRun, h float64, j int, nS float64) bool {
 	c := &en.control
+	k := &en.corrector
+	if k.on {
+		en.correct(r.nxt, r.cur, r.b, r.a.t, c.tp, c.hist >= 1)
+	}
 	en.probeAt(c.pb, r.nxt, r.b)
-	e := en.localError(c.pb, c.pa, c.pp, r.a.t, r.b.t, c.tp, c.hist >= 1)
+	var e float64
+	order := 2
+	switch {
+	case k.on && c.hist >= 2:
+		e = en.localError3(c.pb, c.pa, c.pp, c.ppp, r.b.t, r.a.t, c.tp, c.tpp)
+		order = 4
+	default:
+		e = en.localError(c.pb, c.pa, c.pp, r.a.t, r.b.t, c.tp, c.hist >= 1)
+		if c.hist >= 1 {
+			order = 3
+		}
+	}
 	r.nCur = frob(r.nxt)
-	tol := en.cfg.srtol*r.nCur + en.cfg.satol
-	fac := stepFactor(e, tol, c.hist >= 1)
+	tol := en.localTol * (en.cfg.srtol*r.nCur + en.cfg.satol)
+	fac := stepFactor(e, tol, order)
 	if e > tol && j < maxLevel {
 		c.hs = h * math.Max(math.Min(0.9*fac, 0.5), 0x1p-20)
 		r.nCur = nS
@@ -199,8 +225,11 @@ func (en *engine) judgeStep(r *dyadicRun, h float64, j int, nS float64) bool {
 	default:
 		c.hs = h
 	}
-	c.tp = r.a.t
-	c.pp, c.pa, c.pb = c.pa, c.pb, c.pp
+	if k.on {
+		k.shift(r.cur)
+	}
+	c.tpp, c.tp = c.tp, r.a.t
+	c.ppp, c.pp, c.pa, c.pb = c.pp, c.pa, c.pb, c.ppp
 	c.hist++
 	return true
 }

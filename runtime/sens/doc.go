@@ -16,7 +16,9 @@
 //   - PBSR (the default): end-point exponential W-steps (e^{hJ(tb)}, phi1
 //     and phi2 of hJ(tb), the change of Jx within the step in the
 //     forcing) on a dyadic grid of its own whose steps a local error test
-//     of S chooses. It takes no Peano-Baker series step. With Paper it is
+//     of S chooses; where SensRTol <= 1e-8 (Tuning.Order), order 3 steps
+//     that add the quadratic term of the forcing through the previous
+//     point (correct.go). It takes no Peano-Baker series step. With Paper it is
 //     the paper's Algorithm 2: PBS steps refined n_int times on the
 //     integrator's grid, a frozen-Jacobian exponential step where Jx
 //     barely changes.
@@ -131,8 +133,9 @@
 // method, the time and FS with ErrCon. At rtol 1e-6 on [0, 10] the paper's
 // PBSR and Exp (1e4 to 6e4 tolerances off), PBS on Chua (3.4e4) and Exp
 // on CaMKII and Chua (1.5e3, 4.7e3) fail; FS with ErrCon (1.3 to 31) and
-// the default PBSR pass (PBSR on CaMKII and Chua after one and two
-// retries, 118 -> 21 and 513 -> 20). The check costs the reference solve
+// the default PBSR pass (PBSR on CaMKII and Chua after one retry each,
+// which takes order 3 steps, Tuning.Order: 118 -> 8.2 and 513 -> 8.0).
+// The check costs the reference solve
 // and the retries: on CaMKII 1.7 times FS's time for FS, 2.8 times
 // PBSR's for PBSR (one retry). Stats.Check holds the estimate of every
 // checked solve.

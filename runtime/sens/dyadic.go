@@ -43,6 +43,9 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	en.control.start(en.cfg.method == PBSR)
 	if en.control.on {
 		en.probeAt(en.control.pa, r.cur, r.a)
+		if en.corrector.on {
+			en.qAt(en.corrector.qa, r.cur, r.a)
+		}
 	}
 	en.freeze.start()
 	for ; iout < len(ts) && en.err == nil; iout++ {
@@ -127,7 +130,7 @@ func (en *engine) dyadicStep(r *dyadicRun, h float64, j int) bool {
 	r.nCur = -1
 	switch {
 	case !f.on:
-		en.endpointStep(r.nxt, r.cur, a, b, h, nS, en.cfg.srtol*nS+en.cfg.satol)
+		en.endpointStep(r.nxt, r.cur, a, b, h, nS, en.localTol*(en.cfg.srtol*nS+en.cfg.satol))
 		f.haveD, f.converged = false, false
 	case skip:
 		// S(tb) = S(ta) + D: the map's increment has converged.

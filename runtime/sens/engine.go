@@ -51,7 +51,11 @@ type engine struct {
 	// The drivers and what they decide with.
 	stateGrid stateGrid   // the integrator's grid: refinement points and bisection levels
 	control   stepControl // the step-size control of the dyadic grid (PBSR)
-	freeze    freezer     // frozen steps near equilibrium (dyadic grid)
+	corrector corrector   // the third-order correction (Tuning.Order 3, correct.go)
+	// localTol is the share of the tolerance the local error test of the
+	// dyadic grid allows: order3Safety with the corrector, else 1.
+	localTol float64
+	freeze   freezer // frozen steps near equilibrium (dyadic grid)
 
 	// Scratch of the steps; nothing in it outlives a step, except that
 	// the dyadic grid, whose end-point steps use none of t1..t3, keeps
@@ -139,6 +143,11 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.initForcing()
 	en.stateGrid = newStateGrid(nx, ns, nnzx, nnzp, cfg.maxDepth)
 	en.control = newStepControl(nx, ns)
+	en.corrector = newCorrector(cfg.order == 3 && dense && cfg.method == PBSR && cfg.grid == GridDyadic, nx, ns)
+	en.localTol = 1
+	if en.corrector.on {
+		en.localTol = order3Safety
+	}
 	en.freeze = newFreezer(nx, ns, nnzx, nnzp, dense)
 	blk := nx * ns
 	en.t1, en.t2, en.t3 = mk(blk), mk(blk), mk(blk)

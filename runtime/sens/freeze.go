@@ -64,6 +64,9 @@ func (en *engine) updateFreeze(r *dyadicRun) {
 			if en.control.on {
 				en.control.hist = 0
 				en.probeAt(en.control.pa, r.cur, a)
+				if en.corrector.on {
+					en.qAt(en.corrector.qa, r.cur, a)
+				}
 			}
 		}
 	}

@@ -253,6 +253,17 @@ type Tuning struct {
 	// is also reused, whatever h ||Jb - An||, when ||Jb - An||_inf <= 1%
 	// of ||Jx||_inf (see refRel in endpoint.go).
 	RefTheta float64
+	// Order selects the order of PBSR's steps on the dyadic grid: 2 (the
+	// end-point W-step) or 3 (the same step with the quadratic term of
+	// its forcing through the previous point added, the step length from
+	// a third-order error estimate, and the local error held to
+	// order3Safety = 1/10 of SensRTol ||S|| + SensATol; see correct.go).
+	// The default is 3 where SensRTol <= 1e-8 (order3Below), 2 above:
+	// order 3 takes far fewer steps for a smaller error at tight
+	// tolerances, while at 1e-6 it cost more on PKA and CaMKII
+	// (order3Below; docs/algorithms.md). The sparse exponential path (ExpActionSparse) takes
+	// order 2 steps whatever this says.
+	Order int
 	// MaxDepth bounds the bisection depth of RefineLocalError (PBSR on
 	// GridState: at most 2^MaxDepth pieces per grid interval); default 8.
 	MaxDepth int
@@ -348,6 +359,8 @@ func validate(o *Options) error {
 	switch {
 	case t.NMax < 0:
 		return invalid("the refinement bound NMax %d is negative", t.NMax)
+	case t.Order != 0 && t.Order != 2 && t.Order != 3:
+		return invalid("the order %d of PBSR's steps is not 2 or 3", t.Order)
 	case t.MaxDepth < 0 || t.MaxDepth > maxMaxDepth:
 		return invalid("the bisection depth MaxDepth %d is not in [0, %d]", t.MaxDepth, maxMaxDepth)
 	case t.Norm < NormInf || t.Norm > Norm2:
@@ -377,6 +390,7 @@ type config struct {
 	jpCheck            bool
 	nintFactor         float64
 	nmax, maxDepth     int
+	order              int // PBSR on the dyadic grid: 2 or 3
 	norm               Norm
 	interp             Interp
 	expStep            ExpStep
@@ -422,6 +436,13 @@ func resolve(o *Options) (config, error) {
 	c.jacTol = orDefault(t.JacTol, 1e-4)
 	c.nintFactor = orDefault(t.NIntFactor, 10)
 	c.nmax, c.maxDepth = orDefaultInt(t.NMax, 10), orDefaultInt(t.MaxDepth, 8)
+	c.order = t.Order
+	if c.order == 0 {
+		c.order = 2
+		if c.method == PBSR && c.grid == GridDyadic && c.srtol <= order3Below {
+			c.order = 3
+		}
+	}
 	c.resolveSteps(t)
 	c.refTheta = orDefault(t.RefTheta, 1)
 	c.reuseTol = t.ReuseTol

@@ -31,6 +31,9 @@ type Stats struct {
 	// Converged counts the steps not computed because S had converged to
 	// the fixed point of a repeated step near equilibrium (GridDyadic).
 	Converged int
+	// Corrections counts the third-order corrections of PBSR steps
+	// (Tuning.Order 3).
+	Corrections int
 	// ExpTimes are the start times of the grid intervals where an
 	// exponential step was taken (Exp, PBS and PBSR with RefineNInt), or of
 	// every interval (RefineLocalError, whose steps are all exponential).

@@ -174,7 +174,8 @@ func TestNoAllocs(t *testing.T) {
 	p := []float64{7, 15}
 	ts := []float64{0, 1, 2.5, 5, 10}
 	for _, o := range []*Options{{Method: PBSR}, {Method: PBSR, Paper: true}, {Method: Exp}, {Method: PBS}, {Method: FS},
-		{Method: PBSR, ODE: odeInterp()}, {Method: PBSR, Params: []int{1}, Tuning: Tuning{Norm: Norm2}}} {
+		{Method: PBSR, ODE: odeInterp()}, {Method: PBSR, Params: []int{1}, Tuning: Tuning{Norm: Norm2}},
+		{Method: PBSR, Tuning: Tuning{Order: 3}}} {
 		s := NewSolver(m, o)
 		var res Result
 		if err := s.Solve(&res, p, nil, 0, ts); err != nil {

@@ -27,7 +27,7 @@ func TestBadOptions(t *testing.T) {
 		{RTol: -1}, {RTol: 1e300}, {RTol: 1}, {RTol: nan}, {RTol: 1e-20}, {Tuning: Tuning{SensRTol: 1e-17}}, {ATol: -1}, {ATol: inf}, {ATol: nan},
 		{Tuning: Tuning{SensRTol: -1}}, {Tuning: Tuning{SensRTol: 2}}, {Tuning: Tuning{SensATol: -1}}, {Tuning: Tuning{SensATol: nan}},
 		{Method: 9}, {Method: -1}, {Method: FS, Tuning: Tuning{Grid: GridDyadic}}, {Method: PBS, Tuning: Tuning{Grid: GridDyadic}},
-		{Tuning: Tuning{JacTol: nan}}, {Tuning: Tuning{NIntFactor: -1}}, {Tuning: Tuning{NIntFactor: inf}}, {Tuning: Tuning{NMax: -1}}, {Tuning: Tuning{MaxDepth: -1}}, {Tuning: Tuning{MaxDepth: 1 << 40}},
+		{Tuning: Tuning{JacTol: nan}}, {Tuning: Tuning{NIntFactor: -1}}, {Tuning: Tuning{NIntFactor: inf}}, {Tuning: Tuning{NMax: -1}}, {Tuning: Tuning{MaxDepth: -1}}, {Tuning: Tuning{MaxDepth: 1 << 40}}, {Tuning: Tuning{Order: 1}}, {Tuning: Tuning{Order: 4}}, {Tuning: Tuning{Order: -3}},
 		{Tuning: Tuning{Norm: 9}}, {Tuning: Tuning{Interp: 9}}, {Tuning: Tuning{ExpStep: 9}}, {Tuning: Tuning{Refine: 9}}, {Tuning: Tuning{Grid: 9}},
 		{Tuning: Tuning{ReuseTol: nan}}, {Tuning: Tuning{RefTheta: inf}}, {Tuning: Tuning{StateTolFactor: -1}}, {Tuning: Tuning{StateTolFactor: 1e9}},
 		{ODE: ode.Settings{RTol: -1}}, {ODE: ode.Settings{MaxSteps: -1}}, {ODE: ode.Settings{Method: 5}},
