@@ -28,13 +28,41 @@
 # (go build), which is `go run ./cmd/pbgen` without linking it per problem.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+# abspath prints its argument, a path relative to the caller's folder,
+# as an absolute one (the folder need not exist).
+abspath() {
+	case $1 in
+	/*) printf '%s' "$1" ;;
+	*) printf '%s/%s' "$PWD" "$1" ;;
+	esac
+}
+
 GO=${GO:-go}
-shared=${PBGEN_SHARED:-../shared}
-bench=$shared/petab-benchmark
 max=${PBGEN_PETABGEN_MAX_STATES:-100}
-out=cmd/pbbench/_petabgen
-reg=cmd/pbbench/petabgen_registry.go
+case $max in
+'' | *[!0-9]*) echo "petabgen: PBGEN_PETABGEN_MAX_STATES is not a number: $max" >&2; exit 2 ;;
+esac
+# PBGEN_SHARED and PBGEN_PETABGEN_REGISTRY are relative to the caller's
+# folder; the defaults are the module's.
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+if [ -n "${PBGEN_SHARED:-}" ]; then
+	shared=$(abspath "$PBGEN_SHARED")
+else
+	shared=$root/../shared
+fi
+bench=$shared/petab-benchmark
+reg=$root/cmd/pbbench/petabgen_registry.go
+if [ -n "${PBGEN_PETABGEN_REGISTRY:-}" ]; then
+	reg=$(abspath "$PBGEN_PETABGEN_REGISTRY")
+fi
+cd "$root"
+# The packages' folder (tests move it: cmd/pbbench's TestPetabGenScript),
+# inside the module and relative to its root: the registry imports the
+# packages by the module's path + out.
+out=${PBGEN_PETABGEN_OUT:-cmd/pbbench/_petabgen}
+case $out in
+/* | ../* | */../* | .. | . | "") echo "petabgen: PBGEN_PETABGEN_OUT must be a folder inside the module, relative to its root: $out" >&2; exit 2 ;;
+esac
 
 # goquote prints its argument as a Go interpreted string literal, on one
 # line (newlines and tabs become spaces).
@@ -104,7 +132,7 @@ else
 			echo "petabgen: $name: $why" >&2
 			continue
 		fi
-		imports+=("	\"github.com/pbgen/pbgen/cmd/pbbench/_petabgen/$pkg\"")
+		imports+=("	\"github.com/pbgen/pbgen/$out/$pkg\"")
 		entries+=("	$(goquote "$name"): {Pkg: $(goquote "$pkg"), Source: $(goquote "$yaml"), New: func() model.Model { return $pkg.New() }, Problem: $pkg.Problem},")
 		echo "petabgen: $name: $nx states -> $out/$pkg"
 	done
