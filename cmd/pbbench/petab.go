@@ -25,7 +25,9 @@ import (
 // the same objective (objective.Options.NewSolver): the same model,
 // conditions, pre-equilibrations and data, so the ratio is the
 // integrators' alone. All at the objective's default tolerances, one
-// worker.
+// worker. The model is the problem's generated package when pbbench is
+// built with the tag petabgen (make bench), as AMICI runs its own
+// generated code, else petab.Load's interpreted one (petabgen.go).
 //
 // Each problem is timed at the gradient check's point (perturbed).
 // Whether a gradient is good enough is judged there and at the nominal

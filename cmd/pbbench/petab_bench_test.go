@@ -30,7 +30,9 @@ import (
 // PBGEN_PETAB_FIM=1 adds the FIM, PBGEN_PETAB_RTOL sets the tolerance and
 // PBGEN_PETAB_ONGRID=1 objective.Options.OutputsOnGrid, PBGEN_PETAB_LINEAR
 // (dense, sparse) the BDF's linear solver. Skipped without PBGEN_PETAB_PROBLEM
-// (the name of a folder of the collection).
+// (the name of a folder of the collection). With -tags petabgen (after
+// scripts/petabgen.sh) it times the generated model, unless
+// PBGEN_PETAB_MODELS=interpreted (cpuSources).
 func BenchmarkPetabEval(b *testing.B) {
 	name := os.Getenv("PBGEN_PETAB_PROBLEM")
 	if name == "" {
@@ -99,6 +101,13 @@ func cpuTime() time.Duration {
 // in interleaved rounds (PBGEN_PETAB_ROUNDS, default 7), and CVODES FS's
 // over ours (the options as BenchmarkPetabEval's): on a machine shared
 // with other jobs CPU time is steadier than the wall clock of -petab.
+// With -tags petabgen (after scripts/petabgen.sh, as make bench runs it)
+// every method runs on the generated model and on the interpreted one in
+// the same rounds, a line each; PBGEN_PETAB_MODELS (generated,
+// interpreted) picks (cpuSources):
+//
+//	bash scripts/petabgen.sh
+//	PBGEN_PETAB_PROBLEMS=Zhao,Laske go test -tags cvodes,petabgen ./cmd/pbbench -run PetabCPU -v
 func TestPetabCPU(t *testing.T) {
 	names := os.Getenv("PBGEN_PETAB_PROBLEMS")
 	if names == "" {
