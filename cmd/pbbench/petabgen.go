@@ -79,7 +79,8 @@ type PetabGenCheck struct {
 
 // The generated model is not used (the problem runs interpreted, with
 // the reason) when its model functions differ from interp's by more than
-// petabGenModelTol (normwise; rounding is ~1e-16) or its objective at rtol
+// petabGenModelTol (normwise; measured 9e-14 at most, 2e-16 on most
+// problems: the rounding of terms that cancel) or its objective at rtol
 // 1e-10 by more than petabGenObjTol: then the generated code would compute
 // another problem, and timing it would compare different things. The
 // objective's tolerance is loose because the two codes round f
@@ -89,7 +90,7 @@ type PetabGenCheck struct {
 // nearly stationary, so that its gradient is a small sum of large data
 // terms carrying the integration error of each; next Liu, 5e-7).
 const (
-	petabGenModelTol = 1e-12
+	petabGenModelTol = 1e-10
 	petabGenObjTol   = 1e-4
 )
 
