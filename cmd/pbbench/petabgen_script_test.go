@@ -51,7 +51,7 @@ func TestPetabGenScript(t *testing.T) {
 	// them by module path), hidden from ./... by its underscore.
 	out, err := os.MkdirTemp(".", "_petabgentest")
 	if err != nil {
-		t.Fatal(err)
+		t.Skipf("cannot write beside the package (a read-only checkout?): %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(out) })
 	reg := filepath.Join(t.TempDir(), "registry.go")
