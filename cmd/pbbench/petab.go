@@ -25,7 +25,9 @@ import (
 // the same objective (objective.Options.NewSolver): the same model,
 // conditions, pre-equilibrations and data, so the ratio is the
 // integrators' alone. All at the objective's default tolerances, one
-// worker.
+// worker. The model is the problem's generated package when pbbench is
+// built with the tag petabgen (make bench), as AMICI runs its own
+// generated code, else petab.Load's interpreted one (petabgen.go).
 //
 // Each problem is timed at the gradient check's point (perturbed).
 // Whether a gradient is good enough is judged there and at the nominal
@@ -105,6 +107,8 @@ type PetabResult struct {
 	// then not applicable.
 	NoCVODES string `json:"no_cvodes,omitempty"`
 	Err      string `json:"error,omitempty"`
+	// PetabModel says which model every method ran on (petabgen.go).
+	PetabModel
 }
 
 // petabNoCVODESEvents is PetabResult.NoCVODES for a model with events.
@@ -165,7 +169,9 @@ func benchPetab(c *config) ([]*PetabResult, error) {
 			fmt.Printf("%-36s skipped: %d states > %d\n", name, nx, c.petabMaxStates)
 			continue
 		}
-		r := benchPetabProblem(name, p, c)
+		m, prob, src := petabSource(name, y, p, c)
+		r := benchPetabProblem(name, p, m, prob, c)
+		r.PetabModel = src
 		printPetab(r)
 		out = append(out, r)
 	}
@@ -197,14 +203,16 @@ func petabSolvers() []struct {
 	return rows
 }
 
-func benchPetabProblem(name string, p *petab.Problem, c *config) *PetabResult {
+// benchPetabProblem times the problem p on model mod with problem prob:
+// p's own (interpreted) or a generated package's (petabSource).
+func benchPetabProblem(name string, p *petab.Problem, mod model.Model, prob *objective.Problem, c *config) *PetabResult {
 	r := &PetabResult{Problem: name, NX: model.NumStates(p.Model), NTheta: len(p.Objective.Estimated),
 		NExp: len(p.Objective.Experiments), Ratios: map[string]map[string]num{}}
 	for _, ex := range p.Objective.Experiments {
 		r.NData += len(ex.Data)
 	}
 	eval := func(opt *objective.Options, th []float64) (*objective.Result, error) {
-		o, err := objective.New(p.Model, p.Objective, opt)
+		o, err := objective.New(mod, prob, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +220,7 @@ func benchPetabProblem(name string, p *petab.Problem, c *config) *PetabResult {
 		var res objective.Result
 		return &res, o.Eval(th, &res)
 	}
-	o, err := objective.New(p.Model, p.Objective, nil)
+	o, err := objective.New(mod, prob, nil)
 	if err != nil {
 		r.Err = err.Error()
 		return r
@@ -270,7 +278,7 @@ func benchPetabProblem(name string, p *petab.Problem, c *config) *PetabResult {
 				continue
 			}
 			opt := &objective.Options{Method: s.method, Grad: mode.grad, FIM: mode.fim, NewSolver: s.hook, RTol: c.petabRTol, OutputsOnGrid: c.petabOnGrid}
-			ob, err := objective.New(p.Model, p.Objective, opt)
+			ob, err := objective.New(mod, prob, opt)
 			if err != nil {
 				m.Err = err.Error()
 				continue
@@ -351,6 +359,7 @@ func (r *PetabResult) find(name string) *PetabMethod {
 
 func printPetab(r *PetabResult) {
 	fmt.Printf("\n%s: %d states, %d parameters, %d experiments, %d data\n", r.Problem, r.NX, r.NTheta, r.NExp, r.NData)
+	printPetabModel(r)
 	if r.Err != "" {
 		fmt.Printf("  failed: %s\n", r.Err)
 		return

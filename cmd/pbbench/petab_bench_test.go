@@ -30,7 +30,9 @@ import (
 // PBGEN_PETAB_FIM=1 adds the FIM, PBGEN_PETAB_RTOL sets the tolerance and
 // PBGEN_PETAB_ONGRID=1 objective.Options.OutputsOnGrid, PBGEN_PETAB_LINEAR
 // (dense, sparse) the BDF's linear solver. Skipped without PBGEN_PETAB_PROBLEM
-// (the name of a folder of the collection).
+// (the name of a folder of the collection). With -tags petabgen (after
+// scripts/petabgen.sh) it times the generated model, unless
+// PBGEN_PETAB_MODELS=interpreted (cpuSources).
 func BenchmarkPetabEval(b *testing.B) {
 	name := os.Getenv("PBGEN_PETAB_PROBLEM")
 	if name == "" {
@@ -42,22 +44,25 @@ func BenchmarkPetabEval(b *testing.B) {
 	}
 	yamls, _ := filepath.Glob(filepath.Join(root, name+"*", "*.yaml"))
 	var p *petab.Problem
+	var yaml string
 	for _, y := range yamls {
 		if base := filepath.Base(y); base == filepath.Base(filepath.Dir(y))+".yaml" || base == "problem.yaml" {
 			if p, err = petab.Load(y); err != nil {
 				b.Fatal(err)
 			}
+			yaml = y
 			break
 		}
 	}
 	if p == nil {
 		b.Skipf("no problem %q in %s", name, root)
 	}
+	src := cpuSources(b, yaml, p)[0] // the generated model when there is one
 	fim := os.Getenv("PBGEN_PETAB_FIM") != ""
 	for _, s := range petabSolvers() {
 		b.Run(s.name, func(b *testing.B) {
 			opt := envOptions(s.method, fim, s.hook)
-			o, err := objective.New(p.Model, p.Objective, opt)
+			o, err := objective.New(src.m, src.prob, opt)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -96,6 +101,13 @@ func cpuTime() time.Duration {
 // in interleaved rounds (PBGEN_PETAB_ROUNDS, default 7), and CVODES FS's
 // over ours (the options as BenchmarkPetabEval's): on a machine shared
 // with other jobs CPU time is steadier than the wall clock of -petab.
+// With -tags petabgen (after scripts/petabgen.sh, as make bench runs it)
+// every method runs on the generated model and on the interpreted one in
+// the same rounds, a line each; PBGEN_PETAB_MODELS (generated,
+// interpreted) picks (cpuSources):
+//
+//	bash scripts/petabgen.sh
+//	PBGEN_PETAB_PROBLEMS=Zhao,Laske go test -tags cvodes,petabgen ./cmd/pbbench -run PetabCPU -v
 func TestPetabCPU(t *testing.T) {
 	names := os.Getenv("PBGEN_PETAB_PROBLEMS")
 	if names == "" {
@@ -113,11 +125,13 @@ func TestPetabCPU(t *testing.T) {
 	for _, name := range strings.Split(names, ",") {
 		yamls, _ := filepath.Glob(filepath.Join(root, name+"*", "*.yaml"))
 		var p *petab.Problem
+		var yaml string
 		for _, y := range yamls {
 			if base := filepath.Base(y); base == filepath.Base(filepath.Dir(y))+".yaml" || base == "problem.yaml" {
 				if p, err = petab.Load(y); err != nil {
 					t.Fatal(err)
 				}
+				yaml = y
 				break
 			}
 		}
@@ -125,14 +139,24 @@ func TestPetabCPU(t *testing.T) {
 			t.Fatalf("no problem %q", name)
 		}
 		rows := cpuRows(fim)
-		obs := make([]*objective.Objective, len(rows))
+		srcs := cpuSources(t, yaml, p)
+		var obs []*objective.Objective
+		var kept []cpuRow
+		for _, r := range cpuSourceRows(rows, srcs) {
+			// A row the objective refuses (CVODES FS on a model with
+			// events) is left out, not the problem.
+			o, err := objective.New(r.src.m, r.src.prob, r.opt)
+			if err != nil {
+				t.Logf("%s %s, %s: not timed: %v", name, r.src.kind, r.name, err)
+				continue
+			}
+			defer o.Close()
+			obs, kept = append(obs, o), append(kept, r)
+		}
+		rows = kept
 		res := make([]objective.Result, len(rows))
 		var theta []float64
-		for i, r := range rows {
-			if obs[i], err = objective.New(p.Model, p.Objective, r.opt); err != nil {
-				t.Fatal(err)
-			}
-			defer obs[i].Close()
+		for i := range rows {
 			theta = perturbed(obs[i])
 			if err := obs[i].Eval(theta, &res[i]); err != nil {
 				t.Fatal(err)
@@ -150,26 +174,35 @@ func TestPetabCPU(t *testing.T) {
 				cpu[i] = append(cpu[i], float64(cpuTime()-c0)/float64(n)/1e6)
 			}
 		}
-		msg := name + ":"
 		med := make([]float64, len(rows))
-		cv := -1
-		for i, r := range rows {
+		for i := range rows {
 			slices.Sort(cpu[i])
 			med[i] = cpu[i][rounds/2]
-			msg += fmt.Sprintf("  %s %.3gms %d st", r.name, med[i], res[i].Stats.Steps)
-			if r.name == petabCVODES {
-				cv = i
-			}
 		}
-		if cv >= 0 {
-			msg += "  | " + petabCVODES + " /"
+		// One line per model (generated, interpreted), CVODES FS over
+		// each of ours on the same model.
+		for _, src := range srcs {
+			msg := name + " " + src.kind + ":"
+			cv := -1
 			for i, r := range rows {
-				if i != cv {
-					msg += fmt.Sprintf(" %s %.2f", r.name, med[cv]/med[i])
+				if r.src != src {
+					continue
+				}
+				msg += fmt.Sprintf("  %s %.3gms %d st", r.name, med[i], res[i].Stats.Steps)
+				if r.name == petabCVODES {
+					cv = i
 				}
 			}
+			if cv >= 0 {
+				msg += "  | " + petabCVODES + " /"
+				for i, r := range rows {
+					if i != cv && r.src == src {
+						msg += fmt.Sprintf(" %s %.2f", r.name, med[cv]/med[i])
+					}
+				}
+			}
+			t.Log(msg)
 		}
-		t.Log(msg)
 	}
 }
 
@@ -192,6 +225,7 @@ func envOptions(m sens.Method, fim bool, hook func(model.Model, *sens.Options) (
 type cpuRow struct {
 	name string
 	opt  *objective.Options
+	src  *cpuSource // the model (cpuSourceRows)
 }
 
 // cpuRows are the methods of -petab, then the variants listed in
@@ -204,7 +238,7 @@ func cpuRows(fim bool) []cpuRow {
 	var rows []cpuRow
 	sv := petabSolvers()
 	for _, s := range sv {
-		rows = append(rows, cpuRow{s.name, envOptions(s.method, fim, s.hook)})
+		rows = append(rows, cpuRow{name: s.name, opt: envOptions(s.method, fim, s.hook)})
 	}
 	for _, e := range strings.Split(os.Getenv("PBGEN_PETAB_EXTRA"), ",") {
 		name, v, ok := strings.Cut(e, ":")
@@ -226,7 +260,7 @@ func cpuRows(fim bool) []cpuRow {
 			case err == nil:
 				opt.RTol = r
 			}
-			rows = append(rows, cpuRow{name + " " + v, opt})
+			rows = append(rows, cpuRow{name: name + " " + v, opt: opt})
 		}
 	}
 	if only := os.Getenv("PBGEN_PETAB_ROWS"); only != "" {

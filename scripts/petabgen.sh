@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# petabgen.sh compiles the PEtab benchmark collection's problems to Go
+# packages for the PEtab section of `make bench` (issue #11: the speed of
+# our methods and of CVODES FS on the same generated model, as AMICI runs
+# its own generated code). For every problem folder of
+# $PBGEN_SHARED/petab-benchmark (default ../shared/petab-benchmark) with at
+# most $PBGEN_PETABGEN_MAX_STATES states (default 100, pbbench's
+# -petab-max-states) it runs
+#
+#	pbgen petab -gen -o cmd/pbbench/_petabgen/<pkg> -pkg <pkg> <problem.yaml>
+#
+# and writes cmd/pbbench/petabgen_registry.go (build tag petabgen): the
+# problem's folder name -> the generated package's New and Problem, and the
+# problems left out with the reason (more states than the section runs,
+# refused by the checker or the generator), which pbbench then runs
+# interpreted and says so. Without the collection it writes an empty
+# registry and says why, so `go build -tags petabgen ./cmd/pbbench` still
+# compiles.
+#
+# The folder starts with an underscore so that ./... (go test, go vet, the
+# import-rule test's go list) never sees it: a generated package left over
+# from an older runtime cannot break the default build, and `go test ./...`
+# does not compile these packages. Both outputs are gitignored and
+# rewritten whole on every run (a problem dropped from the collection
+# leaves no stale package behind).
+#
+# Run from anywhere; it works in the module's root. pbgen is built once
+# (go build), which is `go run ./cmd/pbgen` without linking it per problem.
+set -euo pipefail
+
+# abspath prints its argument, a path relative to the caller's folder,
+# as an absolute one (the folder need not exist).
+abspath() {
+	case $1 in
+	/*) printf '%s' "$1" ;;
+	*) printf '%s/%s' "$PWD" "$1" ;;
+	esac
+}
+
+GO=${GO:-go}
+max=${PBGEN_PETABGEN_MAX_STATES:-100}
+case $max in
+'' | *[!0-9]*) echo "petabgen: PBGEN_PETABGEN_MAX_STATES is not a number: $max" >&2; exit 2 ;;
+esac
+# PBGEN_SHARED and PBGEN_PETABGEN_REGISTRY are relative to the caller's
+# folder; the defaults are the module's.
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+if [ -n "${PBGEN_SHARED:-}" ]; then
+	shared=$(abspath "$PBGEN_SHARED")
+else
+	shared=$root/../shared
+fi
+bench=$shared/petab-benchmark
+reg=$root/cmd/pbbench/petabgen_registry.go
+if [ -n "${PBGEN_PETABGEN_REGISTRY:-}" ]; then
+	reg=$(abspath "$PBGEN_PETABGEN_REGISTRY")
+fi
+cd "$root"
+# The packages' folder (tests move it: cmd/pbbench's TestPetabGenScript),
+# inside the module and relative to its root: the registry imports the
+# packages by the module's path + out.
+out=${PBGEN_PETABGEN_OUT:-cmd/pbbench/_petabgen}
+case $out in
+/* | ../* | */../* | .. | . | "") echo "petabgen: PBGEN_PETABGEN_OUT must be a folder inside the module, relative to its root: $out" >&2; exit 2 ;;
+esac
+
+# goquote prints its argument as a Go interpreted string literal, on one
+# line (newlines and tabs become spaces).
+goquote() {
+	local s=${1//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=$(printf '%s' "$s" | tr '\n\t' '  ')
+	printf '"%s"' "$s"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$out"
+mkdir -p "$out"
+
+imports=()
+entries=()
+left=()
+if [ ! -d "$bench" ]; then
+	why="no PEtab benchmark collection in $bench (set PBGEN_SHARED)"
+	echo "petabgen: $why: the PEtab section runs interpreted models" >&2
+	nogen=$(goquote "$why")
+else
+	nogen='""'
+	$GO build -o "$tmp/pbgen" ./cmd/pbgen
+	for dir in "$bench"/*/; do
+		name=$(basename "$dir")
+		yaml=
+		for y in "$dir$name.yaml" "${dir}problem.yaml"; do
+			if [ -f "$y" ]; then
+				yaml=$y
+				break
+			fi
+		done
+		[ -n "$yaml" ] || continue # not a problem folder (LICENSE, ...)
+		yaml=$(cd "$(dirname "$yaml")" && pwd -P)/$(basename "$yaml")
+		pkg=$(printf '%s' "$name" | tr 'A-Z' 'a-z' | tr -cd 'a-z0-9')
+		case $pkg in
+		[0-9]* | "") pkg=p$pkg ;;
+		esac
+		case $pkg in
+		model | objective | main) pkg=${pkg}prob ;;
+		esac
+		if ! "$tmp/pbgen" petab check "$yaml" >"$tmp/check" 2>&1; then
+			why="not loaded: $(head -n 3 "$tmp/check")"
+			left+=("$name" "$why")
+			echo "petabgen: $name: $why" >&2
+			continue
+		fi
+		nx=$(sed -n 's/^ *states: \([0-9]*\).*/\1/p' "$tmp/check" | head -n 1)
+		if [ -z "$nx" ]; then
+			why="pbgen petab check printed no state count"
+			left+=("$name" "$why")
+			echo "petabgen: $name: $why" >&2
+			continue
+		fi
+		if [ "$nx" -gt "$max" ]; then
+			why="not generated: $nx states > $max (the PEtab section runs at most $max)"
+			left+=("$name" "$why")
+			echo "petabgen: $name: $why"
+			continue
+		fi
+		if ! "$tmp/pbgen" petab -gen -o "$out/$pkg" -pkg "$pkg" "$yaml" >"$tmp/gen" 2>&1; then
+			why="refused by pbgen petab -gen: $(head -n 3 "$tmp/gen")"
+			rm -rf "${out:?}/$pkg"
+			left+=("$name" "$why")
+			echo "petabgen: $name: $why" >&2
+			continue
+		fi
+		imports+=("	\"github.com/pbgen/pbgen/$out/$pkg\"")
+		entries+=("	$(goquote "$name"): {Pkg: $(goquote "$pkg"), Source: $(goquote "$yaml"), New: func() model.Model { return $pkg.New() }, Problem: $pkg.Problem},")
+		echo "petabgen: $name: $nx states -> $out/$pkg"
+	done
+fi
+
+{
+	echo "// Code generated by scripts/petabgen.sh. DO NOT EDIT."
+	echo
+	echo "//go:build petabgen"
+	echo
+	echo "package main"
+	echo
+	echo "import ("
+	echo "	\"github.com/pbgen/pbgen/runtime/model\""
+	if [ ${#imports[@]} -gt 0 ]; then
+		printf '%s\n' "${imports[@]}"
+	fi
+	echo ")"
+	echo
+	echo "// petabGenBuilt says whether the registry of scripts/petabgen.sh is built in."
+	echo "const petabGenBuilt = true"
+	echo
+	echo "// petabGenerated are the problems compiled by scripts/petabgen.sh, by"
+	echo "// the name of their folder in the collection."
+	echo "var petabGenerated = map[string]petabGenProblem{"
+	if [ ${#entries[@]} -gt 0 ]; then
+		printf '%s\n' "${entries[@]}"
+	fi
+	echo "}"
+	echo
+	echo "// petabGenLeftOut are the problems not compiled, with the reason."
+	echo "var petabGenLeftOut = map[string]string{"
+	for ((i = 0; i < ${#left[@]}; i += 2)); do
+		echo "	$(goquote "${left[i]}"): $(goquote "${left[i + 1]}"),"
+	done
+	echo "}"
+	echo
+	echo "// petabGenMissing says why nothing was compiled (\"\" if the collection"
+	echo "// was there)."
+	echo "const petabGenMissing = $nogen"
+} >"$tmp/registry.go"
+gofmt "$tmp/registry.go" >"$reg"
+echo "petabgen: ${#entries[@]} problems generated, $((${#left[@]} / 2)) left out; registry $reg"
