@@ -120,7 +120,10 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	ev, _ := m.(model.Events)
 	hasEvents := ev != nil && ev.NumEvents() > 0
 	if hasEvents && withS {
-		return nil, fmt.Errorf("%w: model %q: events combined with csymbol delay (Solve computes its states)", ErrSens, m.Name())
+		if np > 0 {
+			return nil, fmt.Errorf("%w: model %q: events combined with csymbol delay (Solve computes its states)", ErrSens, m.Name())
+		}
+		withS = false // no parameters: S is nx x 0
 	}
 	var oset ode.Settings
 	maxOrder, maxBreaks := 5, 10000

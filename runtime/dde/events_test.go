@@ -154,3 +154,31 @@ func TestEventsSensRefused(t *testing.T) {
 		t.Fatalf("SolveSens: %v, want ErrSens", err)
 	}
 }
+
+// hutchEv0 is hutchEv with the delay fixed at 1 and no parameters.
+type hutchEv0 struct{ hutchEv }
+
+func (hutchEv0) ParamNames() []string                                  { return nil }
+func (hutchEv0) DefaultParams(dst []float64)                           {}
+func (hutchEv0) DelayTime(k int, t float64, x, p, d []float64) float64 { return 1 }
+func (hutchEv0) JpPattern() *model.Pattern {
+	return &model.Pattern{Rows: 2, Cols: 0, RowPtr: []int{0, 0, 0}}
+}
+
+// TestEventsSensNoParams: without parameters S is nx x 0 and SolveSens
+// solves the states as Solve does.
+func TestEventsSensNoParams(t *testing.T) {
+	ts := []float64{0, 1, 1.75, 2.5}
+	r, err := SolveSens(hutchEv0{}, nil, []float64{1, 0}, nil, ts, &Settings{ODE: &ode.Settings{RTol: 1e-10, ATol: 1e-12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.NS != 0 || len(r.S) != 0 {
+		t.Errorf("NS = %d, len(S) = %d, want 0 and 0", r.NS, len(r.S))
+	}
+	for i, ti := range ts {
+		if want, got := hutchEvExact(ti), r.XAt(i)[0]; !scalar.EqualWithinAbsOrRel(got, want, 1e-8, 1e-8) {
+			t.Errorf("x(%g) = %.12g, want %.12g", ti, got, want)
+		}
+	}
+}
