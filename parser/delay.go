@@ -107,25 +107,6 @@ func (l *lowering) collectDelays() {
 	}
 }
 
-// refuseDelayAlgebraic refuses algebraic rules and fast reactions in a
-// model with csymbol delay: runtime/dae eliminates the algebraic variables
-// through the model's plain F, which a delay model evaluates with every
-// delayed value NaN (model.Delays), and runtime/dde integrates ordinary
-// delay equations only.
-func (l *lowering) refuseDelayAlgebraic() {
-	if len(l.m.delays) == 0 {
-		return
-	}
-	for _, ru := range l.m.AlgebraicRules {
-		l.errs.add(l.m.File, ru.Line, "algebraicRule", "", "algebraic rule in a model with csymbol delay is not supported")
-	}
-	for _, rx := range l.m.Reactions {
-		if rx.Fast {
-			l.errs.add(l.m.File, rx.Line, "reaction", rx.ID, "fast reaction in a model with csymbol delay is not supported")
-		}
-	}
-}
-
 func (l *lowering) delayError(du *delayUse, format string, args ...any) {
 	l.errs.add(l.m.File, du.line, du.el, du.id, "csymbol %s: %s", du.label, fmt.Sprintf(format, args...))
 }

@@ -148,7 +148,6 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 			return nil, err
 		}
 	}
-	l.refuseDelayAlgebraic()
 	l.collect()
 	l.collectDelays()
 	params := l.sensParams(opt)
