@@ -39,6 +39,11 @@
 //     root function r(t, x, z, p) has dr/dx = r_x - r_z g_z^{-1} g_x, and
 //     dr/dt = r_t - r_z g_z^{-1} g_t with g_t from ResidualT). An event that
 //     assigns an algebraic variable is refused by New.
+//   - Delays (model.Delays: SBML csymbol delay): the reduced model is a
+//     delay model over x, z solved with the delayed values each method
+//     is given (delay.go), for runtime/dde; at the start with the
+//     history's values. Its events are forwarded in the Delayed variants
+//     too (model.DelayEvents), z solved with the delayed values.
 //
 // # Failures
 //

@@ -163,3 +163,102 @@ func (r *Model) initialDelayed(w *work, p []float64) {
 	}
 	w.withD = true
 }
+
+var _ model.DelayEvents = (*Model)(nil)
+
+// evalEvent solves z at (t, x, p) with the delayed values d and calls f
+// with the full state, or returns false when z cannot be solved.
+func (r *Model) evalEvent(t float64, x, p, d []float64, f func(full []float64)) bool {
+	w := r.getD(d)
+	defer r.put(w)
+	if !r.solve(w, t, x, p) {
+		return false
+	}
+	f(w.full)
+	return true
+}
+
+// delayEvents is the wrapped model's model.DelayEvents, nil if it
+// lacks it (its plain event methods are then called).
+func (r *Model) delayEvents() model.DelayEvents {
+	de, _ := r.in.(model.DelayEvents)
+	return de
+}
+
+// TriggersDelayedTo is TriggersTo with the delayed values d
+// (model.DelayEvents): z is solved with them, and the wrapped model's
+// triggers read them.
+func (r *Model) TriggersDelayedTo(dst []bool, t float64, x, p, d []float64) {
+	if r.ev == nil {
+		return
+	}
+	de := r.delayEvents()
+	if !r.evalEvent(t, x, p, d, func(full []float64) {
+		if de != nil {
+			de.TriggersDelayedTo(dst, t, full, p, d)
+		} else {
+			r.ev.TriggersTo(dst, t, full, p)
+		}
+	}) {
+		clear(dst)
+	}
+}
+
+// RootsDelayedTo is RootsTo with the delayed values d.
+func (r *Model) RootsDelayedTo(dst []float64, t float64, x, p, d []float64) {
+	if r.ev == nil {
+		return
+	}
+	de := r.delayEvents()
+	if !r.evalEvent(t, x, p, d, func(full []float64) {
+		if de != nil {
+			de.RootsDelayedTo(dst, t, full, p, d)
+		} else {
+			r.ev.RootsTo(dst, t, full, p)
+		}
+	}) {
+		nanFill(dst)
+	}
+}
+
+// EventDelayDelayed is Delay with the delayed values d.
+func (r *Model) EventDelayDelayed(k int, t float64, x, p, d []float64) float64 {
+	v := math.NaN()
+	de := r.delayEvents()
+	r.evalEvent(t, x, p, d, func(full []float64) {
+		if de != nil {
+			v = de.EventDelayDelayed(k, t, full, p, d)
+		} else {
+			v = r.ev.Delay(k, t, full, p)
+		}
+	})
+	return v
+}
+
+// PriorityDelayed is Priority with the delayed values d.
+func (r *Model) PriorityDelayed(k int, t float64, x, p, d []float64) float64 {
+	v := math.NaN()
+	de := r.delayEvents()
+	r.evalEvent(t, x, p, d, func(full []float64) {
+		if de != nil {
+			v = de.PriorityDelayed(k, t, full, p, d)
+		} else {
+			v = r.ev.Priority(k, t, full, p)
+		}
+	})
+	return v
+}
+
+// EventAssignDelayed is EventAssign with the delayed values d.
+func (r *Model) EventAssignDelayed(k int, t float64, x, p, d, dst []float64) {
+	de := r.delayEvents()
+	if !r.evalEvent(t, x, p, d, func(full []float64) {
+		if de != nil {
+			de.EventAssignDelayed(k, t, full, p, d, dst)
+		} else {
+			r.ev.EventAssign(k, t, full, p, dst)
+		}
+	}) {
+		nanFill(dst)
+	}
+}
