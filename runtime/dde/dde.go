@@ -81,7 +81,8 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 // every output time in Result.S, from S(ts[0]) = s0 (row-major NX x
 // NumParams; nil means the model's InitialSens at p). m must implement
 // model.DelaySens and every delay's length must depend on the parameters
-// only (DelayInfo.Constant); otherwise the error wraps ErrSens. The
+// only (DelayInfo.Constant); otherwise the error wraps ErrSens (a model
+// without parameters is solved as by Solve: S is nx x 0). The
 // sensitivities are in the integrator's error test, with the states'
 // tolerances.
 func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, error) {
@@ -97,6 +98,11 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, 
 		m.InitialSens(s0, p)
 	} else if len(s0) != nx*np {
 		return nil, fmt.Errorf("dde: s0 has %d values, want nx*np = %d", len(s0), nx*np)
+	}
+	if np == 0 && model.HasDelays(m) {
+		// S is nx x 0: Solve's states are all there is (whatever the
+		// model gives or lacks for sensitivities, events included).
+		return solve(m, p, x0, nil, ts, set, false)
 	}
 	return solve(m, p, x0, s0, ts, set, true)
 }
@@ -120,10 +126,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	ev, _ := m.(model.Events)
 	hasEvents := ev != nil && ev.NumEvents() > 0
 	if hasEvents && withS {
-		if np > 0 {
-			return nil, fmt.Errorf("%w: model %q: events combined with csymbol delay (Solve computes its states)", ErrSens, m.Name())
-		}
-		withS = false // no parameters: S is nx x 0
+		return nil, fmt.Errorf("%w: model %q: events combined with csymbol delay (Solve computes its states)", ErrSens, m.Name())
 	}
 	var oset ode.Settings
 	maxOrder, maxBreaks := 5, 10000
