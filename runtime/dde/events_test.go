@@ -182,3 +182,26 @@ func TestEventsSensNoParams(t *testing.T) {
 		}
 	}
 }
+
+// TestEventModelNoAlloc: the event functions Instants calls, with their
+// history lookups, allocate nothing.
+func TestEventModelNoAlloc(t *testing.T) {
+	m := hutchEv{}
+	p := []float64{1}
+	h := newHistory(m, m, p, []float64{1, 0}, 0)
+	em := &evModel{Model: m, ev: m, de: m, h: h, d: make([]float64, 1)}
+	x := []float64{0.5, 0}
+	trig, roots, v := make([]bool, 2), make([]float64, 2), make([]float64, 1)
+	if n := testing.AllocsPerRun(100, func() {
+		em.TriggersTo(trig, 0.5, x, p)
+		em.RootsTo(roots, 0.5, x, p)
+		em.EventAssign(0, 0.5, x, p, v)
+		_ = em.Priority(0, 0.5, x, p)
+	}); n != 0 {
+		t.Errorf("event functions allocate %v times", n)
+	}
+	// d = x(0.5 - 1), the history: 1.
+	if em.EventAssign(0, 0.5, x, p, v); v[0] != 1.5 {
+		t.Errorf("x := x + d = %g, want 1.5", v[0])
+	}
+}
