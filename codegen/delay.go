@@ -40,6 +40,7 @@ var (
 // plain methods of model.Model become wrappers (delayDecls).
 var delayedMethods = map[string]string{
 	"F": "FDelayed", "Jx": "JxDelayed", "Jp": "JpDelayed", "OutputsTo": "OutputsDelayedTo",
+	"RootsTo": "RootsDelayedTo", // events (delayEventDecls)
 }
 
 func delayGradName(k int) string     { return fmt.Sprintf("delayGrad%d", k) }

@@ -65,3 +65,47 @@ func TestGenerateDelays(t *testing.T) {
 		t.Log(src)
 	}
 }
+
+// A system with delays and events implements model.DelayEvents: the
+// event functions take d (their sections load dl0, ...), the plain
+// methods pass NaN, and the derivative helpers take d last with the
+// event derivatives renamed ed. (Such packages are compiled and run by
+// pbgen testsuite -gen on the SBML Test Suite's delay-with-event cases.)
+func TestGenerateDelayEvents(t *testing.T) {
+	sys := delaySystem(t)
+	b := sys.B
+	x, k := b.Sym("x", symbolic.KindState), b.Sym("k", symbolic.KindParam)
+	d0 := b.Sym("delay#1", symbolic.KindDelay)
+	sys.ODE.Events = []symbolic.Event{{Name: "E", Trigger: b.Rel(symbolic.OpGt, d0, x), Priority: d0,
+		Assign: []symbolic.EventAssign{{State: 0, Value: b.Mul(d0, k, x)}}}}
+	files, err := Generate(sys, &Options{Package: "dde"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	for _, f := range files {
+		src += string(f)
+	}
+	for _, want := range []string{
+		"var _ model.DelayEvents = Model{}",
+		"func (Model) TriggersDelayedTo(dst []bool, t float64, x, p []float64, d []float64)",
+		"func (Model) RootsDelayedTo(dst []float64, t float64, x, p, d []float64)",
+		"func (Model) EventDelayDelayed(k int, t float64, x, p []float64, d []float64) float64",
+		"func (Model) PriorityDelayed(k int, t float64, x, p []float64, d []float64) float64",
+		"func (Model) EventAssignDelayed(k int, t float64, x, p, d, dst []float64)",
+		"Model{}.TriggersDelayedTo(dst, t, x, p, d[:])",
+		"Model{}.EventAssignDelayed(k, t, x, p, d[:], dst)",
+		"func event0(dst []float64, t float64, x, p, d []float64)",
+		"func triggers(dst []float64, t float64, x, p, d []float64)",
+		"func eventDeriv0(t float64, x, p []float64, ed *model.EventDeriv, d []float64)",
+		"ed.X[NumStates+StateX] = dl0 * pK",
+		"dn := nanDelays()",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated code lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(src)
+	}
+}

@@ -77,6 +77,12 @@
 // methods call them with every value NaN, and per delayed value delayK
 // and delayHistK give its argument and delay, and its history before the
 // start (delay.go). Without delays nothing of this is emitted.
+// With events too, the event functions take d as well: TriggersTo,
+// RootsTo, Delay, Priority and EventAssign are emitted as their Delayed
+// variants (model.DelayEvents) and the plain methods call them with
+// every value NaN; the derivative helpers (eventDerivK, rootGradK) take
+// d last, NaN from EventDeriv and RootGrad, and name their
+// *model.EventDeriv ed.
 //
 // # Algebraic variables
 //

@@ -176,6 +176,9 @@ func (g *generator) eventSections() []*section {
 	trig := &section{method: evTriggerHelper, helper: evTriggerHelper, file: "events.go", function: true,
 		doc:    "triggers writes each event's trigger at (t, x, p) into dst as 1 (true) or 0 (false); TriggersTo reads NaN as false, as interp does.",
 		params: txpParams, args: txpArgs}
+	if g.delayed() {
+		trig.params, trig.args = txpdParams, txpdArgs
+	}
 	for k := range g.evs {
 		e := g.evs[k].e
 		trig.add(e.Trigger, k, fmt.Sprintf("%s: %s", e.Name, oneLine(e.Trigger.String(), 100)))
@@ -203,6 +206,9 @@ func (g *generator) evValueSection(k int) *section {
 		doc: fmt.Sprintf("%s writes event %d's (%q) delay, priority and assigned values (in the order of EventTargets(%d)) into dst[0], dst[1] and dst[2:].",
 			evValueName(k), k, set.e.Name, k),
 		params: txpParams, args: txpArgs}
+	if g.delayed() {
+		s.params, s.args = txpdParams, txpdArgs
+	}
 	zero := g.sys.B.Const(0)
 	delay, prio := zero, zero
 	if set.e.Delay != nil {
@@ -247,7 +253,7 @@ func (g *generator) derivLHS(d evDeriv, rootGrad bool) (jen.Code, string) {
 	}
 	// d.T[1], d.X[StateA], d.P[NumParams+ParamK], d.X[2*NumStates+StateB]
 	if d.kind == 't' {
-		return jen.Id("d").Dot("T").Index(jen.Lit(d.row)), wrt
+		return jen.Id(g.edName()).Dot("T").Index(jen.Lit(d.row)), wrt
 	}
 	field, size, col := "P", "NumParams", ""
 	if d.kind == 'x' {
@@ -264,7 +270,36 @@ func (g *generator) derivLHS(d evDeriv, rootGrad bool) (jen.Code, string) {
 	default:
 		ix = jen.Lit(d.row).Op("*").Id(size).Op("+").Id(col)
 	}
-	return jen.Id("d").Dot(field).Index(ix), wrt
+	return jen.Id(g.edName()).Dot(field).Index(ix), wrt
+}
+
+// edName is the name of the *model.EventDeriv argument of the event
+// derivative sections: d, or ed in a model with delayed values, whose
+// sections read those from d.
+func (g *generator) edName() string {
+	if g.delayed() {
+		return "ed"
+	}
+	return "d"
+}
+
+// evDerivSig and rootGradSig are the parameters and call arguments of
+// the event derivative and root gradient sections: with delayed values
+// d last (and the event derivatives renamed ed).
+func (g *generator) evDerivSig() (params, args []jen.Code) {
+	if !g.delayed() {
+		return evDerivParams, evDerivArgs
+	}
+	return []jen.Code{jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p")).Index().Float64(), jen.Id("ed").Op("*").Qual(modelPkg, "EventDeriv"), jen.Id("d").Index().Float64()},
+		[]jen.Code{jen.Id("t"), jen.Id("x"), jen.Id("p"), jen.Id("ed"), jen.Id("d")}
+}
+
+func (g *generator) rootGradSig() (params, args []jen.Code) {
+	if !g.delayed() {
+		return rootGradParams, rootGradArgs
+	}
+	return []jen.Code{jen.Id("dst").Index().Float64(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("dx"), jen.Id("dp"), jen.Id("d")).Index().Float64()},
+		append(slices.Clone(rootGradArgs), jen.Id("d"))
 }
 
 // evDerivSection is event k's non-zero derivatives, written into d,
@@ -274,7 +309,8 @@ func (g *generator) evDerivSection(k int) *section {
 	s := &section{method: evDerivName(k), helper: evDerivName(k), file: "events.go", function: true,
 		doc: fmt.Sprintf("%s writes the non-zero derivatives of event %d's (%q) delay (row 0) and assigned values (row 1+i) into d, whose slices EventDeriv has checked and cleared.",
 			evDerivName(k), k, set.e.Name),
-		params: evDerivParams, args: evDerivArgs}
+	}
+	s.params, s.args = g.evDerivSig()
 	for _, d := range set.derivs {
 		lhs, wrt := g.derivLHS(d, false)
 		what := "delay"
@@ -290,8 +326,9 @@ func (g *generator) evDerivSection(k int) *section {
 // dst[0], in x and p into dx and dp, which RootGrad has cleared.
 func (g *generator) rootGradSection(j int) *section {
 	s := &section{method: rootGradName(j), helper: rootGradName(j), file: "events.go", function: true,
-		doc:    fmt.Sprintf("%s writes the non-zero derivatives of root function %d in t, x and p into dst[0], dx and dp, which RootGrad has cleared.", rootGradName(j), j),
-		params: rootGradParams, args: rootGradArgs}
+		doc: fmt.Sprintf("%s writes the non-zero derivatives of root function %d in t, x and p into dst[0], dx and dp, which RootGrad has cleared.", rootGradName(j), j),
+	}
+	s.params, s.args = g.rootGradSig()
 	for _, d := range g.evRootDerivs[j] {
 		lhs, wrt := g.derivLHS(d, true)
 		s.addTo(d.expr, 0, lhs, fmt.Sprintf("d(g%d)/d(%s)%s", j, wrt, g.infix(d.expr)))
@@ -366,11 +403,48 @@ func (g *generator) eventDecls() []jen.Code {
 			}
 		})
 	}
+	// In a model with delayed values the event functions read them: the
+	// methods below are their Delayed variants (model.DelayEvents), with
+	// d, and the plain ones call them with every delayed value NaN.
+	dl := g.delayed()
+	var dArgs []jen.Code
+	var dParam jen.Code
+	suffix := func(name, delayed string) string {
+		if dl {
+			return delayed
+		}
+		return name
+	}
+	if dl {
+		dArgs = []jen.Code{jen.Id("d")}
+		dParam = jen.Id("d").Index().Float64()
+	}
+	withD := func(ps ...jen.Code) []jen.Code {
+		if dl {
+			return append(ps, dParam)
+		}
+		return ps
+	}
+	dCheck := func(method string) jen.Code {
+		if !dl {
+			return jen.Null()
+		}
+		return jen.If(jen.Len(jen.Id("d")).Op("!=").Id("NumDelays")).Block(jen.Panic(jen.Lit(g.pkg + ": " + method + ": argument length mismatch")))
+	}
 	// values evaluates event k's program into the stack array v.
 	values := []jen.Code{
 		jen.Var().Id("v").Index(jen.Id("eventOut")).Float64(),
-		dispatch(len(g.evs), evValueName, jen.Id("v").Index(jen.Op(":")), t, x, p),
+		dispatch(len(g.evs), evValueName, append([]jen.Code{jen.Id("v").Index(jen.Op(":")), t, x, p}, dArgs...)...),
 	}
+	// nanArgs declares dn, every delayed value NaN, for the helpers that
+	// take them (the derivatives, which model.DelayEvents leaves out).
+	var nanDecl jen.Code = jen.Null()
+	var nanArgs []jen.Code
+	if dl {
+		nanDecl = jen.Id("dn").Op(":=").Id("nanDelays").Call()
+		nanArgs = []jen.Code{jen.Id("dn").Index(jen.Op(":"))}
+	}
+	edArgs := append([]jen.Code{t, x, p, jen.Id("d")}, nanArgs...)
 	nTargets := jen.Id("eventPtr").Index(jen.Id("k").Op("+").Lit(1)).Op("-").Id("eventPtr").Index(jen.Id("k"))
 	meth := func(d, name string) *jen.Statement {
 		return doc(d).Func().Params(jen.Id("Model")).Id(name)
@@ -396,22 +470,23 @@ func (g *generator) eventDecls() []jen.Code {
 			Params(jen.Id("k").Int()).Index().Int().Block(
 			rangeCheck("EventTargets"),
 			jen.Return(jen.Id("eventTargets").Index(jen.Id("eventPtr").Index(k).Op(":").Id("eventPtr").Index(jen.Id("k").Op("+").Lit(1)).Op(":").Id("eventPtr").Index(jen.Id("k").Op("+").Lit(1))))),
-		meth("TriggersTo writes each event's trigger at (t, x, p) into dst; a trigger whose value is NaN is false.", "TriggersTo").
-			Params(jen.Id("dst").Index().Bool(), jen.Id("t").Float64(), txp).Block(
+		meth("TriggersTo writes each event's trigger at (t, x, p) into dst; a trigger whose value is NaN is false.", suffix("TriggersTo", "TriggersDelayedTo")).
+			Params(withD(jen.Id("dst").Index().Bool(), jen.Id("t").Float64(), txp)...).Block(
 			xpCheck("TriggersTo", jen.Len(jen.Id("dst")).Op("!=").Id("NumEvents")),
+			dCheck("TriggersTo"),
 			jen.Var().Id("v").Index(jen.Id("NumEvents")).Float64(),
-			jen.Id(evTriggerHelper).Call(jen.Id("v").Index(jen.Op(":")), t, x, p),
+			jen.Id(evTriggerHelper).Call(append([]jen.Code{jen.Id("v").Index(jen.Op(":")), t, x, p}, dArgs...)...),
 			jen.For(jen.List(jen.Id("i"), jen.Id("vi")).Op(":=").Range().Id("v")).Block(
 				jen.Id("dst").Index(jen.Id("i")).Op("=").Id("vi").Op("!=").Lit(0).Op("&&").Id("vi").Op("==").Id("vi"))),
-		meth("Delay returns event k's delay at (t, x, p), 0 for an event without one.", "Delay").
-			Params(jen.Id("k").Int(), jen.Id("t").Float64(), txp).Float64().Block(
-			concat([]jen.Code{rangeCheck("Delay"), xpCheck("Delay", nil)}, append(values, jen.Return(jen.Id("v").Index(jen.Lit(0)))))...),
-		meth("Priority returns event k's priority at (t, x, p), 0 for an event without one.", "Priority").
-			Params(jen.Id("k").Int(), jen.Id("t").Float64(), txp).Float64().Block(
-			concat([]jen.Code{rangeCheck("Priority"), xpCheck("Priority", nil)}, append(values, jen.Return(jen.Id("v").Index(jen.Lit(1)))))...),
-		meth("EventAssign writes the new values of event k's targets, computed at (t, x, p), into dst, in the order of EventTargets(k).", "EventAssign").
-			Params(jen.Id("k").Int(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("dst")).Index().Float64()).Block(
-			concat([]jen.Code{rangeCheck("EventAssign"), jen.Id("n").Op(":=").Add(nTargets), xpCheck("EventAssign", jen.Len(jen.Id("dst")).Op("!=").Id("n"))},
+		meth("Delay returns event k's delay at (t, x, p), 0 for an event without one.", suffix("Delay", "EventDelayDelayed")).
+			Params(withD(jen.Id("k").Int(), jen.Id("t").Float64(), txp)...).Float64().Block(
+			concat([]jen.Code{rangeCheck("Delay"), xpCheck("Delay", nil), dCheck("Delay")}, append(values, jen.Return(jen.Id("v").Index(jen.Lit(0)))))...),
+		meth("Priority returns event k's priority at (t, x, p), 0 for an event without one.", suffix("Priority", "PriorityDelayed")).
+			Params(withD(jen.Id("k").Int(), jen.Id("t").Float64(), txp)...).Float64().Block(
+			concat([]jen.Code{rangeCheck("Priority"), xpCheck("Priority", nil), dCheck("Priority")}, append(values, jen.Return(jen.Id("v").Index(jen.Lit(1)))))...),
+		meth("EventAssign writes the new values of event k's targets, computed at (t, x, p), into dst, in the order of EventTargets(k).", suffix("EventAssign", "EventAssignDelayed")).
+			Params(jen.Id("k").Int(), jen.Id("t").Float64(), jen.List(append([]jen.Code{jen.Id("x"), jen.Id("p")}, append(dArgs, jen.Id("dst"))...)...).Index().Float64()).Block(
+			concat([]jen.Code{rangeCheck("EventAssign"), jen.Id("n").Op(":=").Add(nTargets), xpCheck("EventAssign", jen.Len(jen.Id("dst")).Op("!=").Id("n")), dCheck("EventAssign")},
 				append(values, jen.Copy(jen.Id("dst"), jen.Id("v").Index(jen.Lit(2).Op(":").Lit(2).Op("+").Id("n")))))...),
 		meth("RootGrad writes the derivatives of root function j in x and p into dx and dp at (t, x, p) and returns its derivative in t.", "RootGrad").
 			Params(jen.Id("j").Int(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("dx"), jen.Id("dp")).Index().Float64()).Float64().Block(
@@ -421,9 +496,10 @@ func (g *generator) eventDecls() []jen.Code {
 			jen.Id("clear").Call(jen.Id("dx")),
 			jen.Id("clear").Call(jen.Id("dp")),
 			jen.Var().Id("v").Index(jen.Lit(1)).Float64(),
+			nanDecl,
 			jen.Switch(jen.Id("j")).BlockFunc(func(grp *jen.Group) {
 				for j := range g.evRoots {
-					grp.Case(jen.Lit(j)).Block(jen.Id(rootGradName(j)).Call(jen.Id("v").Index(jen.Op(":")), t, x, p, jen.Id("dx"), jen.Id("dp")))
+					grp.Case(jen.Lit(j)).Block(jen.Id(rootGradName(j)).Call(append([]jen.Code{jen.Id("v").Index(jen.Op(":")), t, x, p, jen.Id("dx"), jen.Id("dp")}, nanArgs...)...))
 				}
 			}),
 			jen.Return(jen.Id("v").Index(jen.Lit(0)))),
@@ -435,6 +511,37 @@ func (g *generator) eventDecls() []jen.Code {
 			jen.Id("clear").Call(jen.Id("d").Dot("X")),
 			jen.Id("clear").Call(jen.Id("d").Dot("P")),
 			jen.Id("clear").Call(jen.Id("d").Dot("T")),
-			dispatch(len(g.evs), evDerivName, evDerivArgs...)),
-	}, g.switchDecls()...)
+			nanDecl,
+			dispatch(len(g.evs), evDerivName, edArgs...)),
+	}, append(g.delayEventDecls(), g.switchDecls()...)...)
+}
+
+// delayEventDecls emits, in a model with delayed values, the plain
+// event methods of model.Events as wrappers of their Delayed variants
+// (model.DelayEvents) with every delayed value NaN.
+func (g *generator) delayEventDecls() []jen.Code {
+	if !g.delayed() || len(g.evs) == 0 && g.nsw == 0 {
+		return nil
+	}
+	meth := func(d, name string) *jen.Statement {
+		return doc(d).Func().Params(jen.Id("Model")).Id(name)
+	}
+	k, t, x, p, dst := jen.Id("k"), jen.Id("t"), jen.Id("x"), jen.Id("p"), jen.Id("dst")
+	txp := jen.List(jen.Id("x"), jen.Id("p")).Index().Float64()
+	dn := jen.Id("d").Op(":=").Id("nanDelays").Call()
+	dv := jen.Id("d").Index(jen.Op(":"))
+	why := " with every delayed value NaN: events that read them need the history a delay solver keeps (runtime/dde; model.DelayEvents)."
+	return []jen.Code{
+		jen.Var().Id("_").Qual(modelPkg, "DelayEvents").Op("=").Id("Model").Values(),
+		meth("TriggersTo is TriggersDelayedTo"+why, "TriggersTo").Params(jen.Id("dst").Index().Bool(), jen.Id("t").Float64(), txp).Block(
+			dn, jen.Id("Model").Values().Dot("TriggersDelayedTo").Call(dst, t, x, p, dv)),
+		meth("RootsTo is RootsDelayedTo"+why, "RootsTo").Params(jen.Id("dst").Index().Float64(), jen.Id("t").Float64(), txp).Block(
+			dn, jen.Id("Model").Values().Dot("RootsDelayedTo").Call(dst, t, x, p, dv)),
+		meth("Delay is EventDelayDelayed"+why, "Delay").Params(jen.Id("k").Int(), jen.Id("t").Float64(), txp).Float64().Block(
+			dn, jen.Return(jen.Id("Model").Values().Dot("EventDelayDelayed").Call(k, t, x, p, dv))),
+		meth("Priority is PriorityDelayed"+why, "Priority").Params(jen.Id("k").Int(), jen.Id("t").Float64(), txp).Float64().Block(
+			dn, jen.Return(jen.Id("Model").Values().Dot("PriorityDelayed").Call(k, t, x, p, dv))),
+		meth("EventAssign is EventAssignDelayed"+why, "EventAssign").Params(jen.Id("k").Int(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("dst")).Index().Float64()).Block(
+			dn, jen.Id("Model").Values().Dot("EventAssignDelayed").Call(k, t, x, p, dv, dst)),
+	}
 }

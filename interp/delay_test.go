@@ -149,3 +149,67 @@ func TestDelaySens(t *testing.T) {
 		t.Errorf("DelaySens methods allocate %v times", n)
 	}
 }
+
+// delaySys with an event that reads the delayed values everywhere:
+// trigger d0 > x, delay d1, priority d0 + 1, x := d0 * k.
+func delayEventSys(t *testing.T) *symbolic.System {
+	sys := delaySys(t)
+	b := sys.B
+	x, k := b.Sym("x", symbolic.KindState), b.Sym("k", symbolic.KindParam)
+	d0, d1 := b.Sym("delay#1", symbolic.KindDelay), b.Sym("delay#2", symbolic.KindDelay)
+	sys.ODE.Events = []symbolic.Event{{Name: "E", Trigger: b.Rel(symbolic.OpGt, d0, x), Delay: d1, Priority: b.Add(d0, b.Const(1)),
+		Assign: []symbolic.EventAssign{{State: 0, Value: b.Mul(d0, k)}}}}
+	return sys
+}
+
+// TestDelayEvents: the Delayed event methods (model.DelayEvents) read
+// the delayed values they are given, the plain ones see them as NaN,
+// and none allocates.
+func TestDelayEvents(t *testing.T) {
+	m, err := NewWithEvents(delayEventSys(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var de model.DelayEvents = m
+	p, x, d := []float64{2, 0.5}, []float64{3}, []float64{4, 7}
+	trig := make([]bool, 1)
+	de.TriggersDelayedTo(trig, 1, x, p, d)
+	if !trig[0] {
+		t.Errorf("trigger d0 > x at d0 = 4, x = 3 is false")
+	}
+	de.TriggersDelayedTo(trig, 1, []float64{5}, p, d)
+	if trig[0] {
+		t.Errorf("trigger d0 > x at d0 = 4, x = 5 is true")
+	}
+	roots := make([]float64, de.NumRoots())
+	de.RootsDelayedTo(roots, 1, x, p, d)
+	if len(roots) != 1 || math.Abs(roots[0]) != 1 {
+		t.Errorf("roots %v, want one of magnitude |d0 - x| = 1", roots)
+	}
+	if got := de.EventDelayDelayed(0, 1, x, p, d); got != 7 {
+		t.Errorf("event delay %g, want d1 = 7", got)
+	}
+	if got := de.PriorityDelayed(0, 1, x, p, d); got != 5 {
+		t.Errorf("priority %g, want d0 + 1 = 5", got)
+	}
+	v := make([]float64, 1)
+	de.EventAssignDelayed(0, 1, x, p, d, v)
+	if v[0] != 8 {
+		t.Errorf("assigned %g, want d0 k = 8", v[0])
+	}
+	// The plain methods: NaN delayed values (a NaN trigger is false).
+	de.TriggersTo(trig, 1, x, p)
+	de.RootsTo(roots, 1, x, p)
+	de.EventAssign(0, 1, x, p, v)
+	if trig[0] || !math.IsNaN(roots[0]) || !math.IsNaN(v[0]) || !math.IsNaN(de.Delay(0, 1, x, p)) {
+		t.Errorf("plain methods: trigger %v, root %g, value %g: want false and NaN", trig[0], roots[0], v[0])
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		de.TriggersDelayedTo(trig, 1, x, p, d)
+		de.RootsDelayedTo(roots, 1, x, p, d)
+		de.EventAssignDelayed(0, 1, x, p, d, v)
+		_ = de.PriorityDelayed(0, 1, x, p, d)
+	}); n != 0 && !raceOn {
+		t.Errorf("delayed event methods allocate %v times", n)
+	}
+}

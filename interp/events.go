@@ -29,8 +29,9 @@ type evProg struct {
 type evScratch struct{ slots, trig, out []float64 }
 
 var (
-	_ model.Events   = (*Model)(nil)
-	_ model.Switches = (*Model)(nil)
+	_ model.Events      = (*Model)(nil)
+	_ model.Switches    = (*Model)(nil)
+	_ model.DelayEvents = (*Model)(nil)
 )
 
 // NumSwitches returns the number of root functions, the last ones, that
@@ -53,6 +54,9 @@ func (m *Model) compileEvents() error {
 		return nil
 	}
 	ep := &evProg{nsw: len(switches)}
+	// Events may read delayed values (model.DelayEvents): compiled with
+	// them as inputs, NaN in the plain methods, as F is.
+	dnames := delayNames(m.sys)
 	var trig, roots []*symbolic.Node
 	seenRoot := make(map[*symbolic.Node]bool)
 	nslots, nout := 0, 0
@@ -91,7 +95,7 @@ func (m *Model) compileEvents() error {
 			prog = append(prog, a.Value)
 		}
 		ep.targets = append(ep.targets, tg)
-		c, err := symbolic.Compile(prog, m.stateNames, m.paramNames)
+		c, err := symbolic.CompileDelayed(prog, m.stateNames, m.paramNames, dnames)
 		if err != nil {
 			return fmt.Errorf("interp: model %q: event %q: %w", m.sys.ODE.Name, e.Name, err)
 		}
@@ -108,10 +112,10 @@ func (m *Model) compileEvents() error {
 	// root: root j is a switch for j >= NumRoots()-NumSwitches().
 	roots = append(roots, switches...)
 	var err error
-	if ep.trig, err = symbolic.Compile(trig, m.stateNames, m.paramNames); err != nil {
+	if ep.trig, err = symbolic.CompileDelayed(trig, m.stateNames, m.paramNames, dnames); err != nil {
 		return fmt.Errorf("interp: model %q: event triggers: %w", m.sys.ODE.Name, err)
 	}
-	if ep.roots, err = symbolic.Compile(roots, m.stateNames, m.paramNames); err != nil {
+	if ep.roots, err = symbolic.CompileDelayed(roots, m.stateNames, m.paramNames, dnames); err != nil {
 		return fmt.Errorf("interp: model %q: event roots: %w", m.sys.ODE.Name, err)
 	}
 	if ep.rootDeriv, err = m.compileDerivs(roots); err != nil {
@@ -148,16 +152,23 @@ func (m *Model) NumRoots() int {
 	return m.ev.roots.NumRoots()
 }
 
-// TriggersTo writes the trigger values at (t, x, p) into dst.
+// TriggersTo writes the trigger values at (t, x, p) into dst (a
+// delayed value read by a trigger is NaN: see TriggersDelayedTo).
 func (m *Model) TriggersTo(dst []bool, t float64, x, p []float64) {
-	if len(dst) != m.NumEvents() || len(x) != m.nx || len(p) != m.np {
-		panic("interp: TriggersTo: dst, x or p length mismatch")
+	m.TriggersDelayedTo(dst, t, x, p, nil)
+}
+
+// TriggersDelayedTo writes the trigger values at (t, x, p) with the
+// delayed values d (nil: every one NaN) into dst (model.DelayEvents).
+func (m *Model) TriggersDelayedTo(dst []bool, t float64, x, p, d []float64) {
+	if len(dst) != m.NumEvents() || len(x) != m.nx || len(p) != m.np || d != nil && len(d) != m.NumDelays() {
+		panic("interp: TriggersTo: dst, x, p or d length mismatch")
 	}
 	if m.ev == nil {
 		return
 	}
 	s := m.ev.pool.Get().(*evScratch)
-	m.ev.trig.EvalTo(s.trig, s.slots, t, x, p)
+	m.ev.trig.EvalDelayedTo(s.trig, s.slots, t, x, p, d)
 	for k, v := range s.trig {
 		dst[k] = v != 0 && v == v // NaN is false
 	}
@@ -166,49 +177,74 @@ func (m *Model) TriggersTo(dst []bool, t float64, x, p []float64) {
 
 // RootsTo writes the root functions at (t, x, p) into dst.
 func (m *Model) RootsTo(dst []float64, t float64, x, p []float64) {
-	if len(dst) != m.NumRoots() || len(x) != m.nx || len(p) != m.np {
-		panic("interp: RootsTo: dst, x or p length mismatch")
+	m.RootsDelayedTo(dst, t, x, p, nil)
+}
+
+// RootsDelayedTo writes the root functions at (t, x, p) with the delayed
+// values d (nil: every one NaN) into dst (model.DelayEvents).
+func (m *Model) RootsDelayedTo(dst []float64, t float64, x, p, d []float64) {
+	if len(dst) != m.NumRoots() || len(x) != m.nx || len(p) != m.np || d != nil && len(d) != m.NumDelays() {
+		panic("interp: RootsTo: dst, x, p or d length mismatch")
 	}
 	if m.ev == nil {
 		return
 	}
 	s := m.ev.pool.Get().(*evScratch)
-	m.ev.roots.EvalTo(dst, s.slots, t, x, p)
+	m.ev.roots.EvalDelayedTo(dst, s.slots, t, x, p, d)
 	m.ev.pool.Put(s)
 }
 
-// evalEvent evaluates event k's program and passes its values to f.
-func (m *Model) evalEvent(k int, t float64, x, p []float64, f func(out []float64)) {
-	if len(x) != m.nx || len(p) != m.np {
-		panic("interp: event: x or p length mismatch")
+// evalEvent evaluates event k's program at (t, x, p, d) and passes its
+// values to f.
+func (m *Model) evalEvent(k int, t float64, x, p, d []float64, f func(out []float64)) {
+	if len(x) != m.nx || len(p) != m.np || d != nil && len(d) != m.NumDelays() {
+		panic("interp: event: x, p or d length mismatch")
 	}
 	c := m.ev.each[k]
 	s := m.ev.pool.Get().(*evScratch)
 	out := s.out[:c.NumRoots()]
-	c.EvalTo(out, s.slots, t, x, p)
+	c.EvalDelayedTo(out, s.slots, t, x, p, d)
 	f(out)
 	m.ev.pool.Put(s)
 }
 
 // Delay returns event k's delay at (t, x, p) (0 without a delay).
-func (m *Model) Delay(k int, t float64, x, p []float64) (d float64) {
-	m.evalEvent(k, t, x, p, func(out []float64) { d = out[0] })
-	return d
+func (m *Model) Delay(k int, t float64, x, p []float64) float64 {
+	return m.EventDelayDelayed(k, t, x, p, nil)
+}
+
+// EventDelayDelayed returns event k's delay at (t, x, p, d)
+// (model.DelayEvents).
+func (m *Model) EventDelayDelayed(k int, t float64, x, p, d []float64) (v float64) {
+	m.evalEvent(k, t, x, p, d, func(out []float64) { v = out[0] })
+	return v
 }
 
 // Priority returns event k's priority at (t, x, p).
-func (m *Model) Priority(k int, t float64, x, p []float64) (pr float64) {
-	m.evalEvent(k, t, x, p, func(out []float64) { pr = out[1] })
+func (m *Model) Priority(k int, t float64, x, p []float64) float64 {
+	return m.PriorityDelayed(k, t, x, p, nil)
+}
+
+// PriorityDelayed returns event k's priority at (t, x, p, d)
+// (model.DelayEvents).
+func (m *Model) PriorityDelayed(k int, t float64, x, p, d []float64) (pr float64) {
+	m.evalEvent(k, t, x, p, d, func(out []float64) { pr = out[1] })
 	return pr
 }
 
 // EventAssign writes the new values of event k's targets at (t, x, p)
 // into dst.
 func (m *Model) EventAssign(k int, t float64, x, p, dst []float64) {
+	m.EventAssignDelayed(k, t, x, p, nil, dst)
+}
+
+// EventAssignDelayed writes the new values of event k's targets at
+// (t, x, p, d) into dst (model.DelayEvents).
+func (m *Model) EventAssignDelayed(k int, t float64, x, p, d, dst []float64) {
 	if len(dst) != len(m.ev.targets[k]) {
 		panic("interp: EventAssign: dst length mismatch")
 	}
-	m.evalEvent(k, t, x, p, func(out []float64) { copy(dst, out[2:]) })
+	m.evalEvent(k, t, x, p, d, func(out []float64) { copy(dst, out[2:]) })
 }
 
 // derivProg is a list of expressions' derivatives compiled: root r of c
@@ -261,7 +297,10 @@ func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
 			dp.row, dp.kind, dp.col = append(dp.row, r), append(dp.kind, kind), append(dp.col, col)
 		}
 	}
-	c, err := symbolic.Compile(roots, m.stateNames, m.paramNames)
+	// Derivatives in the delayed values are not formed (sensitivities
+	// through events of a delay model are refused); the delayed values
+	// that remain in these read as NaN.
+	c, err := symbolic.CompileDelayed(roots, m.stateNames, m.paramNames, delayNames(m.sys))
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +315,7 @@ func (dp *derivProg) eval(t float64, x, p []float64, f func(row int, kind byte, 
 	if s == nil {
 		s = &evScratch{out: make([]float64, dp.c.NumRoots()), slots: make([]float64, dp.c.ScratchLen())}
 	}
-	dp.c.EvalTo(s.out, s.slots, t, x, p)
+	dp.c.EvalDelayedTo(s.out, s.slots, t, x, p, nil)
 	for r, v := range s.out {
 		f(dp.row[r], dp.kind[r], dp.col[r], v)
 	}

@@ -18,8 +18,10 @@ package parser
 // target's history. A delay's initial value (an initial assignment or a
 // rule at t = 0 that reads one) is its history at -tau(0).
 //
-// Events in a model with delays are refused: runtime/events and
-// runtime/dde do not compose yet.
+// Events may read delayed values anywhere (triggers, delays,
+// priorities, assignments): their math is lowered like any other, with
+// the delay symbols in it, and runtime/dde solves the model
+// (model.DelayEvents).
 
 import (
 	"fmt"
@@ -102,35 +104,6 @@ func (l *lowering) collectDelays() {
 	l.dl = &delayLowering{histMemo: make(map[*variable]*symbolic.Node), histState: make(map[*variable]uint8)}
 	for _, du := range l.m.delays {
 		l.vars[du.name] = &variable{id: du.name, kind: vParameter, line: du.line, rule: du.line, delay: du}
-	}
-}
-
-// refuseDelayEvents refuses the events of a model with delays.
-func (l *lowering) refuseDelayEvents() {
-	if len(l.m.delays) == 0 {
-		return
-	}
-	for k, ev := range l.m.Events {
-		l.errs.add(l.m.File, ev.Line, "event", ev.label(k), "event in a model with csymbol delay is not supported")
-	}
-}
-
-// refuseDelayAlgebraic refuses algebraic rules and fast reactions in a
-// model with csymbol delay: runtime/dae eliminates the algebraic variables
-// through the model's plain F, which a delay model evaluates with every
-// delayed value NaN (model.Delays), and runtime/dde integrates ordinary
-// delay equations only.
-func (l *lowering) refuseDelayAlgebraic() {
-	if len(l.m.delays) == 0 {
-		return
-	}
-	for _, ru := range l.m.AlgebraicRules {
-		l.errs.add(l.m.File, ru.Line, "algebraicRule", "", "algebraic rule in a model with csymbol delay is not supported")
-	}
-	for _, rx := range l.m.Reactions {
-		if rx.Fast {
-			l.errs.add(l.m.File, rx.Line, "reaction", rx.ID, "fast reaction in a model with csymbol delay is not supported")
-		}
 	}
 }
 

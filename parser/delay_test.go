@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -78,18 +77,28 @@ func TestDelayLowering(t *testing.T) {
 	}
 }
 
-// Events in a model with delays are refused by name.
+// Events in a model with delays are lowered with the delayed values in
+// their math (runtime/dde solves them: model.DelayEvents).
 func TestDelayWithEvents(t *testing.T) {
 	doc := l3(basics + law(`<apply>`+delaySym+`<ci>S</ci><cn>1</cn></apply>`) + `<listOfEvents><event id="E1" useValuesFromTriggerTime="true">
-<trigger initialValue="true" persistent="true">` + ma(`<true/>`) + `</trigger></event></listOfEvents>`)
+<trigger initialValue="true" persistent="true">` + ma(`<apply><gt/><apply>`+delaySym+`<ci>S</ci><cn>1</cn></apply><cn>0.5</cn></apply>`) + `</trigger></event></listOfEvents>`)
 	m, err := Read(strings.NewReader(doc), "d.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.ODE(&Options{Events: true})
-	var l ErrorList
-	if !errors.As(err, &l) || !strings.Contains(l[0].Error(), `event "E1": event in a model with csymbol delay is not supported`) {
-		t.Fatalf("err = %v", err)
+	o, err := m.ODE(&Options{Events: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Events) != 1 || len(o.Delays) != 1 {
+		t.Fatalf("%d events and %d delays, want 1 and 1", len(o.Events), len(o.Delays))
+	}
+	reads := false
+	for _, s := range symbolic.FreeSymbols(o.Events[0].Trigger) {
+		reads = reads || s.Kind == symbolic.KindDelay && s.Name == o.Delays[0].Name
+	}
+	if !reads {
+		t.Errorf("trigger %v does not read the delayed value %s", o.Events[0].Trigger, o.Delays[0].Name)
 	}
 }
 

@@ -92,10 +92,10 @@
 //
 // # Refused constructs
 //
-// Events unless Options.Events is set (see below), events in a model
-// with csymbol delay, other MathML elements, the algebraic rules and fast
-// reactions that lowering cannot pose as an index-1 DAE (see below),
-// algebraic rules or fast reactions in a model with csymbol delay, SBML
+// Events unless Options.Events is set (see below; in a model with
+// csymbol delay their math may read delayed values, runtime/dde solves
+// it), other MathML elements, the algebraic rules and fast
+// reactions that lowering cannot pose as an index-1 DAE (see below), SBML
 // Level 1 and every
 // package other than comp, layout, render and those declared
 // required="false" (a required package is refused even when no element of

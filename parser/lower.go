@@ -148,8 +148,6 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 			return nil, err
 		}
 	}
-	l.refuseDelayEvents()
-	l.refuseDelayAlgebraic()
 	l.collect()
 	l.collectDelays()
 	params := l.sensParams(opt)

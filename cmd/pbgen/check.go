@@ -52,6 +52,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 				break
 			}
 		}
+		switch {
+		case len(sys.ODE.Params) == 0:
+			how = "sim -method none or fs solves them"
+		case len(sys.ODE.Events) > 0:
+			how = "sim -method none solves them; fs refuses delays with events"
+		case sys.ODE.Algebraic > 0:
+			how = "sim -method none solves them; fs refuses delays in a DAE"
+		}
 		fmt.Fprintf(stdout, "  delays      %d (%s; %s)\n", nd, listNames(delayLabels(sys), 3), how)
 	}
 	if sys.ODE.Algebraic > 0 {

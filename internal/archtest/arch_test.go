@@ -65,7 +65,8 @@ var allowed = []struct {
 	{"internal/suites", nil},
 	{"runtime/dae", []string{"runtime/model", "runtime/internal/dense"}},
 	{"runtime/events", []string{"runtime/model", "runtime/ode", "runtime/sens", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
-	{"runtime/dde", []string{"runtime/model", "runtime/ode", "runtime/sparse", "runtime/internal/dense"}},
+	// runtime/dde handles the events of a delay model with events.Instants.
+	{"runtime/dde", []string{"runtime/model", "runtime/ode", "runtime/events", "runtime/sens", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
 	{"mcmc", nil},
 	{"generated/", []string{"runtime/model"}},
 	// A generated PEtab problem (pbgen petab -gen) returns its data as an

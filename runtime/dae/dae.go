@@ -39,6 +39,11 @@
 //     root function r(t, x, z, p) has dr/dx = r_x - r_z g_z^{-1} g_x, and
 //     dr/dt = r_t - r_z g_z^{-1} g_t with g_t from ResidualT). An event that
 //     assigns an algebraic variable is refused by New.
+//   - Delays (model.Delays: SBML csymbol delay): the reduced model is a
+//     delay model over x, z solved with the delayed values each method
+//     is given (delay.go), for runtime/dde; at the start with the
+//     history's values. Its events are forwarded in the Delayed variants
+//     too (model.DelayEvents), z solved with the delayed values.
 //
 // # Failures
 //
@@ -104,6 +109,7 @@ type Model struct {
 	gpCols     []int // columns of p that g_p has
 	pool       sync.Pool
 	nwork      int
+	dl         model.Delays // the wrapped model's delays, nil without (delay.go)
 }
 
 // jacBlocks locates the blocks of the wrapped Jx and Jp values: each
@@ -140,6 +146,10 @@ type work struct {
 	piv    []int
 	w      []float64 // nz x max(nx, np): g_z^{-1} g_x or g_z^{-1} g_p, row-major
 	zValid bool      // full[nx:] holds the last solution
+	// withD: the wrapped model is evaluated with the delayed values d
+	// (its FDelayed and JxDelayed; delay.go), else with its F and Jx.
+	withD bool
+	d     []float64
 	// degenerate: the last solve failed at a point that satisfies the
 	// equations but where g_z is singular (not index 1 there).
 	degenerate bool
@@ -214,12 +224,16 @@ func New(m model.Algebraic) (*Model, error) {
 		}
 		r.ev = evd
 	}
+	if dl, ok := m.(model.Delays); ok && dl.NumDelays() > 0 {
+		r.dl = dl
+	}
 	r.nwork = max(r.nx, r.np)
 	r.pool.New = func() any {
 		return &work{
 			full: make([]float64, r.n), fz: make([]float64, r.n), ztry: make([]float64, r.nz), dz: make([]float64, r.nz),
 			jxv: make([]float64, r.jxIn.NNZ()), jpv: make([]float64, r.jpIn.NNZ()),
 			gz: make([]float64, r.nz*r.nz), piv: make([]int, r.nz), w: make([]float64, r.nz*r.nwork),
+			d: make([]float64, r.NumDelays()),
 		}
 	}
 	return r, nil
@@ -372,7 +386,7 @@ func uniqueSorted(xs []int) []int {
 	return slices.Compact(out)
 }
 
-func (r *Model) get() *work  { return r.pool.Get().(*work) }
+func (r *Model) get() *work  { w := r.pool.Get().(*work); w.withD = false; return w }
 func (r *Model) put(w *work) { r.pool.Put(w) }
 func nanFill(dst []float64)  { fillValue(dst, math.NaN()) }
 func fillValue(d []float64, v float64) {
@@ -400,7 +414,7 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 		}
 	}
 	w.zValid = true
-	r.in.F(w.fz, t, w.full, p)
+	r.inF(w, t, p)
 	res := norm2(w.fz[nx:])
 	kicks := 0
 	for it := 0; it < maxNewton; it++ {
@@ -422,7 +436,7 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 			for k := range z {
 				z[k] += 1e-3 * (1 + math.Abs(z[k])) * (1 + 0.37*float64(k))
 			}
-			r.in.F(w.fz, t, w.full, p)
+			r.inF(w, t, p)
 			res = norm2(w.fz[nx:])
 			continue
 		}
@@ -460,7 +474,7 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 			for k := range z {
 				z[k] = w.ztry[k] - lambda*w.dz[k]
 			}
-			r.in.F(w.fz, t, w.full, p)
+			r.inF(w, t, p)
 			resNew := norm2(w.fz[nx:])
 			if resNew < res || back == maxBack {
 				res = resNew
@@ -475,7 +489,7 @@ func (r *Model) solve(w *work, t float64, x, p []float64) bool {
 
 // factor evaluates the wrapped Jx at w.full and factors g_z into w.gz.
 func (r *Model) factor(w *work, t float64, p []float64) bool {
-	r.in.Jx(w.jxv, t, w.full, p)
+	r.inJx(w, t, p)
 	clear(w.gz)
 	for e, k := range r.blk.gzIdx {
 		w.gz[r.blk.gzRow[e]*r.nz+r.blk.gzCol[e]] = w.jxv[k]
@@ -525,6 +539,7 @@ func (r *Model) InitialState(dst []float64, p []float64) {
 	defer r.put(w)
 	r.in.InitialState(w.full, p)
 	copy(dst, w.full[:r.nx])
+	r.initialDelayed(w, p)
 	w.zValid = false // start from the guess, not from another solve
 	if !r.solve(w, 0, dst, p) {
 		nanFill(dst)
@@ -547,6 +562,7 @@ func (r *Model) Consistent(z, p []float64) error {
 	defer r.put(w)
 	r.in.InitialState(w.full, p)
 	x := slices.Clone(w.full[:r.nx])
+	r.initialDelayed(w, p)
 	w.zValid = false
 	if !r.solve(w, 0, x, p) {
 		if w.degenerate {
@@ -577,7 +593,7 @@ func (r *Model) F(dst []float64, t float64, x, p []float64) {
 		nanFill(dst)
 		return
 	}
-	r.in.F(w.fz, t, w.full, p)
+	r.inF(w, t, p)
 	copy(dst, w.fz[:r.nx])
 }
 

@@ -34,3 +34,8 @@ func benchSolve(b *testing.B, m model.Model, withS bool) {
 		}
 	}
 }
+
+// Hutchinson's x' = -x(t-1) alone, and with hutchEv's two events that
+// read the delayed value (three executions over [0, 10]).
+func BenchmarkSolveHutch(b *testing.B)       { benchSolve(b, hutch{}, false) }
+func BenchmarkSolveHutchEvents(b *testing.B) { benchSolve(b, hutchEv{}, false) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 )
@@ -23,8 +24,12 @@ type Settings struct {
 	MaxOrder int
 	// MaxBreaks bounds the number of breaking points (default 10000):
 	// a delay much shorter than the time span would otherwise restart the
-	// integrator at every one of its multiples.
+	// integrator at every one of its multiples. Each event execution may
+	// add as many again (its own t_e + sums of delays).
 	MaxBreaks int
+	// Events are the settings of event location and handling (TTol,
+	// MaxEvents, Seed; nil: the defaults) for a model with events.
+	Events *events.Settings
 }
 
 // Result is the solution at the output times.
@@ -38,6 +43,8 @@ type Result struct {
 	D      []float64 // len(T)*ND, row i = the delayed values at T[i]
 	S      []float64 // len(T)*NX*NS, block i = S(T[i]) = dx/dp, row-major NX x NS (SolveSens)
 	Breaks []float64 // the breaking points the integrator stopped at
+	// Fired are the event executions in order (a model with events).
+	Fired []events.Fired
 }
 
 // SAt returns the sensitivities at output i (a view), row-major NX x NS.
@@ -74,7 +81,8 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 // every output time in Result.S, from S(ts[0]) = s0 (row-major NX x
 // NumParams; nil means the model's InitialSens at p). m must implement
 // model.DelaySens and every delay's length must depend on the parameters
-// only (DelayInfo.Constant); otherwise the error wraps ErrSens. The
+// only (DelayInfo.Constant); otherwise the error wraps ErrSens (a model
+// without parameters is solved as by Solve: S is nx x 0). The
 // sensitivities are in the integrator's error test, with the states'
 // tolerances.
 func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, error) {
@@ -90,6 +98,11 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, 
 		m.InitialSens(s0, p)
 	} else if len(s0) != nx*np {
 		return nil, fmt.Errorf("dde: s0 has %d values, want nx*np = %d", len(s0), nx*np)
+	}
+	if np == 0 && model.HasDelays(m) {
+		// S is nx x 0: Solve's states are all there is (whatever the
+		// model gives or lacks for sensitivities, events included).
+		return solve(m, p, x0, nil, ts, set, false)
 	}
 	if ds, ok := m.(model.DelaySens); ok {
 		// A hand-written model's pattern is checked here, so that a
@@ -124,8 +137,10 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			return nil, fmt.Errorf("dde: output times must be finite and ascending (time %d is %g)", i, ts[i])
 		}
 	}
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
-		return nil, fmt.Errorf("dde: model %q: events combined with csymbol delay are not supported", m.Name())
+	ev, _ := m.(model.Events)
+	hasEvents := ev != nil && ev.NumEvents() > 0
+	if hasEvents && withS {
+		return nil, fmt.Errorf("%w: model %q: events combined with csymbol delay (Solve computes its states)", ErrSens, m.Name())
 	}
 	var oset ode.Settings
 	maxOrder, maxBreaks := 5, 10000
@@ -151,7 +166,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		ns = np
 	}
 	res := &Result{NX: nx, ND: nd, NS: ns, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx), D: make([]float64, len(ts)*nd), S: make([]float64, 0, len(ts)*nx*ns)}
-	if nd == 0 && !withS {
+	if nd == 0 && !withS && !hasEvents {
 		var tr ode.Trajectory
 		if err := ode.NewSolver(m, &oset).Integrate(&tr, p, x0, ts[0], ts); err != nil {
 			return nil, err
@@ -161,8 +176,11 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		}
 		return res, nil
 	}
-	if nd == 0 {
+	if nd == 0 && withS {
 		return nil, fmt.Errorf("%w: model %q has no csymbol delay: runtime/sens computes its sensitivities", ErrSens, m.Name())
+	}
+	if nd == 0 {
+		return nil, fmt.Errorf("dde: model %q has events and no csymbol delay: runtime/events solves it", m.Name())
 	}
 	var ds model.DelaySens
 	if withS {
@@ -229,6 +247,17 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	// segment's last step instead, with a solver of their own.
 	restartH0 := oset.Method == ode.DOPRI5 && oset.H0 == 0
 
+	if hasEvents {
+		el := &evLoop{m: m, h: h, r: r, ig: ig, oset: oset, res: res, ts: ts, p: p, consts: consts,
+			maxOrder: maxOrder, maxBreaks: maxBreaks, restartH0: restartH0}
+		if set != nil {
+			el.eset = set.Events
+		}
+		if err := el.run(z0); err != nil {
+			return nil, err
+		}
+		return res, h.outputsDelayed(res, tau)
+	}
 	t := ts[0]
 	z := slices.Clone(z0)
 	iout, ib := 0, 0
@@ -297,14 +326,19 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		t = tend
 		copy(z, tr.XAt(tr.Len()-1))
 	}
-	// The delayed values at the outputs, from the whole history.
+	return res, h.outputsDelayed(res, tau)
+}
+
+// outputsDelayed writes the delayed values at the outputs into res.D,
+// from the whole history (tau is scratch).
+func (h *history) outputsDelayed(res *Result, tau []float64) error {
 	for i, ti := range res.T {
 		h.delayedTo(res.DAt(i), ti, res.XAt(i), tau)
 		if h.err != nil {
-			return nil, h.err
+			return h.err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // breaks returns the breaking points in (t0, tend): t0 plus sums of up to
@@ -455,12 +489,13 @@ func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
 	// limit, which differs from the solution's at t0 when the history
 	// does not meet x0 (an integrator's last stage lands exactly on the
 	// segment's end; the + side there made an O(h) error).
-	if s < h.t0 || s <= h.t0+near(h.t0) && h.cur != nil && t >= h.segEnd-near(h.segEnd) {
+	left := h.cur != nil && t >= h.segEnd-near(h.segEnd)
+	if s < h.t0 || s <= h.t0+near(h.t0) && left {
 		return h.dm.DelayHistory(k, s, h.p)
 	}
 	buf := h.levels[level]
 	zs, ds := buf[:h.nz], buf[h.nz:]
-	h.stateAt(zs, s, t, x)
+	h.stateAt(zs, s, t, x, left)
 	// The delayed values of lower index that e_k may read, at s.
 	// (At most k: values of lower index only, which also bounds the
 	// nesting by NumDelays whatever a model's DelayInfo says.)
@@ -470,13 +505,20 @@ func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
 }
 
 // stateAt writes x(s) into dst from the history; (t, x) is the trial
-// point, used when s is past the accepted steps.
-func (h *history) stateAt(dst []float64, s, t float64, x []float64) {
+// point, used when s is past the accepted steps. With left, a time s
+// within rounding of a segment's start reads the segment before: the
+// left limit, which differs where an event changed the state (at the end
+// of a segment ending at t_e + tau, the breaking point of the event at
+// t_e, the value before the event is read).
+func (h *history) stateAt(dst []float64, s, t float64, x []float64, left bool) {
 	tr := h.cur
-	if tr == nil || tr.Len() == 0 || s < tr.T[0] {
+	if tr == nil || tr.Len() == 0 || s < tr.T[0] || left && s <= tr.T[0]+near(s) && len(h.done) > 0 {
 		// A finished segment: the last that starts at or before s.
 		i := sort.SearchFloat64s(h.starts, s)
 		if i == len(h.starts) || h.starts[i] > s {
+			i--
+		}
+		if left && i > 0 && s-h.starts[i] <= near(s) {
 			i--
 		}
 		if i < 0 {

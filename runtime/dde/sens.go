@@ -209,7 +209,7 @@ func (r *sensRHS) sensAt(t float64, z []float64, n int, needDt bool, level int) 
 		default:
 			s := t - tau
 			nxt := &r.lv[level+1]
-			h.stateAt(nxt.z, s, t, z)
+			h.stateAt(nxt.z, s, t, z, false)
 			reads := min(h.info[k].Reads, k)
 			r.sensAt(s, nxt.z, reads, needE, level+1)
 			et := r.ds.DelayArgGrad(k, s, nxt.z[:nx], r.p, nxt.d, lv.gx, lv.gp, lv.gd)

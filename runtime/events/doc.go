@@ -127,6 +127,14 @@
 // leaves the events at the last output time to the solve that continues
 // it (which applies its own changes there first).
 //
+// # Solvers that integrate themselves
+//
+// Instants is this package's event handling (location on a dense
+// output, the SBML semantics at an instant) without the integration,
+// for a solver that integrates the state itself: runtime/dde, whose
+// right-hand side and event functions read a history of the solution
+// only it keeps. It ignores switches of f.
+//
 // # Limits
 //
 // floor, ceil and the other functions with jumps are not switches: their

@@ -65,7 +65,7 @@ func NewSensSolver(m model.Model, set *SensSettings) (*SensSolver, error) {
 		panic("events: nil model")
 	}
 	if model.HasDelays(m) {
-		return nil, fmt.Errorf("events: model %q: %w (runtime/dde solves the states and forward sensitivities of a model with csymbol delay, without events)", m.Name(), ode.ErrDelays)
+		return nil, fmt.Errorf("events: model %q: %w (runtime/dde solves the states of a model with csymbol delay, with its events, and forward sensitivities without events)", m.Name(), ode.ErrDelays)
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	var opt sens.Options
