@@ -24,6 +24,10 @@ func (l *lowering) checkTargets() {
 				l.e.add(c.File, line, t, "condition target %q is also in the parameter table", t)
 				continue
 			}
+			if i, ok := l.stateIdx[id]; ok && l.isAlgebraic(i) {
+				l.e.add(c.File, line, t, "condition target %q is an algebraic variable of the model (%s), which a condition cannot set: its value is determined, the declared one only a first guess", t, l.algebraicOrigin(i))
+				continue
+			}
 			if !isState && !isParam {
 				if _, ok := l.outputs[id]; ok {
 					l.e.add(c.File, line, t, "condition target %q is not a state or constant parameter of the model (an assignment-rule target, a species no reaction changes, or a folded value), which a condition cannot set", t)
