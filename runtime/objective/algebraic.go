@@ -47,6 +47,7 @@ type algWork struct {
 	dP    []float64      // 2 x np
 	dX    []float64      // 2 x nx
 	asgX  []float64      // an assignment set's derivatives over (x, z), rows x n
+	s0    []float64      // the wrapped model's dx0/dp, n x np
 }
 
 // newAlgModel wraps m, which has NumAlgebraic > 0 and implements
@@ -77,9 +78,20 @@ func newAlgModel(m model.Algebraic, obs model.Observables) (*algModel, error) {
 		w := &algWork{full: make([]float64, n), dFull: make([]float64, 2*n), dP: make([]float64, 2*np), dX: make([]float64, 2*nx)}
 		w.d = model.ObsDeriv{HX: w.dFull[:n], SX: w.dFull[n:], HP: w.dP[:np], SP: w.dP[np:], HU: make([]float64, maxU), SU: make([]float64, maxU)}
 		w.asgX = make([]float64, maxT*n)
+		w.s0 = make([]float64, n*np)
 		return w
 	}
 	return a, nil
+}
+
+// InitialSens writes dx0/dp of the differential states (nx x np): the
+// wrapped model's rows of x, into pooled scratch (dae.Model's allocates,
+// and the objective calls it at every evaluation).
+func (a *algModel) InitialSens(dst, p []float64) {
+	w := a.pool.Get().(*algWork)
+	defer a.pool.Put(w)
+	a.Wrapped().InitialSens(w.s0, p)
+	copy(dst, w.s0[:len(dst)])
 }
 
 // ObservableIDs are the wrapped model's.

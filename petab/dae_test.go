@@ -1,0 +1,221 @@
+package petab
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// testdata/alg (an algebraic rule) and testdata/fast (a fast reaction) are
+// DAEs, each beside model_ode.xml, the same model written by hand as an
+// explicit ODE (assignment rules instead of the algebraic equations):
+// problem_ode.yaml is the same problem on it. Both have observables on a
+// differential state and on an algebraic variable, two conditions, one
+// experiment pre-equilibrated, data at steady state. The DAE's llh,
+// simulated values and gradient must be the ODE's (which never touches
+// runtime/dae) for every method, and its gradient must pass the
+// finite-difference check (checkGradients: the llh at rtol 1e-10 by
+// central differences, the methods at their defaults).
+func TestAlgebraicProblems(t *testing.T) {
+	for _, name := range []string{"alg", "fast"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata", name)
+			p, err := Load(filepath.Join(dir, "problem.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := Load(filepath.Join(dir, "problem_ode.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.System.ODE.Algebraic == 0 || q.System.ODE.Algebraic != 0 {
+				t.Fatalf("algebraic variables: %d in the DAE, %d in the ODE; want some and none", p.System.ODE.Algebraic, q.System.ODE.Algebraic)
+			}
+			th, err := p.Theta(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+				opt := &EvalOptions{Method: m, RTol: 1e-10, ATol: 1e-12, Grad: true, FIM: true}
+				a, err := p.Evaluate(th, opt)
+				if err != nil {
+					t.Fatalf("%v: DAE: %v", m, err)
+				}
+				b, err := q.Evaluate(th, opt)
+				if err != nil {
+					t.Fatalf("%v: ODE: %v", m, err)
+				}
+				if math.Abs(a.LLH-b.LLH) > 1e-8*(1+math.Abs(b.LLH)) {
+					t.Errorf("%v: llh %.12g, the explicit ODE's %.12g", m, a.LLH, b.LLH)
+				}
+				for i := range a.Sim {
+					if math.Abs(a.Sim[i]-b.Sim[i]) > 1e-8*(1+math.Abs(b.Sim[i])) {
+						t.Errorf("%v: row %d: simulated %.12g, the explicit ODE's %.12g", m, i, a.Sim[i], b.Sim[i])
+					}
+				}
+				for k := range a.Grad {
+					if math.Abs(a.Grad[k]-b.Grad[k]) > 1e-6*(1+math.Abs(b.Grad[k])) {
+						t.Errorf("%v: gradient %s: %.10g, the explicit ODE's %.10g", m, p.EstimatedIDs()[k], a.Grad[k], b.Grad[k])
+					}
+					for l := range a.FIM[k] {
+						if math.Abs(a.FIM[k][l]-b.FIM[k][l]) > 1e-6*(1+math.Abs(b.FIM[k][l])) {
+							t.Errorf("%v: FIM[%d][%d]: %.10g, the explicit ODE's %.10g", m, k, l, a.FIM[k][l], b.FIM[k][l])
+						}
+					}
+				}
+			}
+			checkGradients(t, dir, p)
+		})
+	}
+}
+
+// After the first Eval, an Eval of a DAE problem allocates nothing, as
+// for an ODE: the reduction's scratch is pooled.
+func TestAlgebraicNoAlloc(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under -race")
+	}
+	for _, name := range []string{"alg", "fast"} {
+		p, err := Load(filepath.Join("testdata", name, "problem.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := objective.New(p.Model, p.Objective, &objective.Options{Method: sens.FS, Grad: true, FIM: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := o.Nominal()
+		var r objective.Result
+		if err := o.Eval(th, &r); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(3, func() { o.Eval(th, &r) }); n != 0 {
+			t.Errorf("%s: Eval allocates %v times", name, n)
+		}
+		o.Close()
+	}
+}
+
+// A condition cannot set an algebraic variable: it is refused with the
+// construct that determines it.
+func TestAlgebraicTargetRefused(t *testing.T) {
+	for _, c := range []struct{ dir, cond, want string }{
+		{"testdata/alg", "conditionId\tT\tB\nc0\t1\t0.5\nc1\t2\t0.2\n", `condition target "B" is an algebraic variable of the model (determined by the algebraic rule at`},
+		{"testdata/fast", "conditionId\tu\tA\nc0\t1\t0\nc1\t2\t0.5\n", `condition target "A" is an algebraic variable of the model (a species of fast reactions`},
+	} {
+		dir := t.TempDir()
+		copyDir(t, c.dir, dir)
+		if err := os.WriteFile(filepath.Join(dir, "conditions.tsv"), []byte(c.cond), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(filepath.Join(dir, "problem.yaml"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.dir, err, c.want)
+		}
+	}
+}
+
+// testdata/delay: A' = -k A(t - 1), A = 1 up to t = 0, observed as
+// scale*A. By the method of steps, with s = t - j on [j, j + 1],
+//
+//	[0, 1]: A = 1 - k s
+//	[1, 2]: A = 1 - k - k s + k^2 s^2/2
+//	[2, 3]: A = A(2) - k ((1 - k) s - k s^2/2 + k^2 s^3/6), A(2) = 1 - 2k + k^2/2
+//
+// The llh from these exact values must be the objective's (through
+// runtime/dde) at a tight tolerance; a gradient is refused by name.
+func TestDelayProblem(t *testing.T) {
+	p, err := Load("testdata/delay/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := func(k, t float64) float64 {
+		switch {
+		case t <= 1:
+			return 1 - k*t
+		case t <= 2:
+			s := t - 1
+			return 1 - k - k*s + k*k*s*s/2
+		default:
+			s := t - 2
+			return 1 - 2*k + k*k/2 - k*((1-k)*s-k*s*s/2+k*k*s*s*s/6)
+		}
+	}
+	th, err := p.Theta(map[string]float64{"scale": 1.7, "sd": 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := map[string]float64{"c0": 0.5, "c1": 0.8}
+	llh := 0.0
+	var want []float64
+	for _, m := range p.Measurements {
+		h := 1.7 * exact(ks[m.Sim], m.Time)
+		want = append(want, h)
+		r := (h - m.Value) / 0.2
+		llh += -math.Log(math.Sqrt(2*math.Pi)*0.2) - r*r/2
+	}
+	r, err := p.Evaluate(th, &EvalOptions{RTol: 1e-10, ATol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		if math.Abs(r.Sim[i]-w) > 1e-8 {
+			t.Errorf("row %d: simulated %.12g, exact %.12g", i, r.Sim[i], w)
+		}
+	}
+	if math.Abs(r.LLH-llh) > 1e-7*math.Abs(llh) {
+		t.Errorf("llh %.12g, exact %.12g", r.LLH, llh)
+	}
+	// At the default tolerances (rtol 1e-6) too, within a few of them.
+	r, err = p.Evaluate(th, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.LLH-llh) > 1e-4*math.Abs(llh) {
+		t.Errorf("default tolerances: llh %.12g, exact %.12g", r.LLH, llh)
+	}
+	for _, opt := range []*EvalOptions{{Grad: true}, {FIM: true}} {
+		_, err = p.Evaluate(th, opt)
+		if !errors.Is(err, objective.ErrDelaySens) || !strings.Contains(err.Error(), "delay(A, tau)") {
+			t.Errorf("grad %v, FIM %v: err = %v, want objective.ErrDelaySens naming delay(A, tau)", opt.Grad, opt.FIM, err)
+		}
+	}
+}
+
+// What the delay path does not do is refused at load, by row: an
+// observable reading a delayed value, pre-equilibration, data at steady
+// state.
+func TestDelayRefused(t *testing.T) {
+	meas := "observableId\tpreequilibrationConditionId\tsimulationConditionId\ttime\tmeasurement\n"
+	for _, c := range []struct{ file, text, want string }{
+		{"measurements.tsv", meas + "obs_A\tc0\tc1\t1\t1\n", "pre-equilibration of a model with csymbol delay (delay(A, tau)) is not supported"},
+		{"measurements.tsv", meas + "obs_A\t\tc1\tinf\t1\n", "data at steady state (inf) in a model with csymbol delay (delay(A, tau)) are not supported"},
+		// Ad is delay(A, tau) by an assignment rule (added below).
+		{"observables.tsv", "observableId\tobservableFormula\tnoiseFormula\nobs_A\tscale*A\tsd\nobs_B\tAd\t1\n", "column observableFormula: reads a delayed value (csymbol delay: delay(A, tau))"},
+	} {
+		dir := t.TempDir()
+		copyDir(t, "testdata/delay", dir)
+		if err := os.WriteFile(filepath.Join(dir, c.file), []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sb, err := os.ReadFile(filepath.Join(dir, "model.xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rule := `<parameter id="Ad" constant="false"/></listOfParameters><listOfRules><assignmentRule variable="Ad"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><csymbol definitionURL="http://www.sbml.org/sbml/symbols/delay">delay</csymbol><ci>A</ci><ci>tau</ci></apply></math></assignmentRule></listOfRules>`
+		sb = []byte(strings.Replace(string(sb), "</listOfParameters>", rule, 1))
+		if err := os.WriteFile(filepath.Join(dir, "model.xml"), sb, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Load(filepath.Join(dir, "problem.yaml"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.file, err, c.want)
+		}
+	}
+}
