@@ -227,7 +227,7 @@ func TestDelayRefused(t *testing.T) {
 // finite differences.
 func TestAlgebraicPeriods(t *testing.T) {
 	files := map[string]string{
-		"problem.yaml": "format_version: 2.0.0\nmodel_files:\n  model_0:\n    language: sbml\n    location: MODEL\nparameter_files:\n- parameters.tsv\ncondition_files:\n- conditions.tsv\nexperiment_files:\n- experiments.tsv\nmeasurement_files:\n- measurements.tsv\nobservable_files:\n- observables.tsv\n",
+		"problem.yaml":    "format_version: 2.0.0\nmodel_files:\n  model_0:\n    language: sbml\n    location: MODEL\nparameter_files:\n- parameters.tsv\ncondition_files:\n- conditions.tsv\nexperiment_files:\n- experiments.tsv\nmeasurement_files:\n- measurements.tsv\nobservable_files:\n- observables.tsv\n",
 		"experiments.tsv": "experimentId\ttime\tconditionId\ne1\t0\tc0\ne1\t3\tc1\ne2\t-inf\tc0\ne2\t0\tc1\n",
 		"conditions.tsv":  "conditionId\ttargetId\ttargetValue\nc0\tT\t1\nc1\tT\t2\nc1\tA\tA + inc * B\n",
 		"measurements.tsv": "observableId\texperimentId\ttime\tmeasurement\n" +
