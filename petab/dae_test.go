@@ -286,3 +286,77 @@ func TestAlgebraicPeriods(t *testing.T) {
 	}
 	checkGradients(t, "alg periods", p)
 }
+
+// The events path on a DAE: testdata/alg with an SBML event whose trigger
+// reads the algebraic variable (B < 0.41, which B crosses once as A
+// rises) and that adds 0.3 to A, so that the event time's sensitivity
+// goes through z (runtime/dae's reduced root gradient). Experiment c0
+// crosses it during the simulation, the pre-equilibrated one during
+// pre-equilibration. Against the explicit ODE with the same event and
+// finite differences.
+func TestAlgebraicEvents(t *testing.T) {
+	event := `<listOfEvents><event id="bump" useValuesFromTriggerTime="true"><trigger initialValue="false" persistent="true"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><lt/><ci>B</ci><cn>0.41</cn></apply></math></trigger>` +
+		`<listOfEventAssignments><eventAssignment variable="A"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><plus/><ci>A</ci><cn>0.3</cn></apply></math></eventAssignment></listOfEventAssignments></event></listOfEvents></model>`
+	load := func(yaml string) *Problem {
+		dir := t.TempDir()
+		copyDir(t, "testdata/alg", dir)
+		for _, m := range []string{"model.xml", "model_ode.xml"} {
+			sb, err := os.ReadFile(filepath.Join(dir, m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, m), []byte(strings.Replace(string(sb), "</model>", event, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := Load(filepath.Join(dir, yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Model.NumEvents() != 1 {
+			t.Fatalf("%d events, want 1", p.Model.NumEvents())
+		}
+		return p
+	}
+	p, q := load("problem.yaml"), load("problem_ode.yaml")
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+		opt := &EvalOptions{Method: m, RTol: 1e-10, ATol: 1e-12, Grad: true}
+		a, err := p.Evaluate(th, opt)
+		if err != nil {
+			t.Fatalf("%v: DAE: %v", m, err)
+		}
+		b, err := q.Evaluate(th, opt)
+		if err != nil {
+			t.Fatalf("%v: ODE: %v", m, err)
+		}
+		if math.Abs(a.LLH-b.LLH) > 1e-8*(1+math.Abs(b.LLH)) {
+			t.Errorf("%v: llh %.12g, the explicit ODE's %.12g", m, a.LLH, b.LLH)
+		}
+		for k := range a.Grad {
+			if math.Abs(a.Grad[k]-b.Grad[k]) > 1e-6*(1+math.Abs(b.Grad[k])) {
+				t.Errorf("%v: gradient %s: %.10g, the explicit ODE's %.10g", m, p.EstimatedIDs()[k], a.Grad[k], b.Grad[k])
+			}
+		}
+	}
+	// The event fired: without it the llh differs.
+	plain, err := Load("testdata/alg/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Evaluate(th, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := plain.Evaluate(th, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(a.LLH-b.LLH) < 1e-3 {
+		t.Errorf("llh %.10g with the event, %.10g without: the event did not fire", a.LLH, b.LLH)
+	}
+	checkGradients(t, "alg events", p)
+}
