@@ -360,3 +360,35 @@ func TestAlgebraicEvents(t *testing.T) {
 	}
 	checkGradients(t, "alg events", p)
 }
+
+// Algebraic equations without a solution at a condition's start are an
+// error of the evaluation naming the condition and the variable (0 = B^2
+// + T has none for T > 0).
+func TestAlgebraicNoSolution(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, "testdata/alg", dir)
+	sb, err := os.ReadFile(filepath.Join(dir, "model.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := `<apply><minus/><apply><times/><ci>B</ci><apply><plus/><cn>1</cn><apply><divide/><ci>A</ci><ci>K</ci></apply></apply></apply><ci>T</ci></apply>`
+	s := strings.Replace(string(sb), rule, `<apply><plus/><apply><times/><ci>B</ci><ci>B</ci></apply><ci>T</ci></apply>`, 1)
+	if s == string(sb) {
+		t.Fatal("fixture changed: no algebraic rule B (1 + A/K) - T")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.xml"), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(filepath.Join(dir, "problem.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Evaluate(th, &EvalOptions{Grad: true})
+	if err == nil || !strings.Contains(err.Error(), `condition "c0": dae: model "alg": the algebraic equations for "B" have no solution`) {
+		t.Errorf("err = %v", err)
+	}
+}

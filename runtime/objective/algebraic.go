@@ -163,6 +163,29 @@ func (a *algModel) Assign(k int, t float64, x, p, dst []float64, d *model.Assign
 	}
 }
 
+// explainDAE adds to the error of experiment e why the algebraic
+// equations fail at the start of one of its conditions, when they do
+// (dae.Model.Consistent names the variables): the solvers only see a
+// non-finite initial state. It runs on the error path and allocates.
+func (c *core) explainDAE(e int, err error) error {
+	pl := &c.exps[e]
+	p, dp := make([]float64, c.np), make([]float64, c.np)
+	conds := []*Condition{pl.pre}
+	for k := range pl.phases {
+		conds = append(conds, pl.phases[k].cond)
+	}
+	for _, cd := range conds {
+		if cd == nil {
+			continue
+		}
+		c.params(p, dp, cd)
+		if cerr := c.alg.Consistent(nil, p); cerr != nil {
+			return fmt.Errorf("%w (condition %q: %v)", err, cd.ID, cerr)
+		}
+	}
+	return err
+}
+
 func fill(s []float64, v float64) {
 	for i := range s {
 		s[i] = v

@@ -131,6 +131,7 @@ type core struct {
 	asg  model.Assigner // nil unless the model implements it
 	ev   model.Events   // nil unless the model has events (events.go)
 	dl   model.Delays   // nil unless the model has delays (delay.go)
+	alg  *algModel      // the reduced model, when m has algebraic variables (algebraic.go)
 	prob *Problem
 	opt  Options
 	need bool // sensitivities needed (Grad or FIM)
@@ -240,6 +241,7 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		m, obs = am, am
 	}
 	c := &core{m: m, obs: obs, prob: prob}
+	c.alg, _ = m.(*algModel)
 	if a, ok := m.(model.Assigner); ok {
 		c.asg = a
 		for k := 0; k < a.NumAssignments(); k++ {

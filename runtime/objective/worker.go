@@ -218,6 +218,9 @@ func (w *worker) run(e int, out *Result) {
 	clear(pt.grad)
 	clear(pt.fim)
 	pt.err = w.solve(e, out)
+	if pt.err != nil && w.c.alg != nil {
+		pt.err = w.c.explainDAE(e, pt.err)
+	}
 }
 
 func (w *worker) solve(e int, out *Result) error {
