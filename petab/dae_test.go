@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
@@ -426,6 +427,43 @@ func BenchmarkAlgebraic(b *testing.B) {
 					b.ReportMetric(float64(r.Stats.Steps), "steps")
 				})
 			}
+		}
+	}
+}
+
+// objective.New refuses what its delay path does not do even when the
+// problem did not come through Load's checks: pre-equilibration, periods,
+// data at steady state, Options.NewSolver, each naming the delay.
+func TestDelayObjectiveRefuses(t *testing.T) {
+	p, err := Load("testdata/delay/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what string
+		edit func(pr *objective.Problem, o *objective.Options)
+		want string
+	}{
+		{"preeq", func(pr *objective.Problem, _ *objective.Options) { pr.Experiments[0].Preeq = 1 }, "pre-equilibration is not supported with delays"},
+		{"periods", func(pr *objective.Problem, _ *objective.Options) {
+			pr.Experiments[0].Periods = []objective.Period{{T0: 1, Cond: 1, Assign: -1}}
+		}, "periods (condition changes during a simulation) are not supported with delays"},
+		{"inf", func(pr *objective.Problem, _ *objective.Options) {
+			ds := pr.Experiments[0].Data
+			ds[len(ds)-1].T = math.Inf(1)
+		}, "data at steady state (time inf) are not supported with delays"},
+		{"NewSolver", func(_ *objective.Problem, o *objective.Options) {
+			o.NewSolver = func(model.Model, *sens.Options) (objective.Solver, error) { return nil, errors.New("unused") }
+		}, "Options.NewSolver cannot solve it"},
+	} {
+		pr := *p.Objective
+		pr.Experiments = append([]objective.Experiment(nil), pr.Experiments...)
+		pr.Experiments[0].Data = append([]objective.Datum(nil), pr.Experiments[0].Data...)
+		opt := &objective.Options{}
+		c.edit(&pr, opt)
+		_, err := objective.New(p.Model, &pr, opt)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "delay(A, tau)") {
+			t.Errorf("%s: err = %v, want %q naming delay(A, tau)", c.what, err, c.want)
 		}
 	}
 }
