@@ -3,6 +3,7 @@ package petab
 import (
 	"math"
 
+	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/symbolic"
 )
 
@@ -12,9 +13,10 @@ import (
 // variables are the last states (symbolic.ODE.Algebraic);
 // runtime/objective solves it through runtime/dae, z being re-solved
 // wherever the model is evaluated, so conditions need nothing special
-// except that they cannot set an algebraic variable: its value is
-// determined (by the rule, or by the fast reactions' equilibrium with the
-// conserved pools), its declared value only a first guess.
+// except for the algebraic variables themselves: one an algebraic rule
+// determines cannot be set (its declared value is only a first guess),
+// and a fast species can be set at an experiment's start only, where its
+// value enters the conserved pools (fastInit).
 //
 // A model with csymbol delay is a DDE, evaluated by runtime/objective
 // through runtime/dde for the log-likelihood only. What that path does
@@ -23,6 +25,136 @@ import (
 // and periods (objective.ErrDelaySens covers a gradient or FIM request,
 // which only an evaluation makes), and observables that read a delayed
 // value.
+
+// fastInit lowers a condition's initial value of fast species i (init, in
+// the state's units; flag nil when every condition in use sets it, else
+// the 0/1 parameter saying whether this one does). The species is
+// algebraic: its value at t0 is the fast reactions' equilibrium at the
+// conserved pools y_k(0) = sum_j c_kj a_j n_j(0) over the fast species'
+// initial amounts (parser/fast.go), which the declared values entered.
+// The condition replaces n_i(0), so each pool's initial value moves by
+// c_ki a_i (init - declared), c_ki a_i being the derivative of the pool's
+// residual c_k a z - y_k in z_i; the species' first guess stays the
+// lowering's (the equilibrium the fast reactions reach from the declared
+// values, which picks the branch Newton's method should find).
+func (l *lowering) fastInit(i int, init, flag *symbolic.Node) {
+	st := &l.ode.States[i]
+	b := l.b
+	decl := l.declaredInit(st)
+	if decl == nil {
+		c, line := l.firstSetter(st.Name)
+		l.e.add(c.File, line, st.Name, "condition sets fast species %q, whose declared initial value is not a number in the model (an initial assignment sets it): not supported", st.Name)
+		return
+	}
+	delta := b.Sub(init, decl)
+	if flag != nil {
+		delta = b.Mul(flag, delta)
+	}
+	zi := b.Sym(st.Name, symbolic.KindState)
+	nAlg := len(l.ode.States) - l.ode.Algebraic
+	for k := range l.ode.States[:nAlg] {
+		pool := &l.ode.States[k]
+		if pool.Meta["sbml"] != "fast" {
+			continue
+		}
+		y := b.Sym(pool.Name, symbolic.KindState)
+		for r := nAlg; r < len(l.ode.States); r++ {
+			res := l.ode.States[r].Rate
+			if dy, err := b.Diff(res, y); err != nil || dy.IsConst(0) {
+				continue
+			}
+			// The residual of pool k: c_k a z - y_k.
+			coef, err := b.Diff(res, zi)
+			if err != nil {
+				l.e.add(l.p.SBML.File, 0, "", "lowering fast species %q: %v", st.Name, err)
+				return
+			}
+			if !coef.IsConst(0) {
+				pool.Init = b.Add(pool.Init, b.Mul(coef, delta))
+			}
+			break
+		}
+	}
+}
+
+// declaredInit is the initial value of species state st as the SBML
+// file declares it, in the state's units, or nil when an initial
+// assignment sets it or a size it needs is not a value of parameters.
+func (l *lowering) declaredInit(st *symbolic.State) *symbolic.Node {
+	b := l.b
+	for _, a := range l.p.SBML.InitialAssignments {
+		if a.Symbol == st.Name {
+			return nil
+		}
+	}
+	var sp *parser.Species
+	for _, x := range l.p.SBML.Species {
+		if x.ID == st.Name {
+			sp = x
+		}
+	}
+	if sp == nil {
+		return nil
+	}
+	size := func() *symbolic.Node {
+		n, ok := l.outputs[sp.Compartment]
+		if !ok {
+			return nil
+		}
+		for _, s := range symbolic.FreeSymbols(n) {
+			if s.Kind != symbolic.KindParam {
+				return nil
+			}
+		}
+		return n
+	}
+	amount := st.Meta["units"] == "amount"
+	switch {
+	case sp.HasInitialAmount && amount:
+		return b.Const(sp.InitialAmount)
+	case sp.HasInitialConcentration && !amount:
+		return b.Const(sp.InitialConcentration)
+	case sp.HasInitialAmount:
+		if v := size(); v != nil {
+			return b.Div(b.Const(sp.InitialAmount), v)
+		}
+	case sp.HasInitialConcentration:
+		if v := size(); v != nil {
+			return b.Mul(b.Const(sp.InitialConcentration), v)
+		}
+	}
+	return nil
+}
+
+// firstSetter is a condition in use that sets state id, and the line of
+// that cell, for messages.
+func (l *lowering) firstSetter(id string) (*Condition, int) {
+	for _, d := range l.exps {
+		for _, c := range []*Condition{d.sim, d.preeq} {
+			if c, line := l.firstSetterIn(c, id); line > 0 {
+				return c, line
+			}
+		}
+	}
+	return &Condition{Pos: Pos{File: l.p.Path}}, 0
+}
+
+// firstSetterIn is c and the line of its cell setting state id (line 0
+// when c is nil or does not set it).
+func (l *lowering) firstSetterIn(c *Condition, id string) (*Condition, int) {
+	if c == nil {
+		return &Condition{Pos: Pos{File: l.p.Path}}, 0
+	}
+	for _, t := range c.Targets {
+		if l.resolve(t) == id {
+			if c.Lines != nil {
+				return c, c.Lines[t]
+			}
+			return c, c.Line
+		}
+	}
+	return c, 0
+}
 
 // isAlgebraic reports whether state i is an algebraic variable.
 func (l *lowering) isAlgebraic(i int) bool {

@@ -128,10 +128,14 @@
 // or an event is followed by consistent algebraic values without a step of
 // its own, and observables on algebraic variables are differentiated
 // through them, so the llh, gradient and FIM work for every method
-// (dae.go). A condition cannot set an algebraic variable (a species
-// determined by an algebraic rule, or a species of fast reactions, whose
-// equilibrium with the conserved pools fast_pool<k> determines it): Load
-// refuses it by name.
+// (dae.go). A condition cannot set a variable an algebraic rule
+// determines (its declared value is only a first guess): Load refuses it
+// by name. A condition may set a species of fast reactions at the start
+// of an experiment (without pre-equilibration, or in the
+// pre-equilibration condition): it replaces that species' declared value
+// in the conserved pools fast_pool<k>, from which the species start at
+// their equilibrium; after pre-equilibration or at a later period it is
+// refused (it would have to move the pools from the state reached).
 //
 // A model with csymbol delay is evaluated through runtime/dde for the
 // llh and simulated values only: a gradient or FIM request is an error at
@@ -146,8 +150,8 @@
 // pre-equilibration; PEtab forbids them in an experiment's first period),
 // a later period's parameter value that is an expression of a parameter a
 // condition of the experiment sets, several models and required v2
-// extensions, conditions setting algebraic variables, and the delay
-// cases above. Each is an error that says "not supported" (or "cannot")
+// extensions, conditions setting algebraic variables (but fast species
+// at an experiment's start), and the delay cases above. Each is an error that says "not supported" (or "cannot")
 // where it is detected.
 //
 // # Errors

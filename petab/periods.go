@@ -248,9 +248,16 @@ func (l *lowering) periodAssignments() {
 				if x, isNum := parseNum(s); isNum && math.IsNaN(x) {
 					continue // v1-style "leave alone"
 				}
-				_, isState := l.stateIdx[id]
+				si, isState := l.stateIdx[id]
 				if !isState && !comps[id] {
 					continue // a parameter: the period's condition
+				}
+				if isState && l.isAlgebraic(si) {
+					// A fast species (checkTargets refuses the other
+					// algebraic variables): an assignment to it would
+					// have to move the conserved pools at once.
+					l.e.add(q.pos.File, q.pos.Line, "conditionId", "fast species %q set during a simulation (a later period, or a value depending on the state after pre-equilibration) is not supported; only at the start of an experiment", id)
+					continue
 				}
 				n := l.periodValue(c, t, s)
 				if n == nil {

@@ -25,10 +25,9 @@ import (
 // reading z is differentiated through it (dae.Model.ReduceRows), so
 // gradients and the FIM of every method need nothing else.
 //
-// A condition cannot set an algebraic variable (petab refuses it; its
-// value is determined, and its declared value only guesses it), so the
-// states re-initialised, assigned or compared are all differential,
-// whose indices are the same in both models.
+// The states re-initialised and assigned must be differential, whose
+// indices are the same in both models (petab refuses conditions that
+// would set an algebraic variable there; objective.check the indices).
 type algModel struct {
 	*dae.Model
 	obs model.Observables
