@@ -2,6 +2,7 @@ package petab
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/symbolic"
@@ -15,8 +16,10 @@ import (
 // wherever the model is evaluated, so conditions need nothing special
 // except for the algebraic variables themselves: one an algebraic rule
 // determines cannot be set (its declared value is only a first guess),
-// and a fast species can be set at an experiment's start only, where its
-// value enters the conserved pools (fastInit).
+// and a fast species set by a condition moves the conserved pools: their
+// initial values at an experiment's start (fastInit), an assignment of
+// them after pre-equilibration and at later periods (fastAfterPreeq,
+// periodAssignments).
 //
 // A model with csymbol delay is a DDE, evaluated by runtime/objective
 // through runtime/dde for the log-likelihood only. What that path does
@@ -50,8 +53,21 @@ func (l *lowering) fastInit(i int, init, flag *symbolic.Node) {
 	if flag != nil {
 		delta = b.Mul(flag, delta)
 	}
-	zi := b.Sym(st.Name, symbolic.KindState)
+	for k, coef := range l.poolCoefs(i) {
+		pool := &l.ode.States[k]
+		pool.Init = b.Add(pool.Init, b.Mul(coef, delta))
+	}
+}
+
+// poolCoefs returns, for each conserved pool of the fast reactions (by
+// state index) that fast species i enters, its coefficient c_ki a_i: the
+// derivative in z_i of the pool's residual c_k a z - y_k, the one
+// algebraic row that reads y_k (parser/fast.go).
+func (l *lowering) poolCoefs(i int) map[int]*symbolic.Node {
+	b := l.b
+	zi := b.Sym(l.ode.States[i].Name, symbolic.KindState)
 	nAlg := len(l.ode.States) - l.ode.Algebraic
+	out := make(map[int]*symbolic.Node)
 	for k := range l.ode.States[:nAlg] {
 		pool := &l.ode.States[k]
 		if pool.Meta["sbml"] != "fast" {
@@ -63,18 +79,54 @@ func (l *lowering) fastInit(i int, init, flag *symbolic.Node) {
 			if dy, err := b.Diff(res, y); err != nil || dy.IsConst(0) {
 				continue
 			}
-			// The residual of pool k: c_k a z - y_k.
-			coef, err := b.Diff(res, zi)
-			if err != nil {
-				l.e.add(l.p.SBML.File, 0, "", "lowering fast species %q: %v", st.Name, err)
-				return
-			}
-			if !coef.IsConst(0) {
-				pool.Init = b.Add(pool.Init, b.Mul(coef, delta))
+			if coef, err := b.Diff(res, zi); err == nil && !coef.IsConst(0) {
+				out[k] = coef
 			}
 			break
 		}
 	}
+	return out
+}
+
+// fastAfterPreeq moves the fast species an experiment's simulation
+// condition sets after pre-equilibration into a period of length 0 at
+// its start (merged with the one stateValuesAfterPreeq made, if any),
+// whose assignment moves the conserved pools from the pre-equilibrated
+// state (periodAssignments); re-initialising the species is not possible,
+// as they are algebraic. The simulation condition keeps its other
+// targets (a new condition: conditions are shared between experiments).
+func (l *lowering) fastAfterPreeq(d *expDef) {
+	sim := d.sim
+	var moved []string
+	for _, t := range sim.Targets {
+		if i, ok := l.stateIdx[l.resolve(t)]; ok && l.isAlgebraic(i) && l.setsState(sim, l.resolve(t)) {
+			moved = append(moved, t)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	keep := &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
+	var set *Condition
+	if len(d.periods) > 0 && d.periods[0].t == d.t0 {
+		set = d.periods[0].set // stateValuesAfterPreeq's, a condition of this experiment's own
+	} else {
+		set = &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
+		d.periods = append([]periodDef{{t: d.t0, set: set, pos: sim.Pos}}, d.periods...)
+	}
+	for _, t := range sim.Targets {
+		c := keep
+		if slices.Contains(moved, t) {
+			c = set
+		}
+		c.Targets = append(c.Targets, t)
+		c.Values[t] = sim.Values[t]
+		c.Lines[t] = sim.Line
+		if sim.Lines != nil {
+			c.Lines[t] = sim.Lines[t]
+		}
+	}
+	d.sim = keep
 }
 
 // declaredInit is the initial value of species state st as the SBML

@@ -103,12 +103,11 @@ func TestAlgebraicNoAlloc(t *testing.T) {
 	}
 }
 
-// A condition cannot set a variable an algebraic rule determines, nor a
-// fast species after pre-equilibration: each is refused by name.
+// A condition cannot set a variable an algebraic rule determines: it is
+// refused by name, with the rule's line.
 func TestAlgebraicTargetRefused(t *testing.T) {
 	for _, c := range []struct{ dir, cond, want string }{
 		{"testdata/alg", "conditionId\tT\tB\nc0\t1\t0.5\nc1\t2\t0.2\n", `condition target "B" is an algebraic variable of the model (determined by the algebraic rule at`},
-		{"testdata/fast", "conditionId\tu\tA\nc0\t1\t0\nc1\t2\t0.5\n", `simulation condition "c1" sets fast species "A" after pre-equilibration: not supported`},
 	} {
 		dir := t.TempDir()
 		copyDir(t, c.dir, dir)
@@ -530,4 +529,80 @@ func TestFastSpeciesCondition(t *testing.T) {
 		}
 	}
 	checkGradients(t, "fast condition", p)
+}
+
+// A fast species set after pre-equilibration and at a later period: the
+// conserved pool moves by the change of the species, the other species
+// kept (A := 0.5 after pre-equilibration, A := A + 0.3 at t = 2, both
+// PEtab v2 experiments), against the explicit ODE whose conditions set
+// the pool P := 0.5 + B and P := P + 0.3, and finite differences.
+func TestFastSpeciesPeriods(t *testing.T) {
+	files := map[string]string{
+		"problem.yaml":    "format_version: 2.0.0\nmodel_files:\n  model_0:\n    language: sbml\n    location: MODEL\nparameter_files:\n- parameters.tsv\ncondition_files:\n- conditions.tsv\nexperiment_files:\n- experiments.tsv\nmeasurement_files:\n- measurements.tsv\nobservable_files:\n- observables.tsv\n",
+		"experiments.tsv": "experimentId\ttime\tconditionId\ne1\t0\tc0\ne1\t2\tbump\ne2\t-inf\tc0\ne2\t0\tc1\n",
+		"measurements.tsv": "observableId\texperimentId\ttime\tmeasurement\n" +
+			"obsB\te1\t1\t1.1\nobsC\te1\t1\t0.5\nobsB\te1\t2\t1.5\nobsB\te1\t4\t1.6\n" +
+			"obsB\te2\t0\t0.9\nobsC\te2\t1\t1.2\nobsB\te2\t3\t1.8\n",
+		"observables.tsv": "observableId\tobservableFormula\tnoiseFormula\tnoiseDistribution\nobsB\tscale * B\tsd\tnormal\nobsC\tC\t0.1\tnormal\n",
+		"parameters.tsv":  "parameterId\tlowerBound\tupperBound\tnominalValue\testimate\nkf\t0.01\t100\t2\ttrue\ns\t0.01\t100\t0.5\ttrue\nd\t0.01\t100\t0.3\ttrue\nscale\t0.1\t10\t1.5\ttrue\nsd\t0.01\t10\t0.2\ttrue\n",
+	}
+	conds := map[string]string{
+		"model.xml":     "conditionId\ttargetId\ttargetValue\nc0\tu\t1\nc1\tu\t2\nc1\tA\t0.5\nbump\tA\tA + 0.3\n",
+		"model_ode.xml": "conditionId\ttargetId\ttargetValue\nc0\tu\t1\nc1\tu\t2\nc1\tP\t0.5 + B\nbump\tP\tP + 0.3\n",
+	}
+	load := func(model string) *Problem {
+		dir := t.TempDir()
+		files["conditions.tsv"] = conds[model]
+		for name, text := range files {
+			text = strings.ReplaceAll(text, "MODEL", model)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sb, err := os.ReadFile(filepath.Join("testdata/fast", model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, model), sb, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(filepath.Join(dir, "problem.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p, q := load("model.xml"), load("model_ode.xml")
+	if len(p.AssignExprs) != 2 {
+		t.Fatalf("%d assignment sets, want 2 (after pre-equilibration, at t = 2)", len(p.AssignExprs))
+	}
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+		opt := &EvalOptions{Method: m, RTol: 1e-10, ATol: 1e-12, Grad: true}
+		a, err := p.Evaluate(th, opt)
+		if err != nil {
+			t.Fatalf("%v: DAE: %v", m, err)
+		}
+		b, err := q.Evaluate(th, opt)
+		if err != nil {
+			t.Fatalf("%v: ODE: %v", m, err)
+		}
+		for i := range a.Sim {
+			if math.Abs(a.Sim[i]-b.Sim[i]) > 1e-8*(1+math.Abs(b.Sim[i])) {
+				t.Errorf("%v: row %d: simulated %.12g, the explicit ODE's %.12g", m, i, a.Sim[i], b.Sim[i])
+			}
+		}
+		if math.Abs(a.LLH-b.LLH) > 1e-8*(1+math.Abs(b.LLH)) {
+			t.Errorf("%v: llh %.12g, the explicit ODE's %.12g", m, a.LLH, b.LLH)
+		}
+		for k := range a.Grad {
+			if math.Abs(a.Grad[k]-b.Grad[k]) > 1e-6*(1+math.Abs(b.Grad[k])) {
+				t.Errorf("%v: gradient %s: %.10g, the explicit ODE's %.10g", m, p.EstimatedIDs()[k], a.Grad[k], b.Grad[k])
+			}
+		}
+	}
+	checkGradients(t, "fast periods", p)
 }

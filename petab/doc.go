@@ -130,12 +130,12 @@
 // through them, so the llh, gradient and FIM work for every method
 // (dae.go). A condition cannot set a variable an algebraic rule
 // determines (its declared value is only a first guess): Load refuses it
-// by name. A condition may set a species of fast reactions at the start
-// of an experiment (without pre-equilibration, or in the
-// pre-equilibration condition): it replaces that species' declared value
-// in the conserved pools fast_pool<k>, from which the species start at
-// their equilibrium; after pre-equilibration or at a later period it is
-// refused (it would have to move the pools from the state reached).
+// by name. A condition may set a species of fast reactions: at an
+// experiment's start its value replaces the declared one in the
+// conserved pools fast_pool<k>'s initial values; after
+// pre-equilibration and at a later period it becomes an assignment of the
+// pools, y_k := y_k + c_ki a_i (value - z_i), the other fast species
+// kept; either way the species then take the equilibrium of the pools.
 //
 // A model with csymbol delay is evaluated through runtime/dde for the
 // llh and simulated values only: a gradient or FIM request is an error at
@@ -150,8 +150,8 @@
 // pre-equilibration; PEtab forbids them in an experiment's first period),
 // a later period's parameter value that is an expression of a parameter a
 // condition of the experiment sets, several models and required v2
-// extensions, conditions setting algebraic variables (but fast species
-// at an experiment's start), and the delay cases above. Each is an error that says "not supported" (or "cannot")
+// extensions, conditions setting a variable an algebraic rule
+// determines, and the delay cases above. Each is an error that says "not supported" (or "cannot")
 // where it is detected.
 //
 // # Errors

@@ -192,12 +192,7 @@ func (l *lowering) problem(ob *objective.Problem) {
 			for i, s := range l.ode.States {
 				if l.setsState(d.sim, s.Name) {
 					if l.isAlgebraic(i) {
-						// A fast species: re-initialising it would move
-						// the conserved pools from their
-						// pre-equilibrated values (dae.go).
-						c, line := l.firstSetterIn(d.sim, s.Name)
-						l.e.add(c.File, line, s.Name, "simulation condition %q sets fast species %q after pre-equilibration: not supported (a condition may set it at the start of an experiment: without pre-equilibration, or in the pre-equilibration condition)", d.sim.ID, s.Name)
-						continue
+						continue // a fast species: fastAfterPreeq made it an assignment
 					}
 					x.Reinit = append(x.Reinit, i)
 				}
