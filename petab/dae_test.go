@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -605,4 +606,28 @@ func TestFastSpeciesPeriods(t *testing.T) {
 		}
 	}
 	checkGradients(t, "fast periods", p)
+}
+
+// The experiments of a DAE problem solved on two workers share the
+// reduced model (its scratch is pooled): the result is bit for bit that of
+// one worker (go test -race checks the sharing).
+func TestAlgebraicWorkers(t *testing.T) {
+	p, err := Load("testdata/fast/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r [2]objective.Result
+	for k, w := range []int{1, 2} {
+		o, err := objective.New(p.Model, p.Objective, &objective.Options{Method: sens.FS, Grad: true, FIM: true, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Eval(o.Nominal(), &r[k]); err != nil {
+			t.Fatal(err)
+		}
+		o.Close()
+	}
+	if r[0].LLH != r[1].LLH || !slices.Equal(r[0].Grad, r[1].Grad) || !slices.Equal(r[0].FIM, r[1].FIM) {
+		t.Errorf("one worker: llh %v grad %v; two: llh %v grad %v", r[0].LLH, r[0].Grad, r[1].LLH, r[1].Grad)
+	}
 }
