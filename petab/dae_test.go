@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -609,8 +608,12 @@ func TestFastSpeciesPeriods(t *testing.T) {
 }
 
 // The experiments of a DAE problem solved on two workers share the
-// reduced model (its scratch is pooled): the result is bit for bit that of
-// one worker (go test -race checks the sharing).
+// reduced model (its scratch is pooled; go test -race checks the
+// sharing). The result is one worker's to the Newton tolerance, not bit
+// for bit: each solve of z starts from the z of the pooled scratch's last
+// one, which depends on which experiments a worker solved before (and on
+// the garbage collector emptying the pool), and converges to a relative
+// step of 1e-13 (on this problem the llh moved by 1.2e-12 relative).
 func TestAlgebraicWorkers(t *testing.T) {
 	p, err := Load("testdata/fast/problem.yaml")
 	if err != nil {
@@ -627,7 +630,15 @@ func TestAlgebraicWorkers(t *testing.T) {
 		}
 		o.Close()
 	}
-	if r[0].LLH != r[1].LLH || !slices.Equal(r[0].Grad, r[1].Grad) || !slices.Equal(r[0].FIM, r[1].FIM) {
+	close := func(a, b []float64) bool {
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-9*(1+math.Abs(b[i])) {
+				return false
+			}
+		}
+		return len(a) == len(b)
+	}
+	if !close([]float64{r[0].LLH}, []float64{r[1].LLH}) || !close(r[0].Grad, r[1].Grad) || !close(r[0].FIM, r[1].FIM) {
 		t.Errorf("one worker: llh %v grad %v; two: llh %v grad %v", r[0].LLH, r[0].Grad, r[1].LLH, r[1].Grad)
 	}
 }

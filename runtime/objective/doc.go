@@ -159,6 +159,11 @@
 // hold for every Method. Reinit, assignment targets and events must be
 // differential states. When an experiment fails and a condition's
 // algebraic equations have no solution at its start, the error says so.
+// Results of such a model are reproducible to Newton's tolerance rather
+// than bit for bit: runtime/dae starts each solve of z from the last z of
+// its pooled scratch, which depends on what was solved before (and so on
+// Workers, and on the garbage collector emptying the pool); on
+// petab/testdata/fast one and two workers differ by 1.2e-12 in the llh.
 // See algebraic.go.
 //
 // # Delays
