@@ -24,6 +24,10 @@ func (l *lowering) checkTargets() {
 				l.e.add(c.File, line, t, "condition target %q is also in the parameter table", t)
 				continue
 			}
+			if i, ok := l.stateIdx[id]; ok && l.isAlgebraic(i) && l.ode.States[i].Meta["fast"] == "" {
+				l.e.add(c.File, line, t, "condition target %q is an algebraic variable of the model (%s), which a condition cannot set: its value is determined, the declared one only a first guess", t, l.algebraicOrigin(i))
+				continue
+			}
 			if !isState && !isParam {
 				if _, ok := l.outputs[id]; ok {
 					l.e.add(c.File, line, t, "condition target %q is not a state or constant parameter of the model (an assignment-rule target, a species no reaction changes, or a folded value), which a condition cannot set", t)
@@ -79,8 +83,17 @@ func (l *lowering) initParams() {
 		if size := l.concToAmount(id, st); size != nil {
 			init = l.b.Mul(init, size)
 		}
+		var flag *symbolic.Node
 		if unset[id] {
-			flag := l.addParam("petab_set_"+id, 0, paramRole{kind: roleFlag, target: id})
+			flag = l.addParam("petab_set_"+id, 0, paramRole{kind: roleFlag, target: id})
+		}
+		if l.isAlgebraic(i) {
+			// A fast species (checkTargets refuses the other algebraic
+			// variables): its value moves the conserved pools.
+			l.fastInit(i, init, flag)
+			continue
+		}
+		if flag != nil {
 			b := l.b
 			st.Init = b.Add(b.Mul(flag, init), b.Mul(b.Sub(b.Const(1), flag), st.Init))
 		} else {

@@ -118,6 +118,31 @@
 // sensitivity (switches.go); relations of time against constants stay in
 // the rates.
 //
+// # Algebraic rules, fast reactions, delays
+//
+// A model with algebraic rules or fast reactions lowers to a DAE (its
+// algebraic variables the last states; parser/doc.go), which
+// runtime/objective solves through runtime/dae, the algebraic variables
+// re-solved wherever the model is evaluated: a condition that changes
+// parameters or sets species, a re-initialisation, a period's assignment
+// or an event is followed by consistent algebraic values without a step of
+// its own, and observables on algebraic variables are differentiated
+// through them, so the llh, gradient and FIM work for every method
+// (dae.go). A condition cannot set a variable an algebraic rule
+// determines (its declared value is only a first guess): Load refuses it
+// by name. A condition may set a species of fast reactions: at an
+// experiment's start its value replaces the declared one in the
+// conserved pools fast_pool<k>'s initial values; after
+// pre-equilibration and at a later period it becomes an assignment of the
+// pools, y_k := y_k + c_ki a_i (value - z_i), the other fast species
+// kept; either way the species then take the equilibrium of the pools.
+//
+// A model with csymbol delay is evaluated through runtime/dde for the
+// llh and simulated values only: a gradient or FIM request is an error at
+// evaluation (objective.ErrDelaySens), and Load refuses, by row,
+// pre-equilibration, data at steady state, experiments with several
+// periods and observable or noise formulas that read a delayed value.
+//
 // # Not supported
 //
 // Parameter values depending
@@ -125,8 +150,9 @@
 // pre-equilibration; PEtab forbids them in an experiment's first period),
 // a later period's parameter value that is an expression of a parameter a
 // condition of the experiment sets, several models and required v2
-// extensions. Each is an
-// error that says "not supported" where it is detected.
+// extensions, conditions setting a variable an algebraic rule
+// determines, and the delay cases above. Each is an error that says "not supported" (or "cannot")
+// where it is detected.
 //
 // # Errors
 //

@@ -191,6 +191,9 @@ func (l *lowering) problem(ob *objective.Problem) {
 			x.Preeq = condOf(d.preeq)
 			for i, s := range l.ode.States {
 				if l.setsState(d.sim, s.Name) {
+					if l.isAlgebraic(i) {
+						continue // a fast species: fastAfterPreeq made it an assignment
+					}
 					x.Reinit = append(x.Reinit, i)
 				}
 			}

@@ -242,12 +242,6 @@ func (l *lowering) lower() {
 		e.add(p.SBML.File, 0, "", "SBML model: %v", err)
 		return
 	}
-	if len(ode.Delays) > 0 {
-		// The objective needs S, and sensitivities through delays are
-		// not supported (runtime/dde solves states only).
-		e.add(p.SBML.File, 0, "", "SBML model: csymbol delay (%s) is not supported in an estimation problem: sensitivities through delays are not supported", ode.Delays[0].Label)
-		return
-	}
 	l.ode, l.b = ode, ode.B
 	l.stateIdx = make(map[string]int)
 	for i, s := range ode.States {
@@ -263,6 +257,7 @@ func (l *lowering) lower() {
 		l.outputs[o.Name] = o.Expr
 	}
 	l.checkTargets()
+	l.checkDelays()
 	if len(e.list) > 0 {
 		return
 	}
@@ -349,7 +344,14 @@ func (l *lowering) observables() []interp.Observable {
 				}
 				repl[s] = r
 			}
-			return b.Substitute(n, repl)
+			n = b.Substitute(n, repl)
+			if d := l.delayIn(n); d != "" {
+				// Observables are evaluated from (t, x, p) at the
+				// output times; the objective has no history there.
+				l.e.add(o.File, o.Line, col, "reads a delayed value (csymbol delay: %s), which an observable or noise formula cannot (not supported)", d)
+				return nil
+			}
+			return n
 		}
 		io.H = parse(o.Formula, "observableFormula", nil)
 		if io.H == nil {

@@ -58,6 +58,29 @@ func (p *Problem) Summary(w io.Writer) {
 	if preeq > 0 {
 		fmt.Fprintf(w, "  experiments with pre-equilibration: %d\n", preeq)
 	}
+	if ode := p.System.ODE; ode.Algebraic > 0 {
+		// The states above include them; the objective solves the
+		// reduced model (runtime/dae).
+		var names []string
+		for _, st := range ode.States[len(ode.States)-ode.Algebraic:] {
+			switch {
+			case st.Meta["algebraicRule"] != "":
+				names = append(names, st.Name+" (algebraic rule, line "+st.Meta["algebraicRule"]+")")
+			case st.Meta["fast"] != "":
+				names = append(names, st.Name+" (fast reactions)")
+			default:
+				names = append(names, st.Name)
+			}
+		}
+		fmt.Fprintf(w, "  algebraic variables: %d, eliminated by runtime/dae: %s\n", ode.Algebraic, strings.Join(names, ", "))
+	}
+	if ode := p.System.ODE; len(ode.Delays) > 0 {
+		var names []string
+		for _, d := range ode.Delays {
+			names = append(names, d.Label)
+		}
+		fmt.Fprintf(w, "  delayed values: %d (%s), solved by runtime/dde: log-likelihood and simulations only, no gradient or FIM\n", len(ode.Delays), strings.Join(names, ", "))
+	}
 	for _, x := range p.Warnings {
 		fmt.Fprintf(w, "warning: %v\n", x)
 	}

@@ -47,6 +47,9 @@ func (l *lowering) periodConditions() {
 			l.stateValuesAfterPreeq(d)
 			l.carryOver(d)
 		}
+		if d.preeq != nil {
+			l.fastAfterPreeq(d)
+		}
 		if len(d.periods) == 0 {
 			continue
 		}
@@ -241,14 +244,14 @@ func (l *lowering) periodAssignments() {
 			q := &d.periods[k]
 			c := q.set
 			newVal := make(map[string]*symbolic.Node) // resolved id -> value
-			var states []string
+			var states, fast []string
 			for _, t := range c.Targets {
 				id := l.resolve(t)
 				s := c.Values[t]
 				if x, isNum := parseNum(s); isNum && math.IsNaN(x) {
 					continue // v1-style "leave alone"
 				}
-				_, isState := l.stateIdx[id]
+				si, isState := l.stateIdx[id]
 				if !isState && !comps[id] {
 					continue // a parameter: the period's condition
 				}
@@ -257,7 +260,11 @@ func (l *lowering) periodAssignments() {
 					continue
 				}
 				newVal[id] = n
-				if isState {
+				if isState && l.isAlgebraic(si) {
+					// A fast species (checkTargets refuses the other
+					// algebraic variables): its pools move instead.
+					fast = append(fast, id)
+				} else if isState {
 					states = append(states, id)
 				}
 			}
@@ -281,8 +288,41 @@ func (l *lowering) periodAssignments() {
 				a.States = append(a.States, id)
 				a.Values = append(a.Values, g)
 			}
-			for _, st := range l.ode.States {
-				if _, set := newVal[st.Name]; set {
+			// A fast species set to g moves each pool it enters by
+			// c_ki a_i (g - z_i), the other fast species kept: the
+			// species then take the equilibrium of the new pools.
+			inc := make(map[int]*symbolic.Node)
+			for _, id := range fast {
+				g := newVal[id]
+				if comp, ok := l.concAmountState(id); ok {
+					if _, resized := newVal[comp]; resized {
+						l.e.add(q.pos.File, q.pos.Line, "conditionId", "fast species %q set while its compartment %q is resized: not supported", id, comp)
+						continue
+					}
+					g = b.Mul(g, size(comp))
+				}
+				d := b.Sub(g, b.Sym(id, symbolic.KindState))
+				for k, coef := range l.poolCoefs(l.stateIdx[id]) {
+					if inc[k] == nil {
+						inc[k] = b.Const(0)
+					}
+					inc[k] = b.Add(inc[k], b.Mul(coef, d))
+				}
+			}
+			for k := range l.ode.States {
+				if inc[k] == nil {
+					continue
+				}
+				name := l.ode.States[k].Name
+				if slices.Contains(a.States, name) {
+					l.e.add(q.pos.File, q.pos.Line, "conditionId", "condition sets both %q and a fast species in it: not supported", name)
+					continue
+				}
+				a.States = append(a.States, name)
+				a.Values = append(a.Values, b.Add(b.Sym(name, symbolic.KindState), inc[k]))
+			}
+			for i, st := range l.ode.States {
+				if _, set := newVal[st.Name]; set || l.isAlgebraic(i) {
 					continue
 				}
 				if comp, ok := l.concAmountState(st.Name); ok {

@@ -27,6 +27,12 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 		{"periods", "../../petab/testdata/periods/problem.yaml"},
 		{"volume", "../../petab/testdata/volume/problem.yaml"},
 		{"events", "../../petab/testdata/events/problem.yaml"},
+		// Algebraic rule and fast reaction (model.Algebraic, solved through
+		// runtime/dae by the objective), csymbol delay (model.Delays,
+		// runtime/dde, the llh only).
+		{"algrule", "../../petab/testdata/alg/problem.yaml"},
+		{"fastrx", "../../petab/testdata/fast/problem.yaml"},
+		{"delayed", "../../petab/testdata/delay/problem.yaml"},
 	} {
 		abs, err := filepath.Abs(c.yaml)
 		if err != nil {
@@ -212,6 +218,7 @@ func TestPEtabGenerated(t *testing.T) {
 const petabGenTest = `package petabgentest
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -437,6 +444,21 @@ func compareAssign(t *testing.T, g genModel, p *petab.Problem) float64 {
 // move on any case (differences of 1e-11 and less).
 func compareObjective(t *testing.T, g genModel, prob *objective.Problem, p *petab.Problem) (llh, grad, fim float64) {
 	opt := &objective.Options{Method: sens.PBSR, RTol: 1e-10, ATol: 1e-12, Grad: true, FIM: true}
+	if model.HasDelays(g) != model.HasDelays(p.Model) {
+		t.Fatalf("delays: generated %v, interp %v", model.HasDelays(g), model.HasDelays(p.Model))
+	}
+	if model.HasDelays(g) {
+		// No sensitivities through delays (objective.ErrDelaySens): the
+		// llh only, and a gradient request refused alike.
+		opt.Grad, opt.FIM = true, false
+		if _, err := objective.New(g, prob, opt); !errors.Is(err, objective.ErrDelaySens) {
+			t.Fatalf("a gradient of a model with delays: %v, want objective.ErrDelaySens", err)
+		}
+		opt.Grad = false
+	}
+	if a, ok := g.(model.Algebraic); ok != (p.Model.NumAlgebraic() > 0) || ok && a.NumAlgebraic() != p.Model.NumAlgebraic() {
+		t.Fatalf("generated model: model.Algebraic %v; interp has %d algebraic variables", ok, p.Model.NumAlgebraic())
+	}
 	og, err := objective.New(g, prob, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -485,6 +507,9 @@ func compareObjective(t *testing.T, g genModel, prob *objective.Problem, p *peta
 	// builds its error message: not part of the contract.)
 	if og.Eval(nominal, &rg) != nil || oi.Eval(nominal, &ri) != nil {
 		return llh, grad, fim
+	}
+	if model.HasDelays(g) {
+		return llh, grad, fim // runtime/dde allocates per solve
 	}
 	ag := testing.AllocsPerRun(2, func() { og.Eval(nominal, &rg) })
 	ai := testing.AllocsPerRun(2, func() { oi.Eval(nominal, &ri) })

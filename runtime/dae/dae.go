@@ -150,6 +150,15 @@ type work struct {
 	// (its FDelayed and JxDelayed; delay.go), else with its F and Jx.
 	withD bool
 	d     []float64
+	// cached: full, gz and jxv are those of the solve at (ct, cx, cp),
+	// bit for bit the arguments of this call, which then returns at once.
+	// An integrator asks for F, Jx and Jp (and the objective for
+	// observables) at the same point in turn; each would otherwise
+	// repeat Newton's method there (two evaluations of F and of Jx at
+	// least).
+	cached bool
+	ct     float64
+	cx, cp []float64
 	// degenerate: the last solve failed at a point that satisfies the
 	// equations but where g_z is singular (not index 1 there).
 	degenerate bool
@@ -234,6 +243,7 @@ func New(m model.Algebraic) (*Model, error) {
 			jxv: make([]float64, r.jxIn.NNZ()), jpv: make([]float64, r.jpIn.NNZ()),
 			gz: make([]float64, r.nz*r.nz), piv: make([]int, r.nz), w: make([]float64, r.nz*r.nwork),
 			d: make([]float64, r.NumDelays()),
+			cx: make([]float64, r.nx), cp: make([]float64, r.np),
 		}
 	}
 	return r, nil
@@ -400,6 +410,34 @@ func fillValue(d []float64, v float64) {
 // false when g_z is singular, a value is not finite, or Newton does not
 // converge.
 func (r *Model) solve(w *work, t float64, x, p []float64) bool {
+	// A solve with delayed values (withD) also depends on w.d, which the
+	// key does not hold: such solves neither use nor fill the cache.
+	if !w.withD && w.cached && w.zValid && math.Float64bits(t) == math.Float64bits(w.ct) && sameBits(x, w.cx) && sameBits(p, w.cp) {
+		return true
+	}
+	w.cached = false
+	if !r.newton(w, t, x, p) {
+		return false
+	}
+	w.cached, w.ct = !w.withD, t
+	copy(w.cx, x)
+	copy(w.cp, p)
+	return true
+}
+
+// sameBits reports whether a and b hold the same bits (NaNs included, -0
+// and 0 told apart: the cache must return what a solve would).
+func sameBits(a, b []float64) bool {
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// newton is solve without the cache.
+func (r *Model) newton(w *work, t float64, x, p []float64) bool {
 	nx, nz := r.nx, r.nz
 	copy(w.full[:nx], x)
 	w.degenerate = false

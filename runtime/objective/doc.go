@@ -144,6 +144,36 @@
 // supported (an error says so), nor is Options.NewSolver
 // (ErrEventsNewSolver). See events.go.
 //
+// # Algebraic variables
+//
+// A model with algebraic variables (model.Algebraic with NumAlgebraic >
+// 0: SBML algebraic rules, fast reactions) is wrapped once by New with
+// runtime/dae: every path (simulation, pre-equilibration and steady
+// states with their conservation laws, periods, events) solves the
+// reduced model over the differential states, z(t, x, p) solved by Newton
+// wherever it is evaluated, so that a condition's new parameters, a
+// re-initialised or assigned state and an event are followed by
+// consistent algebraic values. Observables and assignment sets are those
+// of the wrapped model at (x, z), their derivatives reduced through z by
+// the implicit function theorem (dae.Model.ReduceRows), so Grad and FIM
+// hold for every Method. Reinit, assignment targets and events must be
+// differential states. When an experiment fails and a condition's
+// algebraic equations have no solution at its start, the error says so.
+// Results of such a model are reproducible to Newton's tolerance rather
+// than bit for bit: runtime/dae starts each solve of z from the last z of
+// its pooled scratch, which depends on what was solved before (and so on
+// Workers, and on the garbage collector emptying the pool); on
+// petab/testdata/fast one and two workers differ by 1.2e-12 in the llh.
+// See algebraic.go.
+//
+// # Delays
+//
+// A model with delayed values (model.Delays: SBML csymbol delay) is solved
+// by runtime/dde, states only: New refuses Grad and FIM (ErrDelaySens),
+// pre-equilibration, data at +Inf, periods and Options.NewSolver, naming
+// the delays. Each experiment is one dde.Solve through its data times;
+// Method does not matter. Such an Eval allocates. See delay.go.
+//
 // # Workers, allocation, errors
 //
 // With Options.Workers > 1 the experiments are assigned round robin to

@@ -144,6 +144,8 @@ type core struct {
 	obs  model.Observables
 	asg  model.Assigner // nil unless the model implements it
 	ev   model.Events   // nil unless the model has events (events.go)
+	dl   model.Delays   // nil unless the model has delays (delay.go)
+	alg  *algModel      // the reduced model, when m has algebraic variables (algebraic.go)
 	prob *Problem
 	opt  Options
 	need bool // sensitivities needed (Grad or FIM)
@@ -243,7 +245,17 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	if !ok {
 		return nil, fmt.Errorf("objective: model %q does not implement model.Observables", m.Name())
 	}
+	if a, ok := m.(model.Algebraic); ok && a.NumAlgebraic() > 0 {
+		// Algebraic rules or fast reactions: every path solves the
+		// reduced model (algebraic.go).
+		am, err := newAlgModel(a, obs)
+		if err != nil {
+			return nil, err
+		}
+		m, obs = am, am
+	}
 	c := &core{m: m, obs: obs, prob: prob}
+	c.alg, _ = m.(*algModel)
 	if a, ok := m.(model.Assigner); ok {
 		c.asg = a
 		for k := 0; k < a.NumAssignments(); k++ {
@@ -258,6 +270,9 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		if c.opt.NewSolver != nil {
 			return nil, fmt.Errorf("%w: model %q has %d", ErrEventsNewSolver, m.Name(), ev.NumEvents())
 		}
+	}
+	if model.HasDelays(m) {
+		c.dl = m.(model.Delays)
 	}
 	o := &c.opt
 	if o.RTol == 0 {
@@ -289,11 +304,21 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	if c.dl != nil {
+		if err := c.checkDelays(); err != nil {
+			return nil, err
+		}
+	}
 	c.lin, c.dlin = make([]float64, c.nt), make([]float64, c.nt)
 	if err := c.plan(); err != nil {
 		return nil, err
 	}
-	c.consL = conservation(m, c.sampleParams())
+	if c.dl == nil {
+		// Conservation laws serve the steady states, which a model with
+		// delays does not reach here (and whose f without the delayed
+		// values is NaN).
+		c.consL = conservation(m, c.sampleParams())
+	}
 	nw := min(o.Workers, max(1, len(c.exps)))
 	c.workers = make([]*worker, 0, nw)
 	for w := 0; w < nw; w++ {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/pbgen/pbgen/runtime/dde"
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
@@ -37,6 +38,9 @@ type worker struct {
 	ssRes                  sens.Result // the steady-state chunks
 	q                      []float64   // the thetaModel's (unused) parameter vector
 	ts                     [1]float64
+	// A model with delays (delay.go): the dde settings and output times.
+	ddeSet dde.Settings
+	dts    []float64
 	// st is the start of a solve, kept here because a pointer passed
 	// through the Solver interface escapes (a local would allocate).
 	st sens.Start
@@ -125,6 +129,10 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		}
 		tm := newThetaModel(c.m, g.col, g.nc)
 		w.models[i] = tm
+		if c.dl != nil {
+			// runtime/dde solves it (delay.go); no sensitivity solvers.
+			continue
+		}
 		if c.ev != nil {
 			if err := w.newEventSolvers(i, tm, &so); err != nil {
 				return nil, err
@@ -150,6 +158,9 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		}
 		maxC = max(maxC, g.nc)
 		maxJp = max(maxJp, tm.jpPat.NNZ())
+	}
+	if c.dl != nil {
+		w.ddeSet = newDelaySettings(oset)
 	}
 	mk := func(n int) []float64 { return make([]float64, n) }
 	w.q = mk(maxC)
@@ -211,12 +222,18 @@ func (w *worker) run(e int, out *Result) {
 	clear(pt.grad)
 	clear(pt.fim)
 	pt.err = w.solve(e, out)
+	if pt.err != nil && w.c.alg != nil {
+		pt.err = w.c.explainDAE(e, pt.err)
+	}
 }
 
 func (w *worker) solve(e int, out *Result) error {
 	c := w.c
 	if c.ev != nil {
 		return w.solveEvents(e, out)
+	}
+	if c.dl != nil {
+		return w.solveDelays(e, out)
 	}
 	pl := &c.exps[e]
 	if len(pl.ex.Data) == 0 {

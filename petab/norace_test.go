@@ -1,0 +1,5 @@
+//go:build !race
+
+package petab
+
+const raceEnabled = false
