@@ -47,7 +47,7 @@ func newStepControl(nx, ns int) stepControl {
 	for i := range c.pv {
 		c.pv[i] = rng.NormFloat64()
 	}
-	c.pw, c.w = c.pv, make([]float64, ns)
+	c.pw, c.pwBuf, c.w = c.pv, make([]float64, ns*nProbe), make([]float64, ns)
 	return c
 }
 
@@ -101,9 +101,6 @@ func (c *stepControl) setWeights(s0 []float64, nx, ns int, wmax float64) {
 	}
 	if !c.weighted {
 		return
-	}
-	if len(c.pwBuf) != len(c.pv) {
-		c.pwBuf = make([]float64, len(c.pv))
 	}
 	c.pw = c.pwBuf
 	for j := 0; j < ns; j++ {
