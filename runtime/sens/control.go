@@ -58,7 +58,7 @@ func newStepControl(nx, ns int) stepControl {
 // then bounds ||E diag(w)||_F by the unweighted tolerance, so no column
 // is held less tightly than without weights, and a small column is held
 // to about its own size instead of the whole S's: on the bolus model of
-// testdata/events at rtol 1e-10, dD/dka (its column about 1/8 of ||S||_F)
+// testdata/events at rtol 1e-10, dD/dka (its column about 1/10 of ||S||_F)
 // was 1e-8 of its column off with the whole-S test, 1.3e-9 with weights,
 // at 1.5 times the steps. The weights are frozen for the run, since the
 // error estimate differences probes taken at several grid points, which
