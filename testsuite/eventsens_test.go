@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -155,50 +156,67 @@ func suiteFD(t *testing.T, m model.Model, p, ts []float64, rel float64) []float6
 }
 
 // TestEventSensModels checks S through events and switches of the
-// right-hand side against finite differences of the solution, on the
-// small SBML models of testdata/events: repeated bolus doses whose times
-// move with a parameter, an event at a parameter time, a state-dependent
-// trigger, and a piecewise input switched on and off at parameter times
-// feeding a state-dependent switch (no events: switches only). S is
-// solved at RTol 1e-10, each method with its own state tolerance for it
-// (FS with S in its error control, ErrCon; without it FS is 6e-8 off
-// after the harvests of the state trigger); the reference is the
-// fourth-order central difference of events.Solve at RTol 1e-14 (step
-// 1e-3 relative: truncation about 1e-13, noise about 1e-10; at RTol
-// 1e-13 it was 1.5e-9 off dB/dk1 of the event-time model's closed
-// form). Errors are relative to the column's largest entry. The output
-// times keep clear of the events and switches, where x is not
-// differentiable in p.
+// right-hand side on the small SBML models of testdata/events: repeated
+// bolus doses whose times move with a parameter, an event at a parameter
+// time, a state-dependent trigger, and a piecewise input switched on and
+// off at parameter times feeding a state-dependent switch (no events:
+// switches only); with the event-time model's event moved past the end
+// as the baseline without events. The output times keep clear of the
+// events and switches, where x is not differentiable in p.
 //
-// The bound for FS and PBSR is 10x their error without events (on the
-// event-time model with its event moved past the end: FS 4.5e-10, PBSR
-// 1.3e-9), taken as at least the reference's own error of about 2e-9:
-// events and switches may not cost more than a factor 10 of accuracy (a
-// wrong or missing jump is off by 1e-2 to 1). FS is 9.9e-9 off after
-// the harvests of the state trigger, PBSR 9.6e-9 (the default local
-// error test at RTol/10, order 3 at this tolerance). PBSR with its local error test at SensRTol = RTol/10 must be
-// within 10x RTol (tight, per case: where the reference's own error
-// allows it). Exp, without error control of S, is reported.
+// The reference is each model's closed form, differentiated by complex
+// steps (eventsens_exact_test.go): exact to rounding. That the closed
+// forms are the models is checked against fourth-order central
+// differences of events.Solve at RTol 1e-14 (the previous reference:
+// within 5e-10 of them). Errors are relative to the column's largest
+// entry.
+//
+// S is solved at RTol 1e-10 by FS (with S in its error control, ErrCon),
+// PBSR, PBSR with its local error test at SensRTol = RTol/10 and Exp,
+// each with its own state tolerance for it. "Within 10x the tolerance"
+// (issue #12), 1e-9 here, holds for FS on the baseline and the
+// event-time model (3.4e-10 and 5.1e-10) and on the bolus model (1.0e-9;
+// PBSR 1.3e-9, 1e-8 before its local error test weighed the columns of S,
+// sens.Tuning.ColumnWeightMax), not on the piecewise input (1.5e-9) nor
+// on the state trigger (1.0e-8, PBSR 7.1e-9), and PBSR's baseline is
+// 1.4e-9: there the error is the integrator's global error, not the
+// events'. Each of the state trigger's five harvests
+// restarts the integration from a non-zero S that the logistic then
+// carries through its inflection, where the local errors add up
+// undamped: over the last such stretch, from the exact S after the
+// fifth harvest, FS is 5.5e-9 off dX/dr, as CVODES is (5.5e-9, in the
+// same 81 steps: TestStateTriggerSegmentCVODES, build tag cvodes). The jumps themselves
+// cost nothing measurable: FS at RTol 1e-12 is 39 to 71 times more
+// accurate on every model (7.5e-12 to 1.4e-10). The bounds are the measured errors (amd64)
+// with room for rounding on other platforms; a wrong or missing jump is
+// 1e-2 to 1 off, and Exp, without error control of S, is bounded at
+// 1e-4 (measured 1e-5 to 4e-5).
 func TestEventSensModels(t *testing.T) {
-	// refErr is the reference's own error, at least: the floor of the
-	// baseline.
-	const rtol, refErr = 1e-10, 2e-9
+	const rtol = 1e-10
 	cases := []struct {
-		file string
-		ts   []float64
-		// tight bounds PBSR at SensRTol = RTol/10: 10 RTol, or 3e-9
-		// where the reference's own error is about 1e-9 (measured
-		// 1.1e-9 on the bolus model, where FS is 1.3e-9 off, and 1.4e-9
-		// on the state trigger).
-		tight float64
+		name, file string
+		ts         []float64
+		exact      func([]complex128, float64) []complex128
+		tweak      func(p []float64) // changes to the default parameters
+		// bound is the largest relative error allowed per method; fine
+		// bounds FS at RTol 1e-12.
+		bound map[string]float64
+		fine  float64
 	}{
-		{"bolus.xml", []float64{0, 1, 2.5, 4.2, 6, 8}, 3e-9},
-		{"eventtime.xml", []float64{0, 1, 2, 3, 5}, 10 * rtol},
-		{"statetrigger.xml", []float64{0, 1, 2.5, 4, 6}, 3e-9},
-		{"piecewise.xml", []float64{0, 1, 2, 2.5, 3.5, 5}, 10 * rtol},
+		{"eventtime.xml without its event", "eventtime.xml", []float64{0, 1, 2, 3, 5}, exactEventTime,
+			func(p []float64) { p[4] = 100 },
+			map[string]float64{"FS": 1e-9, "PBSR": 2.5e-9, pbsrTight: 5e-10}, 2e-11},
+		{"bolus.xml", "bolus.xml", []float64{0, 1, 2.5, 4.2, 6, 8}, exactBolus, nil,
+			map[string]float64{"FS": 2e-9, "PBSR": 2.5e-9, pbsrTight: 5e-10}, 5e-11},
+		{"eventtime.xml", "eventtime.xml", []float64{0, 1, 2, 3, 5}, exactEventTime, nil,
+			map[string]float64{"FS": 1e-9, "PBSR": 3e-9, pbsrTight: 5e-10}, 3e-11},
+		{"statetrigger.xml", "statetrigger.xml", []float64{0, 1, 2.5, 4, 6}, exactStateTrigger, nil,
+			map[string]float64{"FS": 1.5e-8, "PBSR": 1.2e-8, pbsrTight: 2.5e-9}, 3e-10},
+		{"piecewise.xml", "piecewise.xml", []float64{0, 1, 2, 2.5, 3.5, 5}, exactPiecewise, nil,
+			map[string]float64{"FS": 2.5e-9, "PBSR": 2e-9, pbsrTight: 3e-10}, 8e-11},
 	}
-	load := func(file string) *interp.Model {
-		sys, err := Lower(filepath.Join("..", "testdata", "events", file))
+	for _, c := range cases {
+		sys, err := Lower(filepath.Join("..", "testdata", "events", c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,80 +224,80 @@ func TestEventSensModels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m
-	}
-	// The baseline: the event-time model with T = 100, after the end.
-	base := load("eventtime.xml")
-	p := make([]float64, model.NumParams(base))
-	base.DefaultParams(p)
-	p[4] = 100
-	bound := checkSensFD4(t, "eventtime.xml without its event", base, p, []float64{0, 1, 2, 3, 5}, rtol,
-		map[string]float64{pbsrTight: 10 * rtol})
-	for v, w := range bound {
-		bound[v] = 10 * math.Max(w, refErr)
-	}
-	for _, c := range cases {
-		m := load(c.file)
-		p := make([]float64, model.NumParams(m))
+		np, nx := model.NumParams(m), model.NumStates(m)
+		p := make([]float64, np)
 		m.DefaultParams(p)
-		bound[pbsrTight] = c.tight
-		checkSensFD4(t, c.file, m, p, c.ts, rtol, bound)
+		if c.tweak != nil {
+			c.tweak(p)
+		}
+		_, ref := exactSens(c.exact, p, c.ts, nx)
+		// The closed form is the model: the differences of the solution
+		// agree with it to their own error.
+		w := worstSensErr(t, c.name+" central differences", m, c.ts, ref, fd4(t, m, p, c.ts))
+		if w > 2e-9 {
+			t.Errorf("%s: the closed form differs from central differences of events.Solve by %.2g", c.name, w)
+		}
+		for _, v := range []struct {
+			name string
+			opt  sens.Options
+			rtol float64
+		}{
+			{"FS", sens.Options{Method: sens.FS, ErrCon: true}, rtol},
+			{"PBSR", sens.Options{Method: sens.PBSR}, rtol},
+			{pbsrTight, sens.Options{Method: sens.PBSR, Tuning: sens.Tuning{SensRTol: rtol / 10, SensATol: rtol * 1e-3}}, rtol},
+			{"Exp", sens.Options{Method: sens.Exp}, rtol},
+			{"FS at RTol 1e-12", sens.Options{Method: sens.FS, ErrCon: true}, 1e-12},
+		} {
+			o := v.opt
+			o.RTol, o.ATol = v.rtol, v.rtol*1e-2
+			r, err := events.SolveSens(m, p, nil, nil, c.ts, &events.SensSettings{Sens: &o})
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.name, v.name, err)
+			}
+			w := worstSensErr(t, fmt.Sprintf("%s %s (%d events)", c.name, v.name, len(r.Fired)), m, c.ts, ref, r.S)
+			b, ok := c.bound[v.name]
+			switch {
+			case v.name == "Exp":
+				b, ok = 1e-4, true
+			case v.rtol != rtol:
+				b, ok = c.fine, true
+			}
+			if ok && w > b {
+				t.Errorf("%s %s: worst relative error %.2g, want <= %.2g", c.name, v.name, w, b)
+			}
+		}
 	}
 }
 
-// pbsrTight names PBSR with its local error test at SensRTol = RTol/10
-// in checkSensFD4.
+// pbsrTight names PBSR with its local error test at SensRTol = RTol/10.
 const pbsrTight = "PBSR SensRTol/10"
 
-// checkSensFD4 compares events.SolveSens (FS, PBSR, PBSR with SensRTol
-// = rtol/10 and Exp at rtol) with fourth-order central differences of
-// events.Solve, logs the worst entry of each and returns the worst
-// errors by name; a variant with a bound fails beyond it.
-func checkSensFD4(t *testing.T, name string, m model.Model, p, ts []float64, rtol float64, bound map[string]float64) map[string]float64 {
+// worstSensErr logs and returns the worst error of got (laid out as
+// SensResult.S at ts) against ref, relative to the largest entry of the
+// column in ref (at least 1e-6).
+func worstSensErr(t *testing.T, name string, m model.Model, ts, ref, got []float64) float64 {
 	t.Helper()
 	np, nx := model.NumParams(m), model.NumStates(m)
-	ref := fd4(t, m, p, ts)
-	out := make(map[string]float64)
-	for _, v := range []struct {
-		name string
-		opt  sens.Options
-	}{
-		{"FS", sens.Options{Method: sens.FS, ErrCon: true}},
-		{"PBSR", sens.Options{Method: sens.PBSR}},
-		{pbsrTight, sens.Options{Method: sens.PBSR, Tuning: sens.Tuning{SensRTol: rtol / 10, SensATol: rtol * 1e-3}}},
-		{"Exp", sens.Options{Method: sens.Exp}},
-	} {
-		o := v.opt
-		o.RTol, o.ATol = rtol, rtol*1e-2
-		r, err := events.SolveSens(m, p, nil, nil, ts, &events.SensSettings{Sens: &o})
-		if err != nil {
-			t.Fatalf("%s %s: %v", name, v.name, err)
-		}
-		worst, wi, wj, wk := 0.0, 0, 0, 0
-		for j := 0; j < np; j++ {
-			scale := 1e-6
-			for k := range ts {
-				for i := 0; i < nx; i++ {
-					scale = math.Max(scale, math.Abs(ref[(k*nx+i)*np+j]))
-				}
-			}
-			for k := range ts {
-				for i := 0; i < nx; i++ {
-					if e := math.Abs(r.SAt(k)[i*np+j]-ref[(k*nx+i)*np+j]) / scale; e > worst {
-						worst, wi, wj, wk = e, i, j, k
-					}
-				}
+	worst, wi, wj, wk := 0.0, 0, 0, 0
+	for j := 0; j < np; j++ {
+		scale := 1e-6
+		for k := range ts {
+			for i := 0; i < nx; i++ {
+				scale = math.Max(scale, math.Abs(ref[(k*nx+i)*np+j]))
 			}
 		}
-		at := (wk*nx+wi)*np + wj
-		t.Logf("%s %s: %d events, worst relative error %.2g at t=%g: d%s/d%s = %.12g, differences %.12g",
-			name, v.name, len(r.Fired), worst, ts[wk], m.StateNames()[wi], m.ParamNames()[wj], r.SAt(wk)[wi*np+wj], ref[at])
-		out[v.name] = worst
-		if b, ok := bound[v.name]; ok && v.name != "Exp" && worst > b {
-			t.Errorf("%s %s: worst relative error %.2g, want <= %.2g", name, v.name, worst, b)
+		for k := range ts {
+			for i := 0; i < nx; i++ {
+				if e := math.Abs(got[(k*nx+i)*np+j]-ref[(k*nx+i)*np+j]) / scale; e > worst || math.IsNaN(e) {
+					worst, wi, wj, wk = e, i, j, k
+				}
+			}
 		}
 	}
-	return out
+	at := (wk*nx+wi)*np + wj
+	t.Logf("%s: worst relative error %.2g at t=%g: d%s/d%s = %.12g, exact %.12g",
+		name, worst, ts[wk], m.StateNames()[wi], m.ParamNames()[wj], got[at], ref[at])
+	return worst
 }
 
 // fd4 is the fourth-order central difference of events.Solve's x at ts

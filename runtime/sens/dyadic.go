@@ -42,6 +42,9 @@ func (en *engine) runDyadic(dst, s0, ts []float64, sw []float64) {
 	}
 	en.control.start(en.cfg.method == PBSR)
 	if en.control.on {
+		en.control.setWeights(r.cur, en.nx, en.ns, en.cfg.colWeightMax)
+	}
+	if en.control.on {
 		en.probeAt(en.control.pa, r.cur, r.a)
 		if en.corrector.on {
 			en.qAt(en.corrector.qa, r.cur, r.a)

@@ -264,6 +264,13 @@ type Tuning struct {
 	// (order3Below; docs/algorithms.md). The sparse exponential path (ExpActionSparse) takes
 	// order 2 steps whatever this says.
 	Order int
+	// ColumnWeightMax is the largest weight of a column of S in PBSR's
+	// local error test on the dyadic grid (see stepControl.setWeights):
+	// columns smaller than the RMS column at a run's start count up to
+	// this many times more, so that each column's error is held to about
+	// its own size. Default 16; 1 or less (negative) gives the unweighted
+	// test on the whole S.
+	ColumnWeightMax float64
 	// MaxDepth bounds the bisection depth of RefineLocalError (PBSR on
 	// GridState: at most 2^MaxDepth pieces per grid interval); default 8.
 	MaxDepth int
@@ -349,6 +356,7 @@ func validate(o *Options) error {
 		checkAbs("refinement factor NIntFactor", t.NIntFactor),
 		checkNum("exponential reuse tolerance ReuseTol", t.ReuseTol),
 		checkNum("reuse bound RefTheta", t.RefTheta),
+		checkNum("column weight bound ColumnWeightMax", t.ColumnWeightMax),
 		checkAbs("state tolerance factor StateTolFactor", t.StateTolFactor),
 		checkAbs("accuracy check bound CheckBound", o.CheckBound),
 	} {
@@ -386,6 +394,7 @@ type config struct {
 	method             Method
 	rtol, atol         float64
 	srtol, satol       float64
+	colWeightMax       float64 // Tuning.ColumnWeightMax resolved
 	jacTol             float64
 	jpCheck            bool
 	nintFactor         float64
@@ -434,6 +443,7 @@ func resolve(o *Options) (config, error) {
 	c.resolveState(t.StateTolFactor)
 	c.srtol, c.satol = orDefault(t.SensRTol, c.rtol), orDefault(t.SensATol, c.atol)
 	c.jacTol = orDefault(t.JacTol, 1e-4)
+	c.colWeightMax = orDefault(t.ColumnWeightMax, colWeightMax)
 	c.nintFactor = orDefault(t.NIntFactor, 10)
 	c.nmax, c.maxDepth = orDefaultInt(t.NMax, 10), orDefaultInt(t.MaxDepth, 8)
 	c.order = t.Order
