@@ -260,6 +260,12 @@ type Solver struct {
 	fsave                    []float64
 	colAcc                   []float64 // per-column norm accumulators (len np)
 	colD, colY, colP         []float64 // more of them for sensNewtonExact
+	// The columns of the right-hand side whose solve sensNewtonExact
+	// checks (checkColsStable): chkB holds them (nx each), chkCol their
+	// indices, chkNext the first column of the next check.
+	chkB    []float64
+	chkCol  [sensCheckCols]int
+	chkNext int
 	// freshS: the BDF's sensitivity corrector rebuilds M from Jx at the
 	// converged state and runs sensNewtonExact, from freshCols columns
 	// (sensFreshCols; tests change it).
@@ -437,6 +443,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.fsave = make([]float64, nmax)
 	sv.colAcc = make([]float64, np)
 	sv.colD, sv.colY, sv.colP = make([]float64, np), make([]float64, np), make([]float64, np)
+	sv.chkB = make([]float64, nx*sensCheckCols)
 	sv.freshCols = sensFreshCols
 	if !sv.useSparse {
 		// Only the sparse path rebuilds M: on the dense CaMKII (21
