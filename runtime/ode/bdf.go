@@ -347,6 +347,14 @@ func (s *Solver) predict() {
 		s.tn = s.tstop
 	}
 	nz := s.nz
+	if nz >= predictKernelMin && dense.HasFMA && s.q <= qmax {
+		// The AVX2 kernel, the same additions four entries at a time.
+		for j := 0; j <= s.q; j++ {
+			s.znv[j] = s.zn[j][:nz]
+		}
+		dense.Predict(s.znv[:s.q+1], s.q)
+		return
+	}
 	z0, z1 := s.zn[0][:nz], s.zn[1][:nz]
 	switch s.q {
 	case 1:
@@ -415,6 +423,13 @@ func (s *Solver) predict() {
 		s.predictLoops()
 	}
 }
+
+// predictKernelMin is the length of the Nordsieck vectors from which
+// predict takes dense.Predict's AVX2 kernel (where the CPU has it): the
+// unrolled loops are scalar, and on FS with many parameters they were a
+// fifth of the instructions (Lang_PLOSComputBiol2024, 39432 entries);
+// below it the call is not worth it.
+const predictKernelMin = 64
 
 // predictLoops is the prediction as q(q+1)/2 passes over the Nordsieck
 // array (zn[j-1] += zn[j] for k = 1..q, j = q..k): what predict does for
@@ -969,7 +984,7 @@ func (s *Solver) sensNewtonExact() int {
 	s.saveCheckCols(acorS)
 	s.solveBlock(acorS, m)
 	s.stats.SensNewtonIters++
-	if firstNonFinite(acorS) >= 0 {
+	if !dense.Finite(acorS) {
 		s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, -1, "the sensitivity iterate"
 		return nlsConvFail
 	}

@@ -1,8 +1,11 @@
 package ode
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/internal/scalenet"
@@ -111,5 +114,55 @@ func TestSensRefine(t *testing.T) {
 		if !(d <= 1e-9) || !(er <= 2*ef+1e-6) {
 			t.Errorf("errcon=%v: refined S %.3g apart from the first correction's, errors %.3g and %.3g", errcon, d, er, ef)
 		}
+	}
+}
+
+// TestMemoryEstimateSparse: on the sparse LU path the estimate is
+// O(nnz + nx np), with no nx x nx matrix: NewSolver's allocations on
+// scalenet chains (their parameters grow with the chain) are within it
+// and above 2/3 of it; with the parameters fixed it doubles with the
+// states; and a 20,000-state model with an empty Jx, which the dense
+// path refuses under a 1 GiB limit, passes it with the sparse LU
+// (LinearAuto).
+func TestMemoryEstimateSparse(t *testing.T) {
+	for _, n := range []int{300, 1200} {
+		m := scalenet.New(scalenet.Chain, n)
+		nx, np := model.NumStates(m), model.NumParams(m)
+		if !AutoSparse(nx, m.JxPattern().NNZ()) {
+			t.Fatalf("chain %d: not on the sparse path", n)
+		}
+		need := MemoryEstimateFor(m, nil)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := NewSolver(m, &Settings{MemoryLimit: -1})
+		runtime.ReadMemStats(&after)
+		got := int64(after.TotalAlloc - before.TotalAlloc)
+		t.Logf("chain %d (%d states, %d parameters, nnz(Jx) %d): NewSolver allocated %d bytes, estimate %d (dense path %d)",
+			n, nx, np, m.JxPattern().NNZ(), got, need, MemoryEstimate(nx, np))
+		if !s.UsesSparse() || got > need || 3*got < 2*need {
+			t.Errorf("chain %d: NewSolver allocated %d bytes, estimate %d", n, got, need)
+		}
+	}
+	const np = 20
+	a, b := MemoryEstimateSparse(1000, np, 5000, 2000), MemoryEstimateSparse(2000, np, 10000, 4000)
+	if r := float64(b) / float64(a); !(r > 1.99 && r < 2.01) {
+		t.Errorf("estimate grows by %.3f from 1000 to 2000 states at %d parameters, want 2", r, np)
+	}
+	var me *MemoryError
+	w := wide{20000}
+	if err := NewSolver(w, &Settings{MemoryLimit: 1 << 30, LinearSolver: LinearDense}).Err(); !errors.As(err, &me) {
+		t.Errorf("dense path under 1 GiB: got %v, want a *MemoryError", err)
+	}
+	s := NewSolver(w, &Settings{MemoryLimit: 1 << 30})
+	if err := s.Err(); err != nil || !s.UsesSparse() {
+		t.Errorf("sparse path under 1 GiB: got %v (sparse %v)", err, s.UsesSparse())
+	}
+	if need := MemoryEstimateFor(w, nil); need >= 8*20000*20000/100 {
+		t.Errorf("sparse estimate for 20000 states and one parameter: %d bytes", need)
+	}
+	// Over the limit, the sparse path's message says what it counts.
+	if err := NewSolver(w, &Settings{MemoryLimit: 1 << 20}).Err(); !errors.As(err, &me) || !strings.Contains(me.Msg, "sparse LU") {
+		t.Errorf("sparse path under 1 MiB: got %v", err)
 	}
 }

@@ -256,6 +256,7 @@ type Solver struct {
 	// by both methods: the solution history (BDF: the Nordsieck array;
 	// DOPRI5: x and its derivative), weights and work vectors.
 	zn                       [lmax][]float64
+	znv                      [lmax][]float64 // views of zn for dense.Predict
 	ewt, acor, y, tmp, ftemp []float64
 	fsave                    []float64
 	colAcc                   []float64 // per-column norm accumulators (len np)
@@ -388,7 +389,8 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 		sv.err = invalid("%d absolute tolerances given for %d states", len(st.ATolVec), nx)
 		return sv
 	}
-	if err := checkMemory(MemoryEstimate(nx, np), st.MemoryLimit, nx, np); err != nil {
+	need, sparseLU := memoryEstimateFor(m, st)
+	if err := checkMemory(need, st.MemoryLimit, nx, np, sparseLU); err != nil {
 		sv.err = err
 		return sv
 	}

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/pbgen/pbgen/runtime/internal/dense"
 )
 
 // TestSolveRowsMatchesCols: the solve by rows (dense.GatherRow over row
@@ -62,4 +64,44 @@ func TestSolveRowsMatchesCols(t *testing.T) {
 	if offDiag == 0 {
 		t.Error("no trial pivoted off the diagonal")
 	}
+}
+
+// TestMulBlockRowsMatchesAxpy: the products by rows (dense.GatherRow)
+// give the row updates' result (dense.Axpy per entry, in pattern order)
+// to the bit, plain and added, and refuse a short block.
+func TestMulBlockRowsMatchesAxpy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	p := randPattern(t, rng, 50, 4, true)
+	a := CSR{Pat: p, Val: randVec(rng, p.NNZ())}
+	for _, k := range []int{rowsMin, 37, 317} {
+		x := randVec(rng, p.Cols*k)
+		y0 := randVec(rng, p.Rows*k)
+		for _, add := range []bool{false, true} {
+			want := slices.Clone(y0)
+			for i := 0; i < p.Rows; i++ {
+				d := want[i*k : (i+1)*k]
+				if !add {
+					clear(d)
+				}
+				for q := p.RowPtr[i]; q < p.RowPtr[i+1]; q++ {
+					dense.Axpy(d, x[p.ColIdx[q]*k:], a.Val[q])
+				}
+			}
+			got := slices.Clone(y0)
+			if add {
+				a.MulAddBlockTo(got, x, k)
+			} else {
+				a.MulBlockTo(got, x, k)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("k=%d add=%v: by rows %.3g apart from the row updates", k, add, relDiff(got, want))
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MulBlockTo with a short X did not panic")
+		}
+	}()
+	a.MulBlockTo(make([]float64, p.Rows*rowsMin), make([]float64, p.Cols*rowsMin-1), rowsMin)
 }
