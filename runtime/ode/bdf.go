@@ -974,14 +974,26 @@ func (s *Solver) sensNewtonExact() int {
 	nx, nz, m := s.nx, s.nz, s.nsp
 	zS0, zS1 := s.zn[0][nx:nz], s.zn[1][nx:nz]
 	acorS := s.acor[nx:nz]
-	fS := s.ftemp[nx:nz]
-	s.sensApply(fS, zS0)
-	// The first correction, solved in place in acorS.
+	// The first correction's right-hand side gamma (Jx zS0 + Jp) - rl1 zS1,
+	// row by row as -rl1 (zS1 + c Jx zS0) with c = -gamma/rl1, then
+	// gamma Jp: one pass that writes acorS, where forming Jx zS0 + Jp and
+	// combining it with zS1 took a write and two reads of nx x nsp
+	// blocks more (Lang_PLOSComputBiol2024: FS 0.58 s to 0.55 s of CPU,
+	// alternated runs).
 	g, rl1 := s.gamma, s.rl1
-	for i := range acorS {
-		acorS[i] = g*fS[i] - rl1*zS1[i]
+	rp, ci := s.jxPat.RowPtr, s.jxPat.ColIdx
+	c := -g / rl1
+	jc := s.jvC[:len(s.jvS)]
+	for q, v := range s.jvS {
+		jc[q] = c * v
 	}
+	for i := 0; i < nx; i++ {
+		lo, hi := rp[i], rp[i+1]
+		dense.GatherRow(acorS[i*m:(i+1)*m], zS1[i*m:(i+1)*m], -rl1, jc[lo:hi], ci[lo:hi], zS0, m)
+	}
+	s.addJp(acorS, g)
 	s.saveCheckCols(acorS)
+	// The first correction, solved in place in acorS.
 	s.solveBlock(acorS, m)
 	s.stats.SensNewtonIters++
 	if !dense.Finite(acorS) {

@@ -290,6 +290,7 @@ type jacobians struct {
 	// jv is the Jx used for the iteration matrix, jvS and jpv are Jx and
 	// Jp at the current point for sensitivities.
 	jv, jvS, jpv []float64
+	jvC          []float64 // jvS scaled for the exact corrector's first right-hand side
 	mat          []float64 // dense path: LU factors of I - gamma*Jx
 	piv          []int
 	// The sparse path (useSparse): shift is the pattern of M = I - gamma
@@ -419,6 +420,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	nmax := nx * (1 + np)
 	sv.jv = make([]float64, sv.jxPat.NNZ())
 	sv.jvS = make([]float64, sv.jxPat.NNZ())
+	sv.jvC = make([]float64, sv.jxPat.NNZ())
 	sv.jpv = make([]float64, sv.jpPat.NNZ())
 	sv.jpSel.ColIdx = make([]int, 0, sv.jpPat.NNZ())
 	sv.jpFrom = make([]int, 0, sv.jpPat.NNZ())
@@ -700,9 +702,15 @@ func (s *Solver) sensRHS(dst []float64, t float64, x, S, p []float64) error {
 // sensApply writes Jx S + Jp with the stored values jvS, jpv.
 func (s *Solver) sensApply(dst, S []float64) {
 	sparse.CSR{Pat: s.jxPat, Val: s.jvS}.MulBlockTo(dst, S, s.nsp)
+	s.addJp(dst, 1)
+}
+
+// addJp adds alpha Jp[:, params] (the stored jpv) to the row-major
+// nx x nsp dst.
+func (s *Solver) addJp(dst []float64, alpha float64) {
 	jp := sparse.CSR{Pat: &s.jpSel, Val: s.jpSelV[:len(s.jpFrom)]}
 	sparse.Gather(jp.Val, s.jpv, s.jpFrom)
-	jp.AddTo(dst, 1)
+	jp.AddTo(dst, alpha)
 }
 
 func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) error {
