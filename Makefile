@@ -2,7 +2,7 @@
 # runs (see .ci/run).
 GO ?= go
 
-.PHONY: test generate check testsuite bench petabgen bench-ode fuzz cvodes demo petab-check slurm-test
+.PHONY: test generate check testsuite bench petabgen bench-ode fuzz cvodes demo petab-check lang-check slurm-test
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
@@ -37,6 +37,12 @@ cvodes:
 # the gradient check. Tens of minutes on 2 cores.
 petab-check:
 	PBGEN_LONG=1 $(GO) test ./petab -run 'BenchmarkGradients|BenchmarkSimulationTable' -count=1 -v -timeout 3h
+
+# S of Lang_PLOSComputBiol2024 (124 states, 317 parameters; issue #13) by
+# FS, PBSR and Exp against FS at rtol 1e-10, with their CPU times: about
+# 50 s of CPU (PBSR and Exp most of it).
+lang-check:
+	PBGEN_LONG=1 $(GO) test ./cmd/pbbench -run LangAccuracy -count=1 -v -timeout 1h
 
 # The paper's experiments and the PEtab benchmark collection's problems
 # (-petab, in $(SHARED)/petab-benchmark) side by side with FS and CVODES.

@@ -27,11 +27,12 @@ import (
 // and CVODES's default). -lang-pb adds PBSR and Exp, timed once each.
 //
 // The 25.7 s for the dense path were measured before the exact
-// sensitivity corrector of runtime/ode (sensNewtonExact), which the dense
-// path uses too: the ratio of this run's dense path over the automatic one
-// is now that of the linear algebra alone (2.5x on 2 cores), while the
-// dense path of commit a2d6f55 took about 10x the time of today's
-// automatic one, alternated on the same machine.
+// sensitivity corrector of runtime/ode (sensNewtonExact). The dense path
+// keeps CVODES's corrector (the exact one only pays with many states), so
+// the ratio of the dense path over the automatic one is that of the
+// linear algebra and of the corrector: the automatic path's exact
+// corrector takes one multi-column solve per step (its first correction,
+// checked for a stable solve), the dense path's about eight.
 
 const (
 	langProblem = "Lang_PLOSComputBiol2024"

@@ -28,13 +28,17 @@
 // 16% and doubled S's error), where
 // a multi-column solve costs more than a refactorisation, the corrector
 // first rebuilds M from Jx at the converged state, the matrix of the
-// sensitivity system, so that M is that linear system's exact Jacobian, and
-// tests each column's convergence by the Euclidean rate of its corrections
-// or accepts it at working precision: CVODES's test, weighted and with a
-// stale M, iterates and fails on rounding when a column's entries span
-// many orders of magnitude (on Lang_PLOSComputBiol2024, with 317
-// parameters down to 1e-15, it took 7 times the iterations and twice the
-// steps; see sensNewtonExact).
+// sensitivity system, so that M is that linear system's exact Jacobian:
+// its first correction then solves the system, and is accepted when a
+// backward-error check on a few columns shows a stable solve (a second
+// correction would only be iterative refinement in working precision).
+// Only when that check fails does it iterate, testing each column's
+// convergence by the Euclidean rate of its corrections or accepting it at
+// working precision: CVODES's test, weighted and with a stale M, iterates
+// and fails on rounding when a column's entries span many orders of
+// magnitude (on Lang_PLOSComputBiol2024, with 317 parameters down to
+// 1e-15, it took 7 times the iterations and twice the steps; see
+// sensNewtonExact).
 //
 // # Grid and outputs
 //

@@ -7,16 +7,66 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+
+	"github.com/pbgen/pbgen/runtime/model"
 )
 
 // MemoryEstimate returns the bytes NewSolver allocates for a model of nx
-// states and np parameters: the dense nx x nx iteration matrix and 19
-// vectors of nx (1 + np) (the Nordsieck history and the work vectors,
-// sized for sensitivities of every parameter). The Trajectory, which grows
-// by a few nx per step, is not included.
+// states and np parameters on the dense LU path: the dense nx x nx
+// iteration matrix and 19 vectors of nx (1 + np) (the Nordsieck history
+// and the work vectors, sized for sensitivities of every parameter). The
+// Trajectory, which grows by a few nx per step, is not included. The
+// sparse LU path needs no nx x nx matrix: see MemoryEstimateSparse, and
+// MemoryEstimateFor for the path NewSolver takes.
 func MemoryEstimate(nx, np int) int64 {
 	n, p := float64(nx), float64(np)
-	return clampBytes(8 * (n*n + 19*n*(1+p) + 4*n + 2*p))
+	return clampBytes(8 * (n*n + 19*n*(1+p) + 6*n + 5*p))
+}
+
+// MemoryEstimateSparse returns the bytes NewSolver allocates for a model
+// of nx states and np parameters whose Jacobians Jx and Jp have nnzJx and
+// nnzJp structural non-zeros, on the sparse LU path: O(nnz + nx np), no
+// nx x nx matrix. Besides the 19 vectors of nx (1 + np) of MemoryEstimate
+// it counts the sensitivity block's solve workspace (nx np), the
+// Jacobians' values, the pattern of I - gamma Jx with its analysis, and
+// the LU's factors at the capacity NewLU gives them (4 times that
+// pattern's non-zeros for each of L and U, with the row copies of the
+// block solves): factors that fill in beyond it grow when first
+// factorised, outside the estimate.
+func MemoryEstimateSparse(nx, np, nnzJx, nnzJp int) int64 {
+	n, p := float64(nx), float64(np)
+	nm := float64(nnzJx) + n    // I - gamma Jx: Jx and at most the whole diagonal
+	words := 19*n*(1+p) + n*p + // the vectors; the block solve's workspace
+		2*float64(nnzJx) + 4*float64(nnzJp) + // jv, jvS; Jp's values and selection
+		2*nm + nm + // the shifted pattern and its position map; M's values
+		2*nm + // the analysis: M by columns
+		16*nm + 24*nm + // L and U (index and value), their row copies
+		30*n + 5*p // the orderings, the LU's and the solver's vectors of n and np
+	return clampBytes(8 * words)
+}
+
+// MemoryEstimateFor returns the bytes NewSolver(m, s) allocates:
+// MemoryEstimateSparse where the BDF factorises with the sparse LU
+// (LinearSparse, or LinearAuto where AutoSparse picks it), MemoryEstimate
+// otherwise. NewSolver checks it against Settings.MemoryLimit.
+func MemoryEstimateFor(m model.Model, s *Settings) int64 {
+	var set Settings
+	if s != nil {
+		set = *s
+	}
+	need, _ := memoryEstimateFor(m, &set)
+	return need
+}
+
+// memoryEstimateFor is MemoryEstimateFor, and whether it is the sparse
+// path's.
+func memoryEstimateFor(m model.Model, s *Settings) (int64, bool) {
+	nx, np := model.NumStates(m), model.NumParams(m)
+	jx := m.JxPattern()
+	if s.Method == BDF && (s.LinearSolver == LinearSparse || s.LinearSolver == LinearAuto && AutoSparse(nx, jx.NNZ())) {
+		return MemoryEstimateSparse(nx, np, jx.NNZ(), m.JpPattern().NNZ()), true
+	}
+	return MemoryEstimate(nx, np), false
 }
 
 func clampBytes(b float64) int64 {
@@ -119,10 +169,15 @@ func FormatBytes(b int64) string {
 
 // checkMemory returns a *MemoryError when need bytes exceed the limit of
 // the setting.
-func checkMemory(need, setting int64, nx, np int) error {
+func checkMemory(need, setting int64, nx, np int, sparse bool) error {
 	limit := ResolveMemoryLimit(setting, need)
 	if limit < 0 || need <= limit {
 		return nil
+	}
+	if sparse {
+		return &MemoryError{Need: need, Limit: limit, Msg: fmt.Sprintf(
+			"ode: the integrator needs about %s for %d states and %d parameters (vectors of %d (1 + %d) and the sparse LU), more than the limit of %s (Settings.MemoryLimit; by default 3/4 of the available memory); with sensitivities, ask for fewer parameters",
+			FormatBytes(need), nx, np, nx, np, FormatBytes(limit))}
 	}
 	return &MemoryError{Need: need, Limit: limit, Msg: fmt.Sprintf(
 		"ode: the integrator needs about %s for %d states and %d parameters (a dense %d x %d iteration matrix), more than the limit of %s (Settings.MemoryLimit; by default 3/4 of the available memory); the model is too large for the dense solver",

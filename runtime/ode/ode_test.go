@@ -551,7 +551,7 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatalf("estimate %d below the iteration matrix", need)
 	}
 	var me *MemoryError
-	s := NewSolver(m, &Settings{MemoryLimit: 1 << 30})
+	s := NewSolver(m, &Settings{MemoryLimit: 1 << 30, LinearSolver: LinearDense})
 	if !errors.As(s.Err(), &me) || me.Need != need || me.Limit != 1<<30 {
 		t.Fatalf("got %v", s.Err())
 	}
@@ -561,7 +561,7 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("Integrate returned %v", err)
 	}
 	// The default limit refuses a model that fits no machine (320 GB).
-	if err := NewSolver(wide{200000}, nil).Err(); DefaultMemoryLimit() > 0 && !errors.As(err, &me) {
+	if err := NewSolver(wide{200000}, &Settings{LinearSolver: LinearDense}).Err(); DefaultMemoryLimit() > 0 && !errors.As(err, &me) {
 		t.Errorf("200000 states with the default limit (%d): got %v", DefaultMemoryLimit(), err)
 	}
 	// No limit: a small model is unaffected either way.

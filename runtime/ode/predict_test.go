@@ -8,11 +8,22 @@ import (
 	"github.com/pbgen/pbgen/internal/testode"
 )
 
-// The unrolled prediction is the loops' bit for bit, at every order.
+// The unrolled prediction, and dense.Predict's kernel on long vectors
+// (with the sensitivities' length), are the loops' bit for bit, at every
+// order.
 func TestPredictUnrolled(t *testing.T) {
 	pr := testode.Hires()
 	s := NewSolver(pr.Model, &Settings{})
-	s.nz = s.nx
+	if s.nx >= predictKernelMin || len(s.zn[0]) < predictKernelMin {
+		t.Fatalf("Hires has %d states and %d entries with sensitivities: the test needs one length on either side of %d", s.nx, len(s.zn[0]), predictKernelMin)
+	}
+	for _, nz := range []int{s.nx, len(s.zn[0])} {
+		s.nz = nz
+		predictUnrolled(t, s)
+	}
+}
+
+func predictUnrolled(t *testing.T, s *Solver) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var want [lmax][]float64
 	for q := 1; q <= qmax; q++ {
@@ -30,7 +41,7 @@ func TestPredictUnrolled(t *testing.T) {
 		for j := 0; j <= q; j++ {
 			for i, v := range got[j][:s.nz] {
 				if v != s.zn[j][i] {
-					t.Fatalf("q %d: zn[%d][%d] = %v, loops %v", q, j, i, v, s.zn[j][i])
+					t.Fatalf("nz %d q %d: zn[%d][%d] = %v, loops %v", s.nz, q, j, i, v, s.zn[j][i])
 				}
 			}
 		}

@@ -257,10 +257,20 @@ type Solver struct {
 	// by both methods: the solution history (BDF: the Nordsieck array;
 	// DOPRI5: x and its derivative), weights and work vectors.
 	zn                       [lmax][]float64
+	znv                      [lmax][]float64 // views of zn for dense.Predict
 	ewt, acor, y, tmp, ftemp []float64
 	fsave                    []float64
 	colAcc                   []float64 // per-column norm accumulators (len np)
 	colD, colY, colP         []float64 // more of them for sensNewtonExact
+	// The columns of the right-hand side whose solve sensNewtonExact
+	// checks (checkColsStable): chkB holds them (nx each), chkCol their
+	// indices, chkNext the first column of the next check.
+	chkB    []float64
+	chkCol  [sensCheckCols]int
+	chkNext int
+	// refineAlways sends every exact corrector to its refinement, as if
+	// the backward-error check had failed (tests).
+	refineAlways bool
 	// freshS: the BDF's sensitivity corrector rebuilds M from Jx at the
 	// converged state and runs sensNewtonExact, from freshCols columns
 	// (sensFreshCols; tests change it).
@@ -281,6 +291,7 @@ type jacobians struct {
 	// jv is the Jx used for the iteration matrix, jvS and jpv are Jx and
 	// Jp at the current point for sensitivities.
 	jv, jvS, jpv []float64
+	jvC          []float64 // jvS scaled for the exact corrector's first right-hand side
 	mat          []float64 // dense path: LU factors of I - gamma*Jx
 	piv          []int
 	// The sparse path (useSparse): shift is the pattern of M = I - gamma
@@ -385,7 +396,8 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 		sv.err = invalid("%d absolute tolerances given for %d states", len(st.ATolVec), nx)
 		return sv
 	}
-	if err := checkMemory(MemoryEstimate(nx, np), st.MemoryLimit, nx, np); err != nil {
+	need, sparseLU := memoryEstimateFor(m, st)
+	if err := checkMemory(need, st.MemoryLimit, nx, np, sparseLU); err != nil {
 		sv.err = err
 		return sv
 	}
@@ -414,6 +426,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	nmax := nx * (1 + np)
 	sv.jv = make([]float64, sv.jxPat.NNZ())
 	sv.jvS = make([]float64, sv.jxPat.NNZ())
+	sv.jvC = make([]float64, sv.jxPat.NNZ())
 	sv.jpv = make([]float64, sv.jpPat.NNZ())
 	sv.jpSel.ColIdx = make([]int, 0, sv.jpPat.NNZ())
 	sv.jpFrom = make([]int, 0, sv.jpPat.NNZ())
@@ -445,6 +458,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.fsave = make([]float64, nmax)
 	sv.colAcc = make([]float64, np)
 	sv.colD, sv.colY, sv.colP = make([]float64, np), make([]float64, np), make([]float64, np)
+	sv.chkB = make([]float64, nx*sensCheckCols)
 	sv.freshCols = sensFreshCols
 	if !sv.useSparse {
 		// Only the sparse path rebuilds M: on the dense CaMKII (21
@@ -718,9 +732,15 @@ func (s *Solver) sensRHS(dst []float64, t float64, x, S, p []float64) error {
 // sensApply writes Jx S + Jp with the stored values jvS, jpv.
 func (s *Solver) sensApply(dst, S []float64) {
 	sparse.CSR{Pat: s.jxPat, Val: s.jvS}.MulBlockTo(dst, S, s.nsp)
+	s.addJp(dst, 1)
+}
+
+// addJp adds alpha Jp[:, params] (the stored jpv) to the row-major
+// nx x nsp dst.
+func (s *Solver) addJp(dst []float64, alpha float64) {
 	jp := sparse.CSR{Pat: &s.jpSel, Val: s.jpSelV[:len(s.jpFrom)]}
 	sparse.Gather(jp.Val, s.jpv, s.jpFrom)
-	jp.AddTo(dst, 1)
+	jp.AddTo(dst, alpha)
 }
 
 func (s *Solver) fail(kind ErrKind, t, h float64, index int, reason string) error {
@@ -743,21 +763,30 @@ func firstNonFinite(v []float64) int {
 }
 
 // setEwt sets the error weights from z = [x, S]: 1/(rtol|x_i| + atol_i),
-// and for S_ij the same with the atol of state i.
+// and for S_ij the same with the atol of state i. The weights of S are
+// skipped when nothing of the step reads them: with the exact sensitivity
+// corrector (freshS) and S outside the error test, only its rare
+// refinement does (sensRefine), which sets them itself. On
+// Lang_PLOSComputBiol2024 (317 columns) they were 9% of FS's CPU time.
 func (s *Solver) setEwt(z []float64) {
 	nx := s.nx
 	for i := 0; i < nx; i++ {
 		s.ewt[i] = 1 / (s.rtol*math.Abs(z[i]) + s.atol[i])
 	}
-	if s.sens {
-		m := s.nsp
-		for i := 0; i < nx; i++ {
-			a := s.atol[i]
-			e := s.ewt[nx+i*m : nx+(i+1)*m]
-			zz := z[nx+i*m : nx+(i+1)*m]
-			for c := range e {
-				e[c] = 1 / (s.rtol*math.Abs(zz[c]) + a)
-			}
+	if s.sens && (s.errcon || !s.freshS) {
+		s.setEwtS(z[nx:s.nz])
+	}
+}
+
+// setEwtS sets the error weights of S (row-major nx x nsp) from zS.
+func (s *Solver) setEwtS(zS []float64) {
+	nx, m := s.nx, s.nsp
+	for i := 0; i < nx; i++ {
+		a := s.atol[i]
+		e := s.ewt[nx+i*m : nx+(i+1)*m]
+		zz := zS[i*m : (i+1)*m]
+		for c := range e {
+			e[c] = 1 / (s.rtol*math.Abs(zz[c]) + a)
 		}
 	}
 }

@@ -149,6 +149,19 @@ type LU struct {
 	rowOf  []int     // rowOf[k] = original row pivotal at position k
 	colOf  []int     // = sym.q, original column of position k
 
+	// The factors by rows, for the block solves (solveRows): L's row i
+	// has the positions lrc[lrp[i]:lrp[i+1]] (increasing) with values
+	// lrv = -L there, and U's row i the original columns urc (of the
+	// positions j > i, decreasing) with urv = -U; lrm and urm map each
+	// entry to its place in lx and ux. rowsPat says the patterns are those
+	// of the current factors, rowsVal that the values are.
+	lrp, lrc, lrm []int
+	lrv           []float64
+	urp, urc, urm []int
+	urv           []float64
+	rowsPat       bool
+	rowsVal       bool
+
 	// Workspace.
 	x      []float64
 	stack  []int
@@ -225,6 +238,7 @@ func (f *LU) checkMatrix(a *CSR) {
 func (f *LU) Factor(a *CSR) error {
 	f.checkMatrix(a)
 	f.ok = false
+	f.rowsPat, f.rowsVal = false, false
 	f.Stats.Factors++
 	s := f.sym
 	n := s.n
@@ -414,6 +428,7 @@ func (f *LU) Refactor(a *CSR) error {
 // refactor is the numerical phase on positions: x is indexed by pivot
 // position, L's rows are positions, U's entries are in topological order.
 func (f *LU) refactor(a *CSR) bool {
+	f.rowsVal = false
 	s := f.sym
 	n := s.n
 	tol := f.pivTol()
@@ -498,6 +513,17 @@ func (f *LU) SolveTo(dst, b []float64, k int) {
 		f.work = make([]float64, n*k)
 	}
 	w := f.work[:n*k]
+	if k >= rowsMin && dense.HasFMA {
+		f.solveRows(dst, b, w, k)
+		return
+	}
+	f.solveCols(dst, b, w, k)
+}
+
+// solveCols is SolveTo by column sweeps over the factors, in the
+// workspace w (n x k) between the permutations.
+func (f *LU) solveCols(dst, b, w []float64, k int) {
+	n := f.sym.n
 	// w = P Q^T b: position j takes the row pivotal there.
 	for j := 0; j < n; j++ {
 		r := f.rowOf[j]
@@ -599,6 +625,117 @@ func (f *LU) solveWide(w []float64, k int) {
 			axpy(w[f.ui[t]*k:(f.ui[t]+1)*k], wj, -f.ux[t])
 		}
 	}
+}
+
+// rowsMin is the number of right-hand sides from which SolveTo solves by
+// rows (solveRows) where the CPU has AVX2/FMA.
+const rowsMin = 8
+
+// solveRows is SolveTo by rows: each row of the result is a sum over a
+// row of L or U kept in registers by dense.GatherRow, and b is read and
+// dst written in place of the permutations' copies:
+//
+//	w_i = b_rowOf(i) - sum_{t<i} L_it w_t             (i = 0..n-1)
+//	x_colOf(i) = (w_i - sum_{j>i} U_ij x_colOf(j)) / U_ii  (i = n-1..0)
+//
+// The entries of a row are applied in the order in which the column
+// sweeps of SolveTo apply them to that row (L's by increasing t, U's by
+// decreasing j), each with one fused multiply-add, so the result is the
+// column sweeps' to the bit (apart from zero multipliers, which those
+// skip). On Lang_PLOSComputBiol2024 (124 states, 317 columns) FS took
+// 0.84 s of CPU time against 0.98 s with the column sweeps (alternated
+// runs), 1.5e9 fewer instructions of 11.9e9 (callgrind).
+func (f *LU) solveRows(dst, b, w []float64, k int) {
+	f.rowFactors()
+	n := f.sym.n
+	for i := 0; i < n; i++ {
+		r := f.rowOf[i]
+		lo, hi := f.lrp[i], f.lrp[i+1]
+		dense.GatherRow(w[i*k:(i+1)*k], b[r*k:(r+1)*k], 1, f.lrv[lo:hi], f.lrc[lo:hi], w, k)
+	}
+	for i := n - 1; i >= 0; i-- {
+		c := f.colOf[i]
+		lo, hi := f.urp[i], f.urp[i+1]
+		dense.GatherRow(dst[c*k:(c+1)*k], w[i*k:(i+1)*k], 1/f.ud[i], f.urv[lo:hi], f.urc[lo:hi], dst, k)
+	}
+}
+
+// rowFactors brings the row copies of L and U up to date: their patterns
+// after a fresh factorisation (a transpose, reusing the storage), their
+// values after every factorisation. Allocates only when the factors
+// outgrow every earlier one.
+func (f *LU) rowFactors() {
+	n := f.sym.n
+	if !f.rowsPat {
+		next := f.stack[:n]
+		f.lrp = growInts(f.lrp, n+1)
+		f.lrc, f.lrm = growInts(f.lrc, len(f.li)), growInts(f.lrm, len(f.li))
+		clear(next)
+		for _, r := range f.li {
+			next[r]++
+		}
+		f.lrp[0] = 0
+		for i := 0; i < n; i++ {
+			f.lrp[i+1] = f.lrp[i] + next[i]
+			next[i] = f.lrp[i]
+		}
+		for j := 0; j < n; j++ {
+			for t := f.lp[j]; t < f.lp[j+1]; t++ {
+				r := f.li[t]
+				e := next[r]
+				next[r]++
+				f.lrc[e], f.lrm[e] = j, t
+			}
+		}
+		f.urp = growInts(f.urp, n+1)
+		f.urc, f.urm = growInts(f.urc, len(f.ui)), growInts(f.urm, len(f.ui))
+		clear(next)
+		for _, r := range f.ui {
+			next[r]++
+		}
+		f.urp[0] = 0
+		for i := 0; i < n; i++ {
+			f.urp[i+1] = f.urp[i] + next[i]
+			next[i] = f.urp[i]
+		}
+		for j := n - 1; j >= 0; j-- {
+			c := f.colOf[j]
+			for t := f.up[j]; t < f.up[j+1]; t++ {
+				r := f.ui[t]
+				e := next[r]
+				next[r]++
+				f.urc[e], f.urm[e] = c, t
+			}
+		}
+		f.rowsPat, f.rowsVal = true, false
+	}
+	if !f.rowsVal {
+		f.lrv = growFloats(f.lrv, len(f.lrm))
+		for e, t := range f.lrm {
+			f.lrv[e] = -f.lx[t]
+		}
+		f.urv = growFloats(f.urv, len(f.urm))
+		for e, t := range f.urm {
+			f.urv[e] = -f.ux[t]
+		}
+		f.rowsVal = true
+	}
+}
+
+// growInts returns s resized to n, reallocated only beyond its capacity.
+func growInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+// growFloats is growInts for float64.
+func growFloats(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
 }
 
 // axpy sets y += a x (len(x) = len(y)), skipping a = 0. The rows of a

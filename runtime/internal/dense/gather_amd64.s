@@ -1,0 +1,201 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func gatherAVX(dst, init, vals []float64, idx []int, src []float64, k int, alpha float64)
+//
+// dst[c] = alpha (init[c] + sum_q vals[q] src[idx[q] k + c]) for c < k
+// (init nil: 0), one fused multiply-add per entry and column in the order
+// of the entries. The row is done in blocks of 32 columns (8 accumulators
+// kept in registers over all the entries), then 16, 4 and single
+// columns. Lengths are checked by the caller; idx is not (see GatherRow).
+TEXT ·gatherAVX(SB), NOSPLIT, $0-136
+	MOVQ dst_base+0(FP), DI
+	MOVQ init_base+24(FP), SI
+	MOVQ vals_base+48(FP), DX
+	MOVQ vals_len+56(FP), R10
+	MOVQ idx_base+72(FP), R8
+	MOVQ src_base+96(FP), R9
+	MOVQ k+120(FP), R11
+	VBROADCASTSD alpha+128(FP), Y15
+	MOVQ R11, R12
+	SHLQ $3, R12
+	XORQ R13, R13
+
+
+g32:
+	MOVQ R11, AX
+	SUBQ R13, AX
+	CMPQ AX, $32
+	JLT g16
+	TESTQ SI, SI
+	JEQ g32z
+	LEAQ (SI)(R13*8), BX
+	VMOVUPD 0(BX), Y0
+	VMOVUPD 32(BX), Y1
+	VMOVUPD 64(BX), Y2
+	VMOVUPD 96(BX), Y3
+	VMOVUPD 128(BX), Y4
+	VMOVUPD 160(BX), Y5
+	VMOVUPD 192(BX), Y6
+	VMOVUPD 224(BX), Y7
+	JMP g32e
+g32z:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+g32e:
+	XORQ R14, R14
+g32q:
+	CMPQ R14, R10
+	JGE g32st
+	VBROADCASTSD (DX)(R14*8), Y8
+	MOVQ (R8)(R14*8), BX
+	IMULQ R12, BX
+	ADDQ R9, BX
+	LEAQ (BX)(R13*8), BX
+	VFMADD231PD 0(BX), Y8, Y0
+	VFMADD231PD 32(BX), Y8, Y1
+	VFMADD231PD 64(BX), Y8, Y2
+	VFMADD231PD 96(BX), Y8, Y3
+	VFMADD231PD 128(BX), Y8, Y4
+	VFMADD231PD 160(BX), Y8, Y5
+	VFMADD231PD 192(BX), Y8, Y6
+	VFMADD231PD 224(BX), Y8, Y7
+	INCQ R14
+	JMP g32q
+g32st:
+	LEAQ (DI)(R13*8), BX
+	VMULPD Y15, Y0, Y0
+	VMULPD Y15, Y1, Y1
+	VMULPD Y15, Y2, Y2
+	VMULPD Y15, Y3, Y3
+	VMULPD Y15, Y4, Y4
+	VMULPD Y15, Y5, Y5
+	VMULPD Y15, Y6, Y6
+	VMULPD Y15, Y7, Y7
+	VMOVUPD Y0, 0(BX)
+	VMOVUPD Y1, 32(BX)
+	VMOVUPD Y2, 64(BX)
+	VMOVUPD Y3, 96(BX)
+	VMOVUPD Y4, 128(BX)
+	VMOVUPD Y5, 160(BX)
+	VMOVUPD Y6, 192(BX)
+	VMOVUPD Y7, 224(BX)
+	ADDQ $32, R13
+	JMP g32
+
+g16:
+	MOVQ R11, AX
+	SUBQ R13, AX
+	CMPQ AX, $16
+	JLT g4
+	TESTQ SI, SI
+	JEQ g16z
+	LEAQ (SI)(R13*8), BX
+	VMOVUPD 0(BX), Y0
+	VMOVUPD 32(BX), Y1
+	VMOVUPD 64(BX), Y2
+	VMOVUPD 96(BX), Y3
+	JMP g16e
+g16z:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+g16e:
+	XORQ R14, R14
+g16q:
+	CMPQ R14, R10
+	JGE g16st
+	VBROADCASTSD (DX)(R14*8), Y8
+	MOVQ (R8)(R14*8), BX
+	IMULQ R12, BX
+	ADDQ R9, BX
+	LEAQ (BX)(R13*8), BX
+	VFMADD231PD 0(BX), Y8, Y0
+	VFMADD231PD 32(BX), Y8, Y1
+	VFMADD231PD 64(BX), Y8, Y2
+	VFMADD231PD 96(BX), Y8, Y3
+	INCQ R14
+	JMP g16q
+g16st:
+	LEAQ (DI)(R13*8), BX
+	VMULPD Y15, Y0, Y0
+	VMULPD Y15, Y1, Y1
+	VMULPD Y15, Y2, Y2
+	VMULPD Y15, Y3, Y3
+	VMOVUPD Y0, 0(BX)
+	VMOVUPD Y1, 32(BX)
+	VMOVUPD Y2, 64(BX)
+	VMOVUPD Y3, 96(BX)
+	ADDQ $16, R13
+	JMP g16
+
+g4:
+	MOVQ R11, AX
+	SUBQ R13, AX
+	CMPQ AX, $4
+	JLT g1
+	TESTQ SI, SI
+	JEQ g4z
+	LEAQ (SI)(R13*8), BX
+	VMOVUPD 0(BX), Y0
+	JMP g4e
+g4z:
+	VXORPD Y0, Y0, Y0
+g4e:
+	XORQ R14, R14
+g4q:
+	CMPQ R14, R10
+	JGE g4st
+	VBROADCASTSD (DX)(R14*8), Y8
+	MOVQ (R8)(R14*8), BX
+	IMULQ R12, BX
+	ADDQ R9, BX
+	LEAQ (BX)(R13*8), BX
+	VFMADD231PD 0(BX), Y8, Y0
+	INCQ R14
+	JMP g4q
+g4st:
+	LEAQ (DI)(R13*8), BX
+	VMULPD Y15, Y0, Y0
+	VMOVUPD Y0, 0(BX)
+	ADDQ $4, R13
+	JMP g4
+
+g1:
+	CMPQ R13, R11
+	JGE gdone
+	TESTQ SI, SI
+	JEQ g1z
+	VMOVSD (SI)(R13*8), X0
+	JMP g1e
+g1z:
+	VXORPD X0, X0, X0
+g1e:
+	XORQ R14, R14
+g1q:
+	CMPQ R14, R10
+	JGE g1st
+	VMOVSD (DX)(R14*8), X8
+	MOVQ (R8)(R14*8), BX
+	IMULQ R12, BX
+	ADDQ R9, BX
+	VFMADD231SD (BX)(R13*8), X8, X0
+	INCQ R14
+	JMP g1q
+g1st:
+	VMULSD X15, X0, X0
+	VMOVSD X0, (DI)(R13*8)
+	INCQ R13
+	JMP g1
+
+gdone:
+	VZEROUPPER
+	RET
