@@ -313,6 +313,11 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	if err := c.plan(); err != nil {
 		return nil, err
 	}
+	if c.dl != nil {
+		if err := c.checkDelaySens(); err != nil {
+			return nil, err
+		}
+	}
 	if c.dl == nil {
 		// Conservation laws serve the steady states, which a model with
 		// delays does not reach here (and whose f without the delayed
