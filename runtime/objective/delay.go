@@ -31,10 +31,11 @@ import (
 // chained through dp/dtheta of the condition's mapping) with the delay
 // derivatives of model.DelaySens chained the same way (de_k/dp, dtau_k/dp
 // and the history's dH_k/dp, so that an estimated initial value moves
-// the history before T0 with x0). Only the thetas that reach the
-// dynamics are columns; those of observables and noise alone (scaling,
-// offsets, sigmas) need no S, and a problem estimating only those is
-// solved by dde.Solve even with Grad or FIM.
+// the history before T0 with x0). The columns are the thetas that
+// conditions map to model parameters, as on the ODE path; a problem
+// whose estimated parameters are none (placeholder values of the
+// measurement table only) needs no S and is solved by dde.Solve even
+// with Grad or FIM, whatever the model lacks.
 //
 // What runtime/dde cannot differentiate is refused by New with
 // ErrDelaySens, naming the delays and why: a model without
