@@ -15,6 +15,7 @@ import (
 
 	"github.com/pbgen/pbgen/codegen"
 	"github.com/pbgen/pbgen/petab"
+	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -86,6 +87,11 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	theta, err := p.Theta(set)
 	if err != nil {
 		return err
+	}
+	if (*grad || *fim || *jsonOut != "") && m != sens.FS && model.HasDelays(p.Model) {
+		// runtime/objective's delay path: the sensitivities are
+		// dde.SolveSens's whatever the method.
+		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
 	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs})
 	if err != nil {
