@@ -359,3 +359,42 @@ func TestDelayEvalAllocs(t *testing.T) {
 		o.Close()
 	}
 }
+
+// BenchmarkDelayEval times an Eval of testdata/delay at its nominal
+// point (default tolerances): the llh alone (dde.Solve) against the llh,
+// gradient and FIM (dde.SolveSens with the three columns k1, tau, A0 of
+// condition c0's and c1's thetas), in CPU time, with the allocations
+// runtime/dde makes.
+func BenchmarkDelayEval(b *testing.B) {
+	p, err := Load("testdata/delay/problem.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opt  objective.Options
+	}{
+		{"llh", objective.Options{}},
+		{"grad+FIM", objective.Options{Grad: true, FIM: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			o, err := objective.New(p.Model, p.Objective, &c.opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer o.Close()
+			th := o.Nominal()
+			var r objective.Result
+			if err := o.Eval(th, &r); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			c0 := cpuTime()
+			for range b.N {
+				o.Eval(th, &r)
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

@@ -53,9 +53,14 @@ import (
 // Trajectory per segment between breaking points, kept as the history)
 // and, with sensitivities, the scratch of its right-hand side. An Eval of
 // a delay problem therefore allocates per experiment, in proportion to
-// the segments and steps of each solve (measured on
-// petab/testdata/delay: TestDelayEvalAllocs logs the counts); the
-// objective's own part (observables, gradient, FIM) allocates nothing.
+// the segments and steps of each solve; the objective's own part
+// (observables, gradient, FIM) allocates nothing. On petab/testdata/delay
+// (two experiments over [0, 2.5], tau = 1, default tolerances; petab's
+// BenchmarkDelayEval) an Eval of the llh allocates 356 times (25.8 kB)
+// and takes 0.67e6 instructions, one of the llh, gradient and FIM (three
+// columns) 485 times (198 kB) and 6.7e6 instructions (callgrind, the
+// difference of 201 and 101 iterations), most of them in the interpreted
+// model's delay derivatives and runtime/dde, 3% in thetaDelays.
 
 // ErrDelaySens is wrapped by New's error for a model with delays when
 // Options.Grad or Options.FIM needs sensitivities that runtime/dde cannot

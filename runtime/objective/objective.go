@@ -18,7 +18,8 @@ import (
 // Options configure an Objective. A nil *Options means the defaults; a
 // zero field means that field's default.
 type Options struct {
-	// Method computes the sensitivities (default sens.PBSR).
+	// Method computes the sensitivities (default sens.PBSR). A model with
+	// delays ignores it: runtime/dde's forward sensitivity (delay.go).
 	Method sens.Method
 	// RTol and ATol are the solver's tolerances (sens.Options.RTol, ATol);
 	// defaults 1e-6 and 1e-8.
