@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,6 +196,19 @@ func TestDelayFIMGaussNewton(t *testing.T) {
 		}
 	}
 	t.Logf("worst FIM error %.2e relative to max |FIM| %.4g", worst, scale)
+	// Two workers (a thetaDelays each) give the same bits.
+	o2, err := objective.New(p.Model, prob, &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, FIM: true, Grad: true, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o2.Close()
+	var g2 objective.Result
+	if err := o2.Eval(theta, &g2); err != nil {
+		t.Fatal(err)
+	}
+	if g2.LLH != g.LLH || !slices.Equal(g2.FIM, g.FIM) {
+		t.Errorf("two workers: llh %.17g, FIM %v; one: %.17g, %v", g2.LLH, g2.FIM, g.LLH, g.FIM)
+	}
 }
 
 // noDelaySens hides a model's model.DelaySens: its states are solved,
