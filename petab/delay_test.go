@@ -345,8 +345,12 @@ func TestDelaySensRefused(t *testing.T) {
 // An Eval of a delay problem allocates in runtime/dde (see
 // runtime/objective's delay.go): the counts are logged, and they must not
 // grow from one evaluation to the next (nothing accumulates across
-// Evals).
+// Evals). The slack is for sync.Pool (interp's scratch), which a garbage
+// collection empties: the dde solves' garbage triggers some in the runs.
 func TestDelayEvalAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under -race")
+	}
 	p := loadDelay(t)
 	for _, c := range []struct {
 		what string
@@ -364,11 +368,11 @@ func TestDelayEvalAllocs(t *testing.T) {
 		if err := o.Eval(th, &r); err != nil {
 			t.Fatal(err)
 		}
-		a1 := testing.AllocsPerRun(5, func() { o.Eval(th, &r) })
-		a2 := testing.AllocsPerRun(20, func() { o.Eval(th, &r) })
+		a1 := testing.AllocsPerRun(10, func() { o.Eval(th, &r) })
+		a2 := testing.AllocsPerRun(100, func() { o.Eval(th, &r) })
 		t.Logf("%s: %.0f allocations per Eval (%d experiments)", c.what, a2, len(p.Objective.Experiments))
-		if a2 > a1 {
-			t.Errorf("%s: allocations grow: %v per Eval over 5 runs, %v over 20", c.what, a1, a2)
+		if a2 > 1.05*a1+5 {
+			t.Errorf("%s: allocations grow: %v per Eval over 10 runs, %v over 100", c.what, a1, a2)
 		}
 		o.Close()
 	}
