@@ -222,7 +222,7 @@ type noDelaySens struct {
 // What runtime/dde cannot differentiate is refused by New with
 // objective.ErrDelaySens, naming the delays and why: a model without
 // model.DelaySens, a delay whose length depends on the state, a model
-// with events too. The log-likelihood of each is still evaluated (a
+// with events or an algebraic rule too. The log-likelihood of each is still evaluated (a
 // model with delays and events through runtime/dde's event handling),
 // and so is the gradient of a problem whose estimated parameters are no
 // model parameters (observable and noise placeholders), which needs no
@@ -280,6 +280,10 @@ func TestDelaySensRefused(t *testing.T) {
 		// A := A + 0.5 at t = 1.2.
 		return strings.Replace(s, "</listOfReactions>", `</listOfReactions><listOfEvents><event id="bump" useValuesFromTriggerTime="true"><trigger initialValue="false" persistent="true"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><geq/><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><cn>1.2</cn></apply></math></trigger><listOfEventAssignments><eventAssignment variable="A"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><plus/><ci>A</ci><cn>0.5</cn></apply></math></eventAssignment></listOfEventAssignments></event></listOfEvents>`, 1)
 	}
+	algebraic := func(s string) string {
+		// 0 = B - 2 A: an algebraic variable beside the delay.
+		return strings.Replace(s, "</listOfParameters>", `<parameter id="B" value="1" constant="false"/></listOfParameters><listOfRules><algebraicRule><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><minus/><ci>B</ci><apply><times/><cn>2</cn><ci>A</ci></apply></apply></math></algebraicRule></listOfRules>`, 1)
+	}
 	for _, c := range []struct {
 		what string
 		edit func(string) string
@@ -289,6 +293,7 @@ func TestDelaySensRefused(t *testing.T) {
 		{"no DelaySens", same, true, "the model does not give the derivatives through its delays (model.DelaySens)"},
 		{"state-dependent delay", stateDep, false, "the length of delay(A, 0.01*A + tau) depends on the state or time"},
 		{"events", withEvent, false, "it has events too"},
+		{"algebraic rule", algebraic, false, "its algebraic rules or fast reactions are eliminated by runtime/dae, which does not carry the derivatives through the delays"},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			m := func(q *Problem) model.Model {
