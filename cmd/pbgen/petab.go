@@ -54,7 +54,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen petab", stderr, "pbgen petab [flags] problem.yaml | pbgen petab -gen [-o DIR] [-pkg NAME] problem.yaml | pbgen petab check problem.yaml")
 	gen := fs.Bool("gen", false, "generate a Go package for the problem (model, observables, data) into -o instead of evaluating it")
 	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
-	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp")
+	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp (a model with csymbol delay: forward sensitivity through runtime/dde whatever the method)")
 	rtol := fs.Float64("rtol", 0, "relative tolerance (0: the objective's default)")
 	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
