@@ -22,12 +22,12 @@ import (
 // periodAssignments).
 //
 // A model with csymbol delay is a DDE, evaluated by runtime/objective
-// through runtime/dde for the log-likelihood only. What that path does
-// not do is refused here with the file and row, so that pbgen petab check
-// says it before any evaluation: pre-equilibration, data at steady state
-// and periods (objective.ErrDelaySens covers a gradient or FIM request,
-// which only an evaluation makes), and observables that read a delayed
-// value.
+// through runtime/dde (the gradient and FIM by dde.SolveSens). What that
+// path does not do is refused here with the file and row, so that pbgen
+// petab check says it before any evaluation: pre-equilibration, data at
+// steady state and periods (objective.ErrDelaySens covers a gradient or
+// FIM request runtime/dde cannot differentiate, which only an evaluation
+// makes), and observables that read a delayed value.
 
 // fastInit lowers a condition's initial value of fast species i (init, in
 // the state's units; flag nil when every condition in use sets it, else

@@ -137,11 +137,19 @@
 // pools, y_k := y_k + c_ki a_i (value - z_i), the other fast species
 // kept; either way the species then take the equilibrium of the pools.
 //
-// A model with csymbol delay is evaluated through runtime/dde for the
-// llh and simulated values only: a gradient or FIM request is an error at
-// evaluation (objective.ErrDelaySens), and Load refuses, by row,
-// pre-equilibration, data at steady state, experiments with several
-// periods and observable or noise formulas that read a delayed value.
+// A model with csymbol delay is evaluated through runtime/dde: the llh
+// and simulated values by dde.Solve, the gradient and FIM by forward
+// sensitivity through the delays (dde.SolveSens, whatever the method) in
+// the estimated parameters, through conditions, overrides and initial
+// values as for an ODE. Where runtime/dde cannot differentiate (a delay
+// whose length depends on the state or time, events or algebraic rules
+// beside the delays) a gradient or FIM request is an error at evaluation
+// (objective.ErrDelaySens, saying why); Summary says which. Load refuses,
+// by row, pre-equilibration, data at steady state, experiments with
+// several periods and observable or noise formulas that read a delayed
+// value. A condition that sets a delayed species' initial value sets
+// x(T0) but not the history before T0, which stays the model's initial
+// value (SBML's).
 //
 // # Not supported
 //

@@ -79,7 +79,28 @@ func (p *Problem) Summary(w io.Writer) {
 		for _, d := range ode.Delays {
 			names = append(names, d.Label)
 		}
-		fmt.Fprintf(w, "  delayed values: %d (%s), solved by runtime/dde: log-likelihood and simulations only, no gradient or FIM\n", len(ode.Delays), strings.Join(names, ", "))
+		// What runtime/objective refuses (objective.ErrDelaySens), in the
+		// same order.
+		why := ""
+		switch {
+		case ode.Algebraic > 0:
+			why = "runtime/dae does not carry derivatives through the delays"
+		case len(ode.Events) > 0:
+			why = "events with delays: states only"
+		default:
+			idx := ode.DelayIndex()
+			for k, d := range ode.Delays {
+				if c, _ := ode.DelayShape(k, idx); !c {
+					why = "the length of " + d.Label + " depends on the state or time"
+					break
+				}
+			}
+		}
+		what := "log-likelihood, simulations, and gradient and FIM by forward sensitivity through the delays (dde.SolveSens, for any -method)"
+		if why != "" {
+			what = "log-likelihood and simulations; no gradient or FIM of parameters that reach the model (" + why + ")"
+		}
+		fmt.Fprintf(w, "  delayed values: %d (%s), solved by runtime/dde: %s\n", len(ode.Delays), strings.Join(names, ", "), what)
 	}
 	for _, x := range p.Warnings {
 		fmt.Fprintf(w, "warning: %v\n", x)

@@ -28,8 +28,8 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 		{"volume", "../../petab/testdata/volume/problem.yaml"},
 		{"events", "../../petab/testdata/events/problem.yaml"},
 		// Algebraic rule and fast reaction (model.Algebraic, solved through
-		// runtime/dae by the objective), csymbol delay (model.Delays,
-		// runtime/dde, the llh only).
+		// runtime/dae by the objective), csymbol delay (model.Delays and
+		// model.DelaySens, runtime/dde: llh, gradient and FIM).
 		{"algrule", "../../petab/testdata/alg/problem.yaml"},
 		{"fastrx", "../../petab/testdata/fast/problem.yaml"},
 		{"delayed", "../../petab/testdata/delay/problem.yaml"},
@@ -208,7 +208,7 @@ func TestPEtabGenerated(t *testing.T) {
 		t.Fatalf("go test in the generated module: %v\n%s", err, out)
 	}
 	for _, l := range bytes.Split(out, []byte("\n")) {
-		if bytes.Contains(l, []byte("max rel")) {
+		if bytes.Contains(l, []byte("max rel")) || bytes.Contains(l, []byte("allocates")) {
 			t.Logf("%s", bytes.TrimSpace(l))
 		}
 	}
@@ -218,7 +218,6 @@ func TestPEtabGenerated(t *testing.T) {
 const petabGenTest = `package petabgentest
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -448,13 +447,12 @@ func compareObjective(t *testing.T, g genModel, prob *objective.Problem, p *peta
 		t.Fatalf("delays: generated %v, interp %v", model.HasDelays(g), model.HasDelays(p.Model))
 	}
 	if model.HasDelays(g) {
-		// No sensitivities through delays (objective.ErrDelaySens): the
-		// llh only, and a gradient request refused alike.
-		opt.Grad, opt.FIM = true, false
-		if _, err := objective.New(g, prob, opt); !errors.Is(err, objective.ErrDelaySens) {
-			t.Fatalf("a gradient of a model with delays: %v, want objective.ErrDelaySens", err)
+		// Sensitivities through the delays need model.DelaySens, which
+		// generated code must implement as interp does (dde.SolveSens,
+		// whatever the Method).
+		if _, ok := g.(model.DelaySens); !ok {
+			t.Fatal("generated model with delays does not implement model.DelaySens")
 		}
-		opt.Grad = false
 	}
 	if a, ok := g.(model.Algebraic); ok != (p.Model.NumAlgebraic() > 0) || ok && a.NumAlgebraic() != p.Model.NumAlgebraic() {
 		t.Fatalf("generated model: model.Algebraic %v; interp has %d algebraic variables", ok, p.Model.NumAlgebraic())
@@ -508,11 +506,14 @@ func compareObjective(t *testing.T, g genModel, prob *objective.Problem, p *peta
 	if og.Eval(nominal, &rg) != nil || oi.Eval(nominal, &ri) != nil {
 		return llh, grad, fim
 	}
-	if model.HasDelays(g) {
-		return llh, grad, fim // runtime/dde allocates per solve
-	}
 	ag := testing.AllocsPerRun(2, func() { og.Eval(nominal, &rg) })
 	ai := testing.AllocsPerRun(2, func() { oi.Eval(nominal, &ri) })
+	if model.HasDelays(g) {
+		// runtime/dde allocates per solve (runtime/objective's delay.go):
+		// said, not asserted.
+		t.Logf("model %s: a delay model's Eval (llh, gradient, FIM) allocates %.0f times generated, %.0f interpreted", g.Name(), ag, ai)
+		return llh, grad, fim
+	}
 	if ag != 0 || ai != 0 {
 		t.Errorf("Eval allocates: %v per call generated, %v interpreted", ag, ai)
 	}

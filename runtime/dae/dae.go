@@ -242,7 +242,7 @@ func New(m model.Algebraic) (*Model, error) {
 			full: make([]float64, r.n), fz: make([]float64, r.n), ztry: make([]float64, r.nz), dz: make([]float64, r.nz),
 			jxv: make([]float64, r.jxIn.NNZ()), jpv: make([]float64, r.jpIn.NNZ()),
 			gz: make([]float64, r.nz*r.nz), piv: make([]int, r.nz), w: make([]float64, r.nz*r.nwork),
-			d: make([]float64, r.NumDelays()),
+			d:  make([]float64, r.NumDelays()),
 			cx: make([]float64, r.nx), cp: make([]float64, r.np),
 		}
 	}

@@ -169,10 +169,18 @@
 // # Delays
 //
 // A model with delayed values (model.Delays: SBML csymbol delay) is solved
-// by runtime/dde, states only: New refuses Grad and FIM (ErrDelaySens),
-// pre-equilibration, data at +Inf, periods and Options.NewSolver, naming
-// the delays. Each experiment is one dde.Solve through its data times;
-// Method does not matter. Such an Eval allocates. See delay.go.
+// by runtime/dde: each experiment is one dde.Solve through its data
+// times, or, with Grad or FIM, one dde.SolveSens (forward sensitivity
+// through the delays) in the experiment's theta columns, chained through
+// the conditions' mappings and initial values as on the ODE path. Method
+// does not apply: every method's sensitivities of a delay model are
+// dde.SolveSens's. New refuses, naming the delays, pre-equilibration,
+// data at +Inf, periods and Options.NewSolver, and Grad or FIM
+// (ErrDelaySens, saying why) where runtime/dde cannot differentiate: a
+// model without model.DelaySens (with algebraic rules or fast reactions
+// too), a delay whose length depends on the state or time, a model with
+// events too (whose llh dde.Solve computes). Such an Eval allocates, in
+// runtime/dde. See delay.go.
 //
 // # Workers, allocation, errors
 //

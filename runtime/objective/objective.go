@@ -18,7 +18,8 @@ import (
 // Options configure an Objective. A nil *Options means the defaults; a
 // zero field means that field's default.
 type Options struct {
-	// Method computes the sensitivities (default sens.PBSR).
+	// Method computes the sensitivities (default sens.PBSR). A model with
+	// delays ignores it: runtime/dde's forward sensitivity (delay.go).
 	Method sens.Method
 	// RTol and ATol are the solver's tolerances (sens.Options.RTol, ATol);
 	// defaults 1e-6 and 1e-8.
@@ -312,6 +313,11 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	c.lin, c.dlin = make([]float64, c.nt), make([]float64, c.nt)
 	if err := c.plan(); err != nil {
 		return nil, err
+	}
+	if c.dl != nil {
+		if err := c.checkDelaySens(); err != nil {
+			return nil, err
+		}
 	}
 	if c.dl == nil {
 		// Conservation laws serve the steady states, which a model with

@@ -38,9 +38,11 @@ type worker struct {
 	ssRes                  sens.Result // the steady-state chunks
 	q                      []float64   // the thetaModel's (unused) parameter vector
 	ts                     [1]float64
-	// A model with delays (delay.go): the dde settings and output times.
+	// A model with delays (delay.go): the dde settings and output times,
+	// per group the model in theta columns (nil without columns).
 	ddeSet dde.Settings
 	dts    []float64
+	tds    []*thetaDelays
 	// st is the start of a solve, kept here because a pointer passed
 	// through the Solver interface escapes (a local would allocate).
 	st sens.Start
@@ -131,6 +133,14 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		w.models[i] = tm
 		if c.dl != nil {
 			// runtime/dde solves it (delay.go); no sensitivity solvers.
+			if g.nc > 0 {
+				if w.tds == nil {
+					w.tds = make([]*thetaDelays, len(c.groups))
+				}
+				// New checked that the model has the derivatives.
+				w.tds[i] = newThetaDelays(tm, c.m.(model.DelaySens))
+			}
+			maxC = max(maxC, g.nc)
 			continue
 		}
 		if c.ev != nil {
@@ -229,11 +239,12 @@ func (w *worker) run(e int, out *Result) {
 
 func (w *worker) solve(e int, out *Result) error {
 	c := w.c
+	if c.dl != nil {
+		// Before events: runtime/dde solves a model with both.
+		return w.solveDelays(e, out)
+	}
 	if c.ev != nil {
 		return w.solveEvents(e, out)
-	}
-	if c.dl != nil {
-		return w.solveDelays(e, out)
 	}
 	pl := &c.exps[e]
 	if len(pl.ex.Data) == 0 {
