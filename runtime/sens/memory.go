@@ -38,7 +38,7 @@ func MemoryEstimate(nx, ns int, opt *Options) int64 {
 // nnz(Jx) = c.nnzx when known (NewSolver sets it).
 func memoryEstimate(nx, np, ns int, c *config) int64 {
 	n, p, k := float64(nx), float64(np), float64(ns)
-	b := float64(ode.MemoryEstimate(nx, np)) + 8*(n*p+2*n*k+n)
+	b := float64(c.odeEstimate(nx, np)) + 8*(n*p+2*n*k+n)
 	if c.method != FS {
 		depth := float64(c.maxDepth)
 		if depth == 0 {
@@ -58,6 +58,28 @@ func memoryEstimate(nx, np, ns int, c *config) int64 {
 		return math.MaxInt64 / 2
 	}
 	return int64(b)
+}
+
+// odeEstimate is the integrator's share: the sparse LU's O(nnz + n np)
+// where the integrator takes that path (the BDF with LinearSparse, or
+// LinearAuto on a large sparse Jx, as ode.NewSolver decides), else the
+// dense n x n of ode.MemoryEstimate.
+func (c *config) odeEstimate(nx, np int) int64 {
+	nnz := c.nnzEstimate(nx)
+	if c.odeSparse(nx) {
+		nnzp := c.nnzp
+		if nnzp == 0 {
+			nnzp = 5 * np
+		}
+		return ode.MemoryEstimateSparse(nx, np, nnz, nnzp)
+	}
+	return ode.MemoryEstimate(nx, np)
+}
+
+// odeSparse reports whether the integrator takes the sparse LU path.
+func (c *config) odeSparse(nx int) bool {
+	ls := c.ode.LinearSolver
+	return c.ode.Method == ode.BDF && (ls == ode.LinearSparse || ls == ode.LinearAuto && ode.AutoSparse(nx, c.nnzEstimate(nx)))
 }
 
 // nnzEstimate is nnz(Jx) of the solver's model, or 5 nx (a reaction
@@ -97,6 +119,9 @@ func (s *Solver) checkMemory(work, result int64) error {
 		return &ode.MemoryError{Need: need, Limit: limit, Msg: b.String()}
 	}
 	what := "its dense nx x nx iteration matrix and vectors of nx (1 + parameters)"
+	if s.cfg.odeSparse(nx) {
+		what = "its sparse LU and vectors of nx (1 + parameters)"
+	}
 	if m != FS {
 		what = fmt.Sprintf("about 48 dense %d x %d matrices", nx, nx)
 		if useSparseExp(s.cfg.expAction, nx, s.cfg.nnzEstimate(nx)) {
@@ -143,7 +168,7 @@ func (s *Solver) checkMemory(work, result int64) error {
 	if !fits {
 		c := s.cfg
 		c.method = FS
-		fmt.Fprintf(&b, " No method fits: even FS with one parameter needs about %s; the model is too large for these dense solvers.", ode.FormatBytes(memoryEstimate(nx, np, 1, &c)))
+		fmt.Fprintf(&b, " No method fits: even FS with one parameter needs about %s; the model is too large for this memory limit.", ode.FormatBytes(memoryEstimate(nx, np, 1, &c)))
 	}
 	return &ode.MemoryError{Need: need, Limit: limit, Msg: b.String()}
 }

@@ -409,6 +409,7 @@ type config struct {
 	grid               Grid
 	expAction          ExpAction
 	nnzx               int // nnz(Jx) of the model (NewSolver), 0 unknown
+	nnzp               int // nnz(Jp) of the model (NewSolver), 0 unknown
 	ode                ode.Settings
 	errCon             bool
 	params             []int

@@ -130,7 +130,7 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	}
 	s.params = params
 	ns := len(params)
-	s.cfg.nnzx = m.JxPattern().NNZ()
+	s.cfg.nnzx, s.cfg.nnzp = m.JxPattern().NNZ(), m.JpPattern().NNZ()
 	if err := s.checkMemory(memoryEstimate(nx, np, ns, &s.cfg), 0); err != nil {
 		s.err = err
 		return s

@@ -112,7 +112,9 @@ func TestMemoryLimit(t *testing.T) {
 		// FS needs 3.3 GB.
 		{Options{Method: PBSR, MemoryLimit: 8 << 30, Tuning: Tuning{ExpAction: ExpActionDense}}, "Method FS would need"},
 		{Options{Method: Exp, MemoryLimit: 8 << 30, Tuning: Tuning{ExpAction: ExpActionDense}}, "Method FS would need"},
-		{Options{Method: FS, MemoryLimit: 1 << 30}, "No method fits"},
+		// FS on the dense LU; on this model's empty Jx the automatic
+		// choice is the sparse LU (below).
+		{Options{Method: FS, MemoryLimit: 1 << 30, ODE: ode.Settings{LinearSolver: ode.LinearDense}}, "No method fits"},
 	} {
 		need := MemoryEstimate(nx, np, &c.o)
 		if need < 8*nx*nx {
@@ -133,15 +135,18 @@ func TestMemoryLimit(t *testing.T) {
 			t.Errorf("%v: Solve returned %v", c.o.Method, err)
 		}
 	}
+	// The sparse LU path counts O(nnz + nx np), not a dense nx x nx.
+	if need := MemoryEstimate(nx, np, &Options{Method: FS}); need >= 8*nx*nx {
+		t.Errorf("FS on the automatic (sparse) path: estimate %d, want below one dense matrix (%d)", need, 8*nx*nx)
+	}
 	// The sparse exponential actions, the automatic choice at this size,
-	// need no nx x nx matrix of their own: PBSR and Exp then need about
-	// what FS needs (the integrator's estimate, 3.2 GB for its dense
-	// matrix, is the bulk).
+	// need no nx x nx matrix: PBSR and Exp then need their nx x ns
+	// blocks (a few times FS's), far below the 154 GB of dense ones.
 	for _, m := range []Method{PBSR, Exp} {
 		o := Options{Method: m, MemoryLimit: 8 << 30}
 		sp, fs := MemoryEstimate(nx, np, &o), MemoryEstimate(nx, np, &Options{Method: FS})
-		if sp > fs+fs/2 {
-			t.Errorf("%v with sparse actions: estimate %d, want about FS's %d", m, sp, fs)
+		if sp > 10*fs || sp >= 8*nx*nx {
+			t.Errorf("%v with sparse actions: estimate %d, want below 10x FS's %d and one dense matrix", m, sp, fs)
 		}
 		if sp >= o.MemoryLimit {
 			t.Errorf("%v with sparse actions: estimate %d above 8 GB", m, sp)
@@ -156,9 +161,11 @@ func TestMemoryLimit(t *testing.T) {
 		t.Log(err)
 	}
 	// The default limit refuses what fits no machine (200,000 species:
-	// 15 TB for PBSR).
+	// 15 TB for PBSR with dense exponentials; with the automatic sparse
+	// paths the same model needs a few MB, so they are forced dense).
 	if ode.DefaultMemoryLimit() > 0 {
-		if err := NewSolver(wide{200000, 1}, nil).Err(); err == nil {
+		o := Options{Method: PBSR, Tuning: Tuning{ExpAction: ExpActionDense}}
+		if err := NewSolver(wide{200000, 1}, &o).Err(); err == nil {
 			t.Error("200000 states accepted under the default limit")
 		}
 	}
