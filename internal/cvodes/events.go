@@ -32,6 +32,13 @@ import (
 // runtime/events: dtau/dp = -(g_x S + g_p)/(g_x f + g_t), D = S- + f- dtau,
 // an assignment x := h maps its targets' rows of D to h_x D + h_t dtau +
 // h_p, and S+ = D - f+ dtau.
+//
+// CVODES reports a root where its function has changed sign or is
+// exactly zero, and at an exact zero a strict relation (X > c at X = c)
+// has not changed yet; once restarted there CVODES masks the zero root
+// and never reports its move away from zero, so the event would be lost
+// for good. Where no trigger changed at a root, the instant is therefore
+// looked for just after it, as runtime/events does (see lookAhead).
 type EventSolver struct {
 	s    *Solver
 	ev   model.EventDerivs
@@ -47,7 +54,9 @@ type EventSolver struct {
 	vals, rows      []float64
 	der, cur        model.EventDeriv
 	fired           int
-	tret            []C.double // CVode's time reached, on the heap: cgo would move a local there
+	log             []Execution // the executions of the last solve
+	xa              []float64   // the state looked ahead to
+	tret            []C.double  // CVode's time reached, on the heap: cgo would move a local there
 	begun           bool
 	root            int
 }
@@ -89,6 +98,7 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	e.found = make([]C.int, max(e.nr, 1))
 	e.tret = make([]C.double, 1)
 	e.trig, e.now = make([]bool, e.ne), make([]bool, e.ne)
+	e.xa = make([]float64, nx)
 	e.x, e.sm, e.d = make([]float64, nx), make([]float64, max(nx*ns, 1)), make([]float64, nx*ns)
 	e.f, e.gx, e.gp, e.dtau = make([]float64, nx), make([]float64, nx), make([]float64, np), make([]float64, ns)
 	e.vals, e.rows = make([]float64, maxT), make([]float64, maxT*ns)
@@ -98,6 +108,16 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 
 // Fired is the number of event executions of the last solve.
 func (e *EventSolver) Fired() int { return e.fired }
+
+// Execution is one event execution: its time and the event's index.
+type Execution struct {
+	T     float64
+	Event int
+}
+
+// Executions returns the executions of the last solve in order (a view,
+// valid until the next solve), for comparison with runtime/events.
+func (e *EventSolver) Executions() []Execution { return e.log }
 
 // Stats returns CVODES's counters summed over all solves; those of one
 // solve restart at every event (CVodeReInit resets them), so LastStats
@@ -131,6 +151,7 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 	}
 	s.cbErr = nil
 	e.fired = 0
+	e.log = e.log[:0]
 	// Before t0 every trigger has its initial value.
 	for k := range e.trig {
 		e.trig[k] = e.info[k].InitialValue
@@ -172,14 +193,61 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 				break
 			}
 		}
+		moved := false
+		if !e.changed(t, e.x) {
+			t, moved = e.lookAhead(t)
+		}
+		before := e.fired
 		if err := e.instant(t, root); err != nil {
 			return err
 		}
-		if err := e.reinit(t); err != nil {
-			return err
+		// Without an execution the state is CVODES's own, which goes on
+		// from there; a restart would only cost it its order and step.
+		if moved || e.fired > before {
+			if err := e.reinit(t); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// changed reports whether a trigger at (t, x) differs from e.trig.
+func (e *EventSolver) changed(t float64, x []float64) bool {
+	e.ev.TriggersTo(e.now, t, x, e.s.p)
+	for j, now := range e.now {
+		if now != e.trig[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// lookAhead handles a root at t where no trigger changed: a root
+// function exactly zero there (CVODES's root finder often lands on the
+// exact zero of X - c) leaves X > c false, and the trigger changes just
+// after. It looks at t+dt with dt = 1e-12 max(1, |t|), the location
+// tolerance of runtime/events, and up to 1e-8 max(1, |t|) in steps of 10
+// for a root whose function moves too slowly to leave zero in floating
+// point at first, with the state an Euler step on (its error, dt^2
+// |x”|/2, is far below the tolerance). If a trigger changes, the state
+// and e.x move there and it returns the new time and true; S is kept, off
+// by dt |dS/dt|, which is as far below. Otherwise nothing moves: the root
+// changed no trigger.
+func (e *EventSolver) lookAhead(t float64) (float64, bool) {
+	s := e.s
+	s.m.F(e.f, t, e.x, s.p)
+	scale := math.Max(1, math.Abs(t))
+	for dt := 1e-12 * scale; dt <= 1.0000001e-8*scale; dt *= 10 {
+		for i, v := range e.x {
+			e.xa[i] = v + dt*e.f[i]
+		}
+		if e.changed(t+dt, e.xa) {
+			copy(e.x, e.xa)
+			return t + dt, true
+		}
+	}
+	return t, false
 }
 
 func (e *EventSolver) reinit(t float64) error {
@@ -222,6 +290,7 @@ func (e *EventSolver) instant(t float64, root int) error {
 		if err := e.begin(t); err != nil {
 			return err
 		}
+		e.log = append(e.log, Execution{T: t, Event: k})
 		tg := e.ev.EventTargets(k)
 		vals := e.vals[:len(tg)]
 		e.ev.EventAssign(k, t, e.x, s.p, vals)
