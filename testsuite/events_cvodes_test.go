@@ -1,0 +1,127 @@
+//go:build cvodes
+
+package testsuite
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/pbgen/pbgen/internal/cvodes"
+	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/runtime/events"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// TestEventsCVODESPeer checks the CVODES peer of the benchmarks
+// (cvodes.EventSolver: CVODES's root finding and restarts) against
+// runtime/events on every model of testdata/events, both at rtol 1e-10
+// with S in the error control: the same events execute at the same times
+// (to 1e-8, the integrators' errors in the crossing time) and x and S at
+// the outputs agree to 1e-7 relative to the largest entry of their
+// block, about a thousand times the tolerance, which the integrators'
+// global errors across a dozen restarts stay well within (the measured
+// differences are logged). statetrigger.xml (X > c, which CVODES's root
+// finder lands on exactly, X = c) is the case that once fired nothing.
+// A model with switches of f (piecewise.xml) must be refused with an
+// error, which the peer does not support.
+func TestEventsCVODESPeer(t *testing.T) {
+	const rtol, atol = 1e-10, 1e-12
+	// Outputs off the event times (an output at one would depend on
+	// which side of it each solver lands).
+	ts := []float64{0}
+	for i := 0; i < 17; i++ {
+		ts = append(ts, 0.13+0.61*float64(i))
+	}
+	for _, name := range []string{"bolus", "eventtime", "statetrigger", "piecewise"} {
+		t.Run(name, func(t *testing.T) {
+			sys, err := Lower(filepath.Join("..", "testdata", "events", name+".xml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := interp.NewWithEvents(sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nx, np := model.NumStates(m), model.NumParams(m)
+			p := make([]float64, np)
+			m.DefaultParams(p)
+			x0 := make([]float64, nx)
+			m.InitialState(x0, p)
+			cv, err := cvodes.NewEvents(m, cvodes.Options{RTol: rtol, ATol: atol, Sens: true, ErrCon: true, MaxSteps: 100000})
+			if sw, ok := model.Model(m).(model.Switches); ok && sw.NumSwitches() > 0 {
+				if err == nil {
+					cv.Close()
+					t.Fatalf("%d switches of f accepted", sw.NumSwitches())
+				}
+				t.Logf("refused as it should be: %v", err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cv.Close()
+			ours, err := events.SolveSens(m, p, nil, nil, ts, &events.SensSettings{Sens: &sens.Options{
+				Method: sens.FS, ErrCon: true, RTol: rtol, ATol: atol,
+				ODE: ode.Settings{RTol: rtol, ATol: atol, MaxSteps: 100000}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ours.Fired) == 0 {
+				t.Fatal("runtime/events executed no event: the comparison would be empty")
+			}
+			xs, ss := make([]float64, len(ts)*nx), make([]float64, len(ts)*nx*np)
+			if err := cv.Solve(p, x0, ts[0], ts, xs, ss); err != nil {
+				t.Fatal(err)
+			}
+			ex := cv.Executions()
+			if len(ex) != len(ours.Fired) || cv.Fired() != len(ex) {
+				t.Fatalf("CVODES executed %d events (%d counted), runtime/events %d", len(ex), cv.Fired(), len(ours.Fired))
+			}
+			dtMax := 0.0
+			for i, f := range ours.Fired {
+				d := math.Abs(ex[i].T - f.T)
+				dtMax = math.Max(dtMax, d)
+				if ex[i].Event != f.Event || d > 1e-8*math.Max(1, math.Abs(f.T)) {
+					t.Errorf("execution %d: CVODES event %d at %.12g, runtime/events event %d at %.12g", i, ex[i].Event, ex[i].T, f.Event, f.T)
+				}
+			}
+			if name == "statetrigger" {
+				// The harvest times in closed form: the logistic reaches c
+				// from 0.1, then from c/2 after each harvest.
+				r, K, c := p[0], p[1], p[2]
+				reach := func(x float64) float64 { return math.Log((K/x-1)/(K/c-1)) / r }
+				te, eMax := reach(0.1), 0.0
+				for i := range ex {
+					eMax = math.Max(eMax, math.Abs(ex[i].T-te))
+					if math.Abs(ex[i].T-te) > 1e-8*math.Max(1, te) {
+						t.Errorf("harvest %d: CVODES at %.12g, exact %.12g", i, ex[i].T, te)
+					}
+					te += reach(c / 2)
+				}
+				t.Logf("CVODES's harvest times are off the closed form by at most %.2g", eMax)
+			}
+			dx, ds := 0.0, 0.0
+			for i := range ts {
+				dx = math.Max(dx, blockDiff(xs[i*nx:(i+1)*nx], ours.XAt(i)))
+				ds = math.Max(ds, blockDiff(ss[i*nx*np:(i+1)*nx*np], ours.SAt(i)))
+			}
+			t.Logf("%d executions, times differ by at most %.2g; x by %.2g, S by %.2g (relative to each block's largest entry)", len(ex), dtMax, dx, ds)
+			if dx > 1e-7 || ds > 1e-7 {
+				t.Errorf("x differs by %.3g, S by %.3g relative: more than 1e-7", dx, ds)
+			}
+		})
+	}
+}
+
+// blockDiff is max |a-b| over max(1e-300, max |b|).
+func blockDiff(a, b []float64) float64 {
+	d, n := 0.0, 1e-300
+	for i := range b {
+		d = math.Max(d, math.Abs(a[i]-b[i]))
+		n = math.Max(n, math.Abs(b[i]))
+	}
+	return d / n
+}
