@@ -4,6 +4,7 @@ package testsuite
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,7 +27,11 @@ import (
 // differences are logged). statetrigger.xml (X > c, which CVODES's root
 // finder lands on exactly, X = c) is the case that once fired nothing.
 // A model with switches of f (piecewise.xml) must be refused with an
-// error, which the peer does not support.
+// error, which the peer does not support. onthreshold (below) starts on
+// its threshold, X = c with trigger X > c: CVODES masks a root that is
+// zero at its start and never reports it leaving zero, so the first
+// execution, just after the start, and after it every 0.25, were lost
+// too.
 func TestEventsCVODESPeer(t *testing.T) {
 	const rtol, atol = 1e-10, 1e-12
 	// Outputs off the event times (an output at one would depend on
@@ -35,9 +40,17 @@ func TestEventsCVODESPeer(t *testing.T) {
 	for i := 0; i < 17; i++ {
 		ts = append(ts, 0.13+0.61*float64(i))
 	}
+	paths := map[string]string{}
 	for _, name := range []string{"bolus", "eventtime", "statetrigger", "piecewise"} {
+		paths[name] = filepath.Join("..", "testdata", "events", name+".xml")
+	}
+	paths["onthreshold"] = filepath.Join(t.TempDir(), "onthreshold.xml")
+	if err := os.WriteFile(paths["onthreshold"], []byte(onThresholdSBML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"bolus", "eventtime", "statetrigger", "piecewise", "onthreshold"} {
 		t.Run(name, func(t *testing.T) {
-			sys, err := Lower(filepath.Join("..", "testdata", "events", name+".xml"))
+			sys, err := Lower(paths[name])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,6 +101,15 @@ func TestEventsCVODESPeer(t *testing.T) {
 					t.Errorf("execution %d: CVODES event %d at %.12g, runtime/events event %d at %.12g", i, ex[i].Event, ex[i].T, f.Event, f.T)
 				}
 			}
+			if name == "onthreshold" {
+				// X = c + r t - h (executions so far): the k-th cut at k h / r.
+				r, h := p[0], p[2]
+				for i := range ex {
+					if te := float64(i) * h / r; math.Abs(ex[i].T-te) > 1e-8*math.Max(1, te) {
+						t.Errorf("cut %d: CVODES at %.12g, exact %.12g", i, ex[i].T, te)
+					}
+				}
+			}
 			if name == "statetrigger" {
 				// The harvest times in closed form: the logistic reaches c
 				// from 0.1, then from c/2 after each harvest.
@@ -125,3 +147,40 @@ func blockDiff(a, b []float64) float64 {
 	}
 	return d / n
 }
+
+// onThresholdSBML: X grows at r from c = 1, and whenever X > c, h is cut
+// from it: the first cut just after the start, on the threshold, then
+// one every h/r (each a root of X - c that CVODES lands on exactly).
+const onThresholdSBML = `<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version1/core" level="3" version="1">
+  <model id="onthreshold">
+    <listOfCompartments>
+      <compartment id="V" size="1" constant="true" spatialDimensions="3"/>
+    </listOfCompartments>
+    <listOfSpecies>
+      <species id="X" compartment="V" initialAmount="1" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/>
+    </listOfSpecies>
+    <listOfParameters>
+      <parameter id="r" value="2" constant="true"/>
+      <parameter id="c" value="1" constant="true"/>
+      <parameter id="h" value="0.5" constant="true"/>
+    </listOfParameters>
+    <listOfReactions>
+      <reaction id="grow" reversible="false">
+        <listOfProducts><speciesReference species="X" stoichiometry="1" constant="true"/></listOfProducts>
+        <kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML"><ci>r</ci></math></kineticLaw>
+      </reaction>
+    </listOfReactions>
+    <listOfEvents>
+      <event id="cut" useValuesFromTriggerTime="true">
+        <trigger initialValue="false" persistent="true">
+          <math xmlns="http://www.w3.org/1998/Math/MathML"><apply><gt/><ci>X</ci><ci>c</ci></apply></math>
+        </trigger>
+        <listOfEventAssignments>
+          <eventAssignment variable="X"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><minus/><ci>X</ci><ci>h</ci></apply></math></eventAssignment>
+        </listOfEventAssignments>
+      </event>
+    </listOfEvents>
+  </model>
+</sbml>
+`

@@ -35,10 +35,13 @@ import (
 //
 // CVODES reports a root where its function has changed sign or is
 // exactly zero, and at an exact zero a strict relation (X > c at X = c)
-// has not changed yet; once restarted there CVODES masks the zero root
-// and never reports its move away from zero, so the event would be lost
-// for good. Where no trigger changed at a root, the instant is therefore
-// looked for just after it, as runtime/events does (see lookAhead).
+// has not changed yet. A root function that is zero where CVODES starts
+// or restarts (CVodeRootInit's cvRcheck1 and the check after a returned
+// root) is masked until it leaves zero, and that move is never reported
+// as a root, so the event would be lost for good (statetrigger.xml once
+// fired none of its harvests). After every instant a root exactly zero
+// is therefore followed a moment on, where the trigger changes, and the
+// instant happens there, as runtime/events does (see lookAhead).
 type EventSolver struct {
 	s    *Solver
 	ev   model.EventDerivs
@@ -56,6 +59,7 @@ type EventSolver struct {
 	fired           int
 	log             []Execution // the executions of the last solve
 	xa              []float64   // the state looked ahead to
+	g               []float64   // root function values
 	tret            []C.double  // CVode's time reached, on the heap: cgo would move a local there
 	begun           bool
 	root            int
@@ -98,7 +102,7 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	e.found = make([]C.int, max(e.nr, 1))
 	e.tret = make([]C.double, 1)
 	e.trig, e.now = make([]bool, e.ne), make([]bool, e.ne)
-	e.xa = make([]float64, nx)
+	e.xa, e.g = make([]float64, nx), make([]float64, e.nr)
 	e.x, e.sm, e.d = make([]float64, nx), make([]float64, max(nx*ns, 1)), make([]float64, nx*ns)
 	e.f, e.gx, e.gp, e.dtau = make([]float64, nx), make([]float64, nx), make([]float64, np), make([]float64, ns)
 	e.vals, e.rows = make([]float64, maxT), make([]float64, maxT*ns)
@@ -167,6 +171,7 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 	if ns > 0 {
 		sp = (*C.double)(unsafe.Pointer(&e.sm[0]))
 	}
+	look := true // an instant just ended: look for a trigger change just after it
 	for k := 0; k < nt; {
 		if tout[k] <= t {
 			copy(dstX[k*nx:(k+1)*nx], e.x)
@@ -175,6 +180,22 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 			}
 			k++
 			continue
+		}
+		if look {
+			look = false
+			if j := e.zeroRoot(t); j >= 0 {
+				if ta, moved := e.lookAhead(t); moved {
+					t = ta
+					if err := e.instant(t, j); err != nil {
+						return err
+					}
+					if err := e.reinit(t); err != nil {
+						return err
+					}
+					look = true
+					continue
+				}
+			}
 		}
 		flag := C.pbcv_ev_step(s.pb, C.double(tout[k]), &e.tret[0], &e.found[0],
 			(*C.double)(unsafe.Pointer(&e.x[0])), sp)
@@ -193,23 +214,36 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 				break
 			}
 		}
-		moved := false
-		if !e.changed(t, e.x) {
-			t, moved = e.lookAhead(t)
-		}
 		before := e.fired
 		if err := e.instant(t, root); err != nil {
 			return err
 		}
 		// Without an execution the state is CVODES's own, which goes on
 		// from there; a restart would only cost it its order and step.
-		if moved || e.fired > before {
+		if e.fired > before {
 			if err := e.reinit(t); err != nil {
 				return err
 			}
 		}
+		look = true
 	}
 	return nil
+}
+
+// zeroRoot returns the first root function exactly zero at (t, e.x), -1
+// if none: CVODES masks such a root when it starts or restarts there
+// and never reports it leaving zero.
+func (e *EventSolver) zeroRoot(t float64) int {
+	if e.nr == 0 {
+		return -1
+	}
+	e.ev.RootsTo(e.g, t, e.x, e.s.p)
+	for j, g := range e.g {
+		if g == 0 {
+			return j
+		}
+	}
+	return -1
 }
 
 // changed reports whether a trigger at (t, x) differs from e.trig.
@@ -223,17 +257,18 @@ func (e *EventSolver) changed(t float64, x []float64) bool {
 	return false
 }
 
-// lookAhead handles a root at t where no trigger changed: a root
-// function exactly zero there (CVODES's root finder often lands on the
-// exact zero of X - c) leaves X > c false, and the trigger changes just
-// after. It looks at t+dt with dt = 1e-12 max(1, |t|), the location
-// tolerance of runtime/events, and up to 1e-8 max(1, |t|) in steps of 10
-// for a root whose function moves too slowly to leave zero in floating
-// point at first, with the state an Euler step on (its error, dt^2
-// |x”|/2, is far below the tolerance). If a trigger changes, the state
-// and e.x move there and it returns the new time and true; S is kept, off
-// by dt |dS/dt|, which is as far below. Otherwise nothing moves: the root
-// changed no trigger.
+// lookAhead is called where a root function is exactly zero at (t, e.x)
+// after an instant (CVODES's root finder often lands on the exact zero
+// of X - c, and a start or an assignment can put a state on a
+// threshold): X > c is still false there and changes just after, which
+// CVODES will not report. It looks at t+dt with dt = 1e-12 max(1, |t|),
+// the location tolerance of runtime/events, and up to 1e-8 max(1, |t|)
+// in steps of 10 for a root whose function moves too slowly to leave
+// zero in floating point at first, with the state an Euler step on (its
+// error, dt^2/2 times the second derivative, is far below the
+// tolerance). If a trigger changes, e.x moves there and it returns the
+// new time and true; S is kept, off by dt |dS/dt|, as far below.
+// Otherwise nothing moves: the zero changes no trigger.
 func (e *EventSolver) lookAhead(t float64) (float64, bool) {
 	s := e.s
 	s.m.F(e.f, t, e.x, s.p)
