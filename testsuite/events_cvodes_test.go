@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/internal/cvodes"
@@ -184,3 +185,39 @@ const onThresholdSBML = `<?xml version="1.0" encoding="UTF-8"?>
   </model>
 </sbml>
 `
+
+// TestEventsCVODESZeno: an event that sets X back onto its threshold
+// (X > c, then X := c) would execute again just after each execution
+// for ever; the CVODES peer must stop with an error, not hang or panic.
+func TestEventsCVODESZeno(t *testing.T) {
+	minus := `<apply><minus/><ci>X</ci><ci>h</ci></apply>`
+	if !strings.Contains(onThresholdSBML, minus) {
+		t.Fatal("the assignment to replace is not in onThresholdSBML")
+	}
+	path := filepath.Join(t.TempDir(), "zeno.xml")
+	if err := os.WriteFile(path, []byte(strings.Replace(onThresholdSBML, minus, `<ci>c</ci>`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sys, err := Lower(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := interp.NewWithEvents(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	x0 := make([]float64, model.NumStates(m))
+	m.InitialState(x0, p)
+	cv, err := cvodes.NewEvents(m, cvodes.Options{RTol: 1e-8, ATol: 1e-10, MaxSteps: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cv.Close()
+	err = cv.Solve(p, x0, 0, []float64{0, 1}, make([]float64, 2*len(x0)), nil)
+	if err == nil {
+		t.Fatalf("no error after %d executions", cv.Fired())
+	}
+	t.Logf("%d executions: %v", cv.Fired(), err)
+}

@@ -172,6 +172,7 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 		sp = (*C.double)(unsafe.Pointer(&e.sm[0]))
 	}
 	look := true // an instant just ended: look for a trigger change just after it
+	chain := 0   // instants looked ahead to since CVODES last stepped
 	for k := 0; k < nt; {
 		if tout[k] <= t {
 			copy(dstX[k*nx:(k+1)*nx], e.x)
@@ -185,6 +186,11 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 			look = false
 			if j := e.zeroRoot(t); j >= 0 {
 				if ta, moved := e.lookAhead(t); moved {
+					// Assignments that keep putting a state back on its
+					// threshold would otherwise creep on by dt for ever.
+					if chain++; chain > 10000 {
+						return fmt.Errorf("cvodes: more than 10000 instants just after one another at t=%g", t)
+					}
 					t = ta
 					if err := e.instant(t, j); err != nil {
 						return err
@@ -200,6 +206,7 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 		flag := C.pbcv_ev_step(s.pb, C.double(tout[k]), &e.tret[0], &e.found[0],
 			(*C.double)(unsafe.Pointer(&e.x[0])), sp)
 		s.readStats()
+		chain = 0
 		if flag < 0 {
 			return s.flagError(flag, float64(s.pb.tcur), tout[k])
 		}
