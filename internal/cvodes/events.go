@@ -22,11 +22,12 @@ import (
 // went from false to true execute, S jumps, and CVODES restarts there
 // (CVodeReInit, CVodeSensReInit), as AMICI drives it. It is the peer of
 // runtime/events in benchmarks, so it covers the events that benchmarks
-// use and refuses the rest at NewEvents: no delays, no priorities (events
-// true at one instant execute in document order, their triggers
-// re-evaluated after each), and no switches of the right-hand side
-// (model.Switches), which CVODES would locate on steps that straddle
-// them. Like Solver it is not safe for concurrent use; Close frees it.
+// use and refuses the rest at NewEvents: no delays and no priorities
+// (events true at one instant execute in document order, their triggers
+// re-evaluated after each). Switches of the right-hand side
+// (model.Switches) are roots too: CVODES stops there, S jumps by
+// (f- - f+) dtau (see cross) and it restarts on the new side. Like
+// Solver it is not safe for concurrent use; Close frees it.
 //
 // At an event at tau where root g crosses zero S jumps as in
 // runtime/events: dtau/dp = -(g_x S + g_p)/(g_x f + g_t), D = S- + f- dtau,
@@ -48,6 +49,7 @@ type EventSolver struct {
 	info []model.EventInfo
 	ne   int
 	nr   int
+	nsw  int // switches of f: the last nsw roots
 
 	// per solve, preallocated
 	found           []C.int
@@ -60,6 +62,7 @@ type EventSolver struct {
 	log             []Execution // the executions of the last solve
 	xa              []float64   // the state looked ahead to
 	g               []float64   // root function values
+	xm, fm          []float64   // the old side of a switch: x and f there
 	tret            []C.double  // CVode's time reached, on the heap: cgo would move a local there
 	begun           bool
 	root            int
@@ -73,10 +76,10 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	if !ok {
 		return nil, fmt.Errorf("cvodes: model %q has no events with derivatives (model.EventDerivs)", m.Name())
 	}
-	if sw, ok := m.(model.Switches); ok && sw.NumSwitches() > 0 {
-		return nil, fmt.Errorf("cvodes: model %q: switches of the right-hand side are not supported by the CVODES event loop", m.Name())
-	}
 	e := &EventSolver{ev: ev, ne: ev.NumEvents(), nr: ev.NumRoots()}
+	if sw, ok := m.(model.Switches); ok {
+		e.nsw = min(max(sw.NumSwitches(), 0), e.nr)
+	}
 	maxT := 0
 	for k := 0; k < e.ne; k++ {
 		inf := ev.EventInfo(k)
@@ -103,6 +106,7 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	e.tret = make([]C.double, 1)
 	e.trig, e.now = make([]bool, e.ne), make([]bool, e.ne)
 	e.xa, e.g = make([]float64, nx), make([]float64, e.nr)
+	e.xm, e.fm = make([]float64, nx), make([]float64, nx)
 	e.x, e.sm, e.d = make([]float64, nx), make([]float64, max(nx*ns, 1)), make([]float64, nx*ns)
 	e.f, e.gx, e.gp, e.dtau = make([]float64, nx), make([]float64, nx), make([]float64, np), make([]float64, ns)
 	e.vals, e.rows = make([]float64, maxT), make([]float64, maxT*ns)
@@ -215,9 +219,20 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 			continue // at tout[k]: written by the next pass
 		}
 		root := -1
-		for j := 0; j < e.nr; j++ {
+		for j := 0; j < e.nr-e.nsw; j++ {
 			if e.found[j] != 0 {
 				root = j
+				break
+			}
+		}
+		switched := false
+		for j := e.nr - e.nsw; j < e.nr; j++ {
+			if e.found[j] != 0 {
+				var err error
+				if t, err = e.cross(t, j, int(e.found[j])); err != nil {
+					return err
+				}
+				switched = true
 				break
 			}
 		}
@@ -225,9 +240,10 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 		if err := e.instant(t, root); err != nil {
 			return err
 		}
-		// Without an execution the state is CVODES's own, which goes on
-		// from there; a restart would only cost it its order and step.
-		if e.fired > before {
+		// Without an execution or a switch the state is CVODES's own,
+		// which goes on from there; a restart would only cost it its
+		// order and step.
+		if switched || e.fired > before {
 			if err := e.reinit(t); err != nil {
 				return err
 			}
@@ -235,6 +251,64 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 		look = true
 	}
 	return nil
+}
+
+// cross carries x and S across switch j of f, which CVODES located at t
+// rising (dir 1) or falling (dir -1): f jumps from f- to f+ there, and
+// with the crossing time tau(p), dtau = -(g_x S + g_p)/(g_x f- + g_t),
+// S+ = S- + (f- - f+) dtau. f- and f+ are taken a moment either side,
+// at t -+ dt with the states an Euler step away, dt from 1e-12 max(1,
+// |t|) up to 1e-8 max(1, |t|) until the switch has its old sign before
+// and its new one after; the solve goes on from t+dt (where f is f+, so
+// that CVODES restarts on the new side), its time returned. (CVODES's
+// own step across the switch keeps x to its tolerance; S in a step that
+// straddles it would lack the jump.)
+func (e *EventSolver) cross(t float64, j, dir int) (float64, error) {
+	s := e.s
+	nx, ns := s.nx, s.ns
+	s.m.F(e.f, t, e.x, s.p)
+	scale := math.Max(1, math.Abs(t))
+	dt, ok := 0.0, false
+	for dt = 1e-12 * scale; dt <= 1.0000001e-8*scale; dt *= 10 {
+		for i, v := range e.x {
+			e.xm[i] = v - dt*e.f[i]
+			e.xa[i] = v + dt*e.f[i]
+		}
+		e.ev.RootsTo(e.g, t-dt, e.xm, s.p)
+		gm := e.g[j]
+		e.ev.RootsTo(e.g, t+dt, e.xa, s.p)
+		if gm*float64(dir) < 0 && e.g[j]*float64(dir) > 0 {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return t, fmt.Errorf("cvodes: switch root %d does not change sign around t=%g", j, t)
+	}
+	if ns > 0 {
+		s.m.F(e.fm, t-dt, e.xm, s.p)
+		s.m.F(e.f, t+dt, e.xa, s.p)
+		gt := e.ev.RootGrad(j, t, e.x, s.p, e.gx, e.gp)
+		den := gt
+		for i := 0; i < nx; i++ {
+			den += e.gx[i] * e.fm[i]
+		}
+		if den == 0 || math.IsNaN(den) {
+			return t, fmt.Errorf("cvodes: switch root %d reaches zero tangentially at t=%g", j, t)
+		}
+		for c := 0; c < ns; c++ {
+			num := e.gp[c]
+			for i := 0; i < nx; i++ {
+				num += e.gx[i] * e.sm[i*ns+c]
+			}
+			dtau := -num / den
+			for i := 0; i < nx; i++ {
+				e.sm[i*ns+c] += (e.fm[i] - e.f[i]) * dtau
+			}
+		}
+	}
+	copy(e.x, e.xa)
+	return t + dt, nil
 }
 
 // zeroRoot returns the first root function exactly zero at (t, e.x), -1
