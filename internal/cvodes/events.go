@@ -229,10 +229,9 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 		for j := e.nr - e.nsw; j < e.nr; j++ {
 			if e.found[j] != 0 {
 				var err error
-				if t, err = e.cross(t, j, int(e.found[j])); err != nil {
+				if t, switched, err = e.cross(t, j, int(e.found[j])); err != nil {
 					return err
 				}
-				switched = true
 				break
 			}
 		}
@@ -262,8 +261,9 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 // and its new one after; the solve goes on from t+dt (where f is f+, so
 // that CVODES restarts on the new side), its time returned. (CVODES's
 // own step across the switch keeps x to its tolerance; S in a step that
-// straddles it would lack the jump.)
-func (e *EventSolver) cross(t float64, j, dir int) (float64, error) {
+// straddles it would lack the jump.) A root that only touches zero, with
+// the same sign on both sides, switches nothing: it returns t and false.
+func (e *EventSolver) cross(t float64, j, dir int) (float64, bool, error) {
 	s := e.s
 	nx, ns := s.nx, s.ns
 	s.m.F(e.f, t, e.x, s.p)
@@ -283,7 +283,7 @@ func (e *EventSolver) cross(t float64, j, dir int) (float64, error) {
 		}
 	}
 	if !ok {
-		return t, fmt.Errorf("cvodes: switch root %d does not change sign around t=%g", j, t)
+		return t, false, nil
 	}
 	if ns > 0 {
 		s.m.F(e.fm, t-dt, e.xm, s.p)
@@ -294,7 +294,7 @@ func (e *EventSolver) cross(t float64, j, dir int) (float64, error) {
 			den += e.gx[i] * e.fm[i]
 		}
 		if den == 0 || math.IsNaN(den) {
-			return t, fmt.Errorf("cvodes: switch root %d reaches zero tangentially at t=%g", j, t)
+			return t, false, fmt.Errorf("cvodes: switch root %d reaches zero tangentially at t=%g", j, t)
 		}
 		for c := 0; c < ns; c++ {
 			num := e.gp[c]
@@ -308,7 +308,7 @@ func (e *EventSolver) cross(t float64, j, dir int) (float64, error) {
 		}
 	}
 	copy(e.x, e.xa)
-	return t + dt, nil
+	return t + dt, true, nil
 }
 
 // zeroRoot returns the first root function exactly zero at (t, e.x), -1
