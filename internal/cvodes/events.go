@@ -22,22 +22,34 @@ import (
 // went from false to true execute, S jumps, and CVODES restarts there
 // (CVodeReInit, CVodeSensReInit), as AMICI drives it. It is the peer of
 // runtime/events in benchmarks, so it covers the events that benchmarks
-// use and refuses the rest at NewEvents: no delays, no priorities (events
-// true at one instant execute in document order, their triggers
-// re-evaluated after each), and no switches of the right-hand side
-// (model.Switches), which CVODES would locate on steps that straddle
-// them. Like Solver it is not safe for concurrent use; Close frees it.
+// use and refuses the rest at NewEvents: no delays and no priorities
+// (events true at one instant execute in document order, their triggers
+// re-evaluated after each). Switches of the right-hand side
+// (model.Switches) are roots too: CVODES stops there, S jumps by
+// (f- - f+) dtau (see cross) and it restarts on the new side. Like
+// Solver it is not safe for concurrent use; Close frees it.
 //
 // At an event at tau where root g crosses zero S jumps as in
 // runtime/events: dtau/dp = -(g_x S + g_p)/(g_x f + g_t), D = S- + f- dtau,
 // an assignment x := h maps its targets' rows of D to h_x D + h_t dtau +
 // h_p, and S+ = D - f+ dtau.
+//
+// CVODES reports a root where its function has changed sign or is
+// exactly zero, and at an exact zero a strict relation (X > c at X = c)
+// has not changed yet. A root function that is zero where CVODES starts
+// or restarts (CVodeRootInit's cvRcheck1 and the check after a returned
+// root) is masked until it leaves zero, and that move is never reported
+// as a root, so the event would be lost for good (statetrigger.xml once
+// fired none of its harvests). After every instant a root exactly zero
+// is therefore followed a moment on, where the trigger changes, and the
+// instant happens there, as runtime/events does (see lookAhead).
 type EventSolver struct {
 	s    *Solver
 	ev   model.EventDerivs
 	info []model.EventInfo
 	ne   int
 	nr   int
+	nsw  int // switches of f: the last nsw roots
 
 	// per solve, preallocated
 	found           []C.int
@@ -47,7 +59,11 @@ type EventSolver struct {
 	vals, rows      []float64
 	der, cur        model.EventDeriv
 	fired           int
-	tret            []C.double // CVode's time reached, on the heap: cgo would move a local there
+	log             []Execution // the executions of the last solve
+	xa              []float64   // the state looked ahead to
+	g               []float64   // root function values
+	xm, fm          []float64   // the old side of a switch: x and f there
+	tret            []C.double  // CVode's time reached, on the heap: cgo would move a local there
 	begun           bool
 	root            int
 }
@@ -60,10 +76,10 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	if !ok {
 		return nil, fmt.Errorf("cvodes: model %q has no events with derivatives (model.EventDerivs)", m.Name())
 	}
-	if sw, ok := m.(model.Switches); ok && sw.NumSwitches() > 0 {
-		return nil, fmt.Errorf("cvodes: model %q: switches of the right-hand side are not supported by the CVODES event loop", m.Name())
-	}
 	e := &EventSolver{ev: ev, ne: ev.NumEvents(), nr: ev.NumRoots()}
+	if sw, ok := m.(model.Switches); ok {
+		e.nsw = min(max(sw.NumSwitches(), 0), e.nr)
+	}
 	maxT := 0
 	for k := 0; k < e.ne; k++ {
 		inf := ev.EventInfo(k)
@@ -89,6 +105,8 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	e.found = make([]C.int, max(e.nr, 1))
 	e.tret = make([]C.double, 1)
 	e.trig, e.now = make([]bool, e.ne), make([]bool, e.ne)
+	e.xa, e.g = make([]float64, nx), make([]float64, e.nr)
+	e.xm, e.fm = make([]float64, nx), make([]float64, nx)
 	e.x, e.sm, e.d = make([]float64, nx), make([]float64, max(nx*ns, 1)), make([]float64, nx*ns)
 	e.f, e.gx, e.gp, e.dtau = make([]float64, nx), make([]float64, nx), make([]float64, np), make([]float64, ns)
 	e.vals, e.rows = make([]float64, maxT), make([]float64, maxT*ns)
@@ -98,6 +116,16 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 
 // Fired is the number of event executions of the last solve.
 func (e *EventSolver) Fired() int { return e.fired }
+
+// Execution is one event execution: its time and the event's index.
+type Execution struct {
+	T     float64
+	Event int
+}
+
+// Executions returns the executions of the last solve in order (a view,
+// valid until the next solve), for comparison with runtime/events.
+func (e *EventSolver) Executions() []Execution { return e.log }
 
 // Stats returns CVODES's counters summed over all solves; those of one
 // solve restart at every event (CVodeReInit resets them), so LastStats
@@ -131,6 +159,7 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 	}
 	s.cbErr = nil
 	e.fired = 0
+	e.log = e.log[:0]
 	// Before t0 every trigger has its initial value.
 	for k := range e.trig {
 		e.trig[k] = e.info[k].InitialValue
@@ -146,6 +175,8 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 	if ns > 0 {
 		sp = (*C.double)(unsafe.Pointer(&e.sm[0]))
 	}
+	look := true // an instant just ended: look for a trigger change just after it
+	chain := 0   // instants looked ahead to since CVODES last stepped
 	for k := 0; k < nt; {
 		if tout[k] <= t {
 			copy(dstX[k*nx:(k+1)*nx], e.x)
@@ -155,9 +186,31 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 			k++
 			continue
 		}
+		if look {
+			look = false
+			if j := e.zeroRoot(t); j >= 0 {
+				if ta, moved := e.lookAhead(t); moved {
+					// Assignments that keep putting a state back on its
+					// threshold would otherwise creep on by dt for ever.
+					if chain++; chain > 10000 {
+						return fmt.Errorf("cvodes: more than 10000 instants just after one another at t=%g", t)
+					}
+					t = ta
+					if err := e.instant(t, j); err != nil {
+						return err
+					}
+					if err := e.reinit(t); err != nil {
+						return err
+					}
+					look = true
+					continue
+				}
+			}
+		}
 		flag := C.pbcv_ev_step(s.pb, C.double(tout[k]), &e.tret[0], &e.found[0],
 			(*C.double)(unsafe.Pointer(&e.x[0])), sp)
 		s.readStats()
+		chain = 0
 		if flag < 0 {
 			return s.flagError(flag, float64(s.pb.tcur), tout[k])
 		}
@@ -166,20 +219,151 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 			continue // at tout[k]: written by the next pass
 		}
 		root := -1
-		for j := 0; j < e.nr; j++ {
+		for j := 0; j < e.nr-e.nsw; j++ {
 			if e.found[j] != 0 {
 				root = j
 				break
 			}
 		}
+		switched := false
+		for j := e.nr - e.nsw; j < e.nr; j++ {
+			if e.found[j] != 0 {
+				var err error
+				if t, switched, err = e.cross(t, j, int(e.found[j])); err != nil {
+					return err
+				}
+				break
+			}
+		}
+		before := e.fired
 		if err := e.instant(t, root); err != nil {
 			return err
 		}
-		if err := e.reinit(t); err != nil {
-			return err
+		// Without an execution or a switch the state is CVODES's own,
+		// which goes on from there; a restart would only cost it its
+		// order and step.
+		if switched || e.fired > before {
+			if err := e.reinit(t); err != nil {
+				return err
+			}
 		}
+		look = true
 	}
 	return nil
+}
+
+// cross carries x and S across switch j of f, which CVODES located at t
+// rising (dir 1) or falling (dir -1): f jumps from f- to f+ there, and
+// with the crossing time tau(p), dtau = -(g_x S + g_p)/(g_x f- + g_t),
+// S+ = S- + (f- - f+) dtau. f- and f+ are taken a moment either side,
+// at t -+ dt with the states an Euler step away, dt from 1e-12 max(1,
+// |t|) up to 1e-8 max(1, |t|) until the switch has its old sign before
+// and its new one after; the solve goes on from t+dt (where f is f+, so
+// that CVODES restarts on the new side), its time returned. (CVODES's
+// own step across the switch keeps x to its tolerance; S in a step that
+// straddles it would lack the jump.) A root that only touches zero, with
+// the same sign on both sides, switches nothing: it returns t and false.
+func (e *EventSolver) cross(t float64, j, dir int) (float64, bool, error) {
+	s := e.s
+	nx, ns := s.nx, s.ns
+	s.m.F(e.f, t, e.x, s.p)
+	scale := math.Max(1, math.Abs(t))
+	dt, ok := 0.0, false
+	for dt = 1e-12 * scale; dt <= 1.0000001e-8*scale; dt *= 10 {
+		for i, v := range e.x {
+			e.xm[i] = v - dt*e.f[i]
+			e.xa[i] = v + dt*e.f[i]
+		}
+		e.ev.RootsTo(e.g, t-dt, e.xm, s.p)
+		gm := e.g[j]
+		e.ev.RootsTo(e.g, t+dt, e.xa, s.p)
+		if gm*float64(dir) < 0 && e.g[j]*float64(dir) > 0 {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return t, false, nil
+	}
+	if ns > 0 {
+		s.m.F(e.fm, t-dt, e.xm, s.p)
+		s.m.F(e.f, t+dt, e.xa, s.p)
+		gt := e.ev.RootGrad(j, t, e.x, s.p, e.gx, e.gp)
+		den := gt
+		for i := 0; i < nx; i++ {
+			den += e.gx[i] * e.fm[i]
+		}
+		if den == 0 || math.IsNaN(den) {
+			return t, false, fmt.Errorf("cvodes: switch root %d reaches zero tangentially at t=%g", j, t)
+		}
+		for c := 0; c < ns; c++ {
+			num := e.gp[c]
+			for i := 0; i < nx; i++ {
+				num += e.gx[i] * e.sm[i*ns+c]
+			}
+			dtau := -num / den
+			for i := 0; i < nx; i++ {
+				e.sm[i*ns+c] += (e.fm[i] - e.f[i]) * dtau
+			}
+		}
+	}
+	copy(e.x, e.xa)
+	return t + dt, true, nil
+}
+
+// zeroRoot returns the first root function exactly zero at (t, e.x), -1
+// if none: CVODES masks such a root when it starts or restarts there
+// and never reports it leaving zero.
+func (e *EventSolver) zeroRoot(t float64) int {
+	if e.nr == 0 {
+		return -1
+	}
+	e.ev.RootsTo(e.g, t, e.x, e.s.p)
+	for j, g := range e.g {
+		if g == 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+// changed reports whether a trigger at (t, x) differs from e.trig.
+func (e *EventSolver) changed(t float64, x []float64) bool {
+	e.ev.TriggersTo(e.now, t, x, e.s.p)
+	for j, now := range e.now {
+		if now != e.trig[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// lookAhead is called where a root function is exactly zero at (t, e.x)
+// after an instant (CVODES's root finder often lands on the exact zero
+// of X - c, and a start or an assignment can put a state on a
+// threshold): X > c is still false there and changes just after, which
+// CVODES will not report. It looks at t+dt with dt = 1e-12 max(1, |t|),
+// the location tolerance of runtime/events, and up to 1e-8 max(1, |t|)
+// in steps of 10 for a root whose function moves too slowly to leave
+// zero in floating point at first, with the state an Euler step on (its
+// error, dt^2/2 times the second derivative, is far below the
+// tolerance). If a trigger changes, e.x moves there and it returns the
+// new time and true; S is kept, off by dt |dS/dt|, as far below.
+// Otherwise nothing moves: the zero changes no trigger.
+func (e *EventSolver) lookAhead(t float64) (float64, bool) {
+	s := e.s
+	s.m.F(e.f, t, e.x, s.p)
+	scale := math.Max(1, math.Abs(t))
+	for dt := 1e-12 * scale; dt <= 1.0000001e-8*scale; dt *= 10 {
+		for i, v := range e.x {
+			e.xa[i] = v + dt*e.f[i]
+		}
+		if e.changed(t+dt, e.xa) {
+			copy(e.x, e.xa)
+			return t + dt, true
+		}
+	}
+	return t, false
 }
 
 func (e *EventSolver) reinit(t float64) error {
@@ -222,6 +406,7 @@ func (e *EventSolver) instant(t float64, root int) error {
 		if err := e.begin(t); err != nil {
 			return err
 		}
+		e.log = append(e.log, Execution{T: t, Event: k})
 		tg := e.ev.EventTargets(k)
 		vals := e.vals[:len(tg)]
 		e.ev.EventAssign(k, t, e.x, s.p, vals)
