@@ -2,7 +2,6 @@ package petab
 
 import (
 	"math"
-	"slices"
 
 	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/symbolic"
@@ -114,18 +113,7 @@ func (l *lowering) fastAfterPreeq(d *expDef) {
 		set = &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
 		d.periods = append([]periodDef{{t: d.t0, set: set, pos: sim.Pos}}, d.periods...)
 	}
-	for _, t := range sim.Targets {
-		c := keep
-		if slices.Contains(moved, t) {
-			c = set
-		}
-		c.Targets = append(c.Targets, t)
-		c.Values[t] = sim.Values[t]
-		c.Lines[t] = sim.Line
-		if sim.Lines != nil {
-			c.Lines[t] = sim.Lines[t]
-		}
-	}
+	splitTargets(sim, moved, keep, set)
 	d.sim = keep
 }
 

@@ -115,6 +115,15 @@ func (l *lowering) stateValuesAfterPreeq(d *expDef) {
 	}
 	keep := &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
 	set := &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
+	splitTargets(sim, moved, keep, set)
+	d.sim = keep
+	d.periods = append([]periodDef{{t: d.t0, set: set, pos: sim.Pos}}, d.periods...)
+}
+
+// splitTargets copies each target of sim, with its value and line, into
+// set when it is one of moved and into keep otherwise: the two halves of
+// a simulation condition that a period takes part of.
+func splitTargets(sim *Condition, moved []string, keep, set *Condition) {
 	for _, t := range sim.Targets {
 		c := keep
 		if slices.Contains(moved, t) {
@@ -127,8 +136,6 @@ func (l *lowering) stateValuesAfterPreeq(d *expDef) {
 			c.Lines[t] = sim.Lines[t]
 		}
 	}
-	d.sim = keep
-	d.periods = append([]periodDef{{t: d.t0, set: set, pos: sim.Pos}}, d.periods...)
 }
 
 // dependsOnState reports whether a condition value is an expression with
