@@ -660,6 +660,22 @@ func (f *LU) solveRows(dst, b, w []float64, k int) {
 	}
 }
 
+// rowStarts sets rp (length n+1, n = len(next)) to the row pointers of
+// the entries whose rows are rows, and next[i] to the first free place of
+// row i: the counting half of a transpose, whose caller then places each
+// entry at next[r] (and advances it) in the order it wants.
+func rowStarts(rp, next, rows []int) {
+	clear(next)
+	for _, r := range rows {
+		next[r]++
+	}
+	rp[0] = 0
+	for i := range next {
+		rp[i+1] = rp[i] + next[i]
+		next[i] = rp[i]
+	}
+}
+
 // rowFactors brings the row copies of L and U up to date: their patterns
 // after a fresh factorisation (a transpose, reusing the storage), their
 // values after every factorisation. Allocates only when the factors
@@ -670,15 +686,7 @@ func (f *LU) rowFactors() {
 		next := f.stack[:n]
 		f.lrp = growInts(f.lrp, n+1)
 		f.lrc, f.lrm = growInts(f.lrc, len(f.li)), growInts(f.lrm, len(f.li))
-		clear(next)
-		for _, r := range f.li {
-			next[r]++
-		}
-		f.lrp[0] = 0
-		for i := 0; i < n; i++ {
-			f.lrp[i+1] = f.lrp[i] + next[i]
-			next[i] = f.lrp[i]
-		}
+		rowStarts(f.lrp, next, f.li)
 		for j := 0; j < n; j++ {
 			for t := f.lp[j]; t < f.lp[j+1]; t++ {
 				r := f.li[t]
@@ -689,15 +697,7 @@ func (f *LU) rowFactors() {
 		}
 		f.urp = growInts(f.urp, n+1)
 		f.urc, f.urm = growInts(f.urc, len(f.ui)), growInts(f.urm, len(f.ui))
-		clear(next)
-		for _, r := range f.ui {
-			next[r]++
-		}
-		f.urp[0] = 0
-		for i := 0; i < n; i++ {
-			f.urp[i+1] = f.urp[i] + next[i]
-			next[i] = f.urp[i]
-		}
+		rowStarts(f.urp, next, f.ui)
 		for j := n - 1; j >= 0; j-- {
 			c := f.colOf[j]
 			for t := f.up[j]; t < f.up[j+1]; t++ {
