@@ -141,12 +141,13 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	// The sparse exponential actions, the automatic choice at this size,
 	// need no nx x nx matrix: PBSR and Exp then need their nx x ns
-	// blocks (a few times FS's), far below the 154 GB of dense ones.
+	// blocks, 5.1 times FS's 163 MB here (FS's own estimate counts the
+	// sparse LU), far below the 154 GB of dense ones.
 	for _, m := range []Method{PBSR, Exp} {
 		o := Options{Method: m, MemoryLimit: 8 << 30}
 		sp, fs := MemoryEstimate(nx, np, &o), MemoryEstimate(nx, np, &Options{Method: FS})
-		if sp > 10*fs || sp >= 8*nx*nx {
-			t.Errorf("%v with sparse actions: estimate %d, want below 10x FS's %d and one dense matrix", m, sp, fs)
+		if sp > 6*fs || sp >= 8*nx*nx {
+			t.Errorf("%v with sparse actions: estimate %d, want below 6x FS's %d and one dense matrix", m, sp, fs)
 		}
 		if sp >= o.MemoryLimit {
 			t.Errorf("%v with sparse actions: estimate %d above 8 GB", m, sp)
