@@ -105,6 +105,23 @@ func (s *Stats) add(o Stats) {
 	s.SensConvFails += o.SensConvFails
 }
 
+// sub subtracts o from s.
+func (s *Stats) sub(o Stats) {
+	s.Solves -= o.Solves
+	s.Steps -= o.Steps
+	s.FEvals -= o.FEvals
+	s.JacEvals -= o.JacEvals
+	s.LUs -= o.LUs
+	s.ErrTestFails -= o.ErrTestFails
+	s.NonlinIters -= o.NonlinIters
+	s.NonlinConvFails -= o.NonlinConvFails
+	s.SensFEvals -= o.SensFEvals
+	s.FEvalsSens -= o.FEvalsSens
+	s.SensErrFails -= o.SensErrFails
+	s.SensNonlinIters -= o.SensNonlinIters
+	s.SensConvFails -= o.SensConvFails
+}
+
 // Error is a failure reported by SUNDIALS.
 type Error struct {
 	Op    string  // the SUNDIALS function that failed, e.g. "CVode"
@@ -398,12 +415,19 @@ func (s *Solver) flagError(flag C.int, t, tout float64) error {
 
 // readStats reads CVODES's counters, which CVodeReInit resets, after a solve.
 func (s *Solver) readStats() {
+	s.last = s.counters()
+	s.total.add(s.last)
+}
+
+// counters returns CVODES's counters since the last (re)initialisation,
+// with Solves 1.
+func (s *Solver) counters() Stats {
 	if C.pbcv_stats(s.pb, &s.raw[0]) < 0 {
 		// Only CV_MEM_NULL/CV_NO_SENS are possible, neither after New succeeded.
 		panic("cvodes: reading CVODES statistics failed")
 	}
 	r := &s.raw
-	s.last = Stats{
+	return Stats{
 		Solves:          1,
 		Steps:           int(r[C.PBCV_NST]),
 		FEvals:          int(r[C.PBCV_NFE]),
@@ -418,7 +442,6 @@ func (s *Solver) readStats() {
 		SensNonlinIters: int(r[C.PBCV_NNIS]),
 		SensConvFails:   int(r[C.PBCV_NCFNS]),
 	}
-	s.total.add(s.last)
 }
 
 // Stats returns CVODES's counters summed over all solves since New.

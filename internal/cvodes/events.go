@@ -66,6 +66,12 @@ type EventSolver struct {
 	tret            []C.double  // CVode's time reached, on the heap: cgo would move a local there
 	begun           bool
 	root            int
+	xb              []float64 // e.x before lookAhead moved it
+	look            bool      // an instant just ended: look for a trigger change just after it
+	start           EventStart
+	tEnd            float64   // the last output time of the last solve, NaN if it failed or was Open
+	base, last      Stats     // CVODES's counters at the last tally (since the restart); this solve's
+	x0, s0          []float64 // EventSensSolver's start buffers, made on first use
 }
 
 // NewEvents creates a CVODES solver with root finding for m, which must
@@ -105,7 +111,8 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	e.found = make([]C.int, max(e.nr, 1))
 	e.tret = make([]C.double, 1)
 	e.trig, e.now = make([]bool, e.ne), make([]bool, e.ne)
-	e.xa, e.g = make([]float64, nx), make([]float64, e.nr)
+	e.xa, e.xb, e.g = make([]float64, nx), make([]float64, nx), make([]float64, e.nr)
+	e.tEnd = math.NaN()
 	e.xm, e.fm = make([]float64, nx), make([]float64, nx)
 	e.x, e.sm, e.d = make([]float64, nx), make([]float64, max(nx*ns, 1)), make([]float64, nx*ns)
 	e.f, e.gx, e.gp, e.dtau = make([]float64, nx), make([]float64, nx), make([]float64, np), make([]float64, ns)
@@ -135,15 +142,61 @@ func (e *EventSolver) Stats() Stats { return e.s.Stats() }
 // Close frees the C memory.
 func (e *EventSolver) Close() { e.s.Close() }
 
+// EventStart is where EventSolver.SolveFrom starts, as
+// runtime/events.SensStart for runtime/events: so that a simulation cut
+// into pieces (a PEtab experiment's pre-equilibration, periods and
+// steady-state chunks) runs on CVODES as it does on our event solver.
+type EventStart struct {
+	T0 float64
+	// X0 is x(T0); S0 is dx(T0)/dp (nx x ns row-major), nil meaning
+	// InitialSens(p). Both are ignored with Continue.
+	X0, S0 []float64
+	// Triggers are the trigger values just before T0 (one per event), nil
+	// meaning the events' initial values: events whose triggers are true
+	// at (T0, X0) and false here execute at T0.
+	Triggers []bool
+	// Continue goes on from where the last solve ended (T0 must be its
+	// last output time, p the same): CVODES steps on from its own state,
+	// history and order, with the triggers as they were, as a simulation
+	// to a steady state in chunks does, and X0, S0 and Triggers are
+	// ignored.
+	Continue bool
+	// Open leaves an instant at the last output time (within 1e-12
+	// max(1, |t|), runtime/events' tolerance) to the next solve: the
+	// state and S reported there are those before it and Triggers()
+	// returns the values before it, so that a solve that starts there
+	// after a change of condition (a PEtab period) executes it with the
+	// new values.
+	Open bool
+}
+
+// Triggers returns the trigger values where the last solve ended (a
+// view, valid until the next solve).
+func (e *EventSolver) Triggers() []bool { return e.trig }
+
+// LastStats returns CVODES's counters of the last solve, summed over its
+// restarts.
+func (e *EventSolver) LastStats() Stats { return e.last }
+
 // Solve integrates from x(t0) = x0 with parameters p, S(t0) =
 // InitialSens(p), through the events, and writes x and (with Sens) S at
 // tout into dstX and dstS as Solver.Solve does; outputs at an event time
 // report the state after it. It allocates nothing on success.
 func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, dstS []float64) error {
+	e.start = EventStart{T0: t0, X0: x0}
+	return e.SolveFrom(p, &e.start, tout, dstX, dstS)
+}
+
+// SolveFrom is Solve from st (see EventStart): a given S0 and trigger
+// values before T0, the continuation of the last solve, an open end. It
+// allocates nothing on success.
+func (e *EventSolver) SolveFrom(p []float64, st *EventStart, tout []float64, dstX, dstS []float64) error {
 	s := e.s
 	nx, np, ns, nt := s.nx, s.np, s.ns, len(tout)
-	if len(p) != np || len(x0) != nx || len(dstX) != nt*nx || ns > 0 && len(dstS) != nt*nx*np {
-		panic("cvodes: EventSolver.Solve: argument length mismatch")
+	t0 := st.T0
+	if len(p) != np || !st.Continue && len(st.X0) != nx || len(dstX) != nt*nx || ns > 0 && len(dstS) != nt*nx*np ||
+		ns > 0 && st.S0 != nil && !st.Continue && len(st.S0) != nx*ns || st.Triggers != nil && len(st.Triggers) != e.ne {
+		panic("cvodes: EventSolver.SolveFrom: argument length mismatch")
 	}
 	prev := t0
 	for _, t := range tout {
@@ -152,31 +205,61 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 		}
 		prev = t
 	}
-	copy(s.p, p)
-	copy(e.x, x0)
-	if ns > 0 {
-		s.m.InitialSens(e.sm, s.p)
+	e.last = Stats{Solves: 1}
+	defer func() { s.last = e.last }()
+	if st.Continue {
+		if !(t0 == e.tEnd) {
+			return fmt.Errorf("cvodes: EventSolver: cannot continue at t=%g: the last solve ended at %g", t0, e.tEnd)
+		}
+		for j, v := range p {
+			if v != s.p[j] {
+				return fmt.Errorf("cvodes: EventSolver: cannot continue with other parameters (p[%d] = %g, was %g)", j, v, s.p[j])
+			}
+		}
 	}
+	e.tEnd = math.NaN() // until this solve succeeds
+	s.total.Solves++
 	s.cbErr = nil
 	e.fired = 0
 	e.log = e.log[:0]
-	// Before t0 every trigger has its initial value.
-	for k := range e.trig {
-		e.trig[k] = e.info[k].InitialValue
-	}
 	t := t0
-	if err := e.instant(t, -1); err != nil {
-		return err
+	if !st.Continue {
+		copy(s.p, p)
+		copy(e.x, st.X0)
+		if ns > 0 {
+			if st.S0 != nil {
+				copy(e.sm, st.S0)
+			} else {
+				s.m.InitialSens(e.sm, s.p)
+			}
+		}
+		if st.Triggers != nil {
+			copy(e.trig, st.Triggers)
+		} else {
+			// Before t0 every trigger has its initial value.
+			for k := range e.trig {
+				e.trig[k] = e.info[k].InitialValue
+			}
+		}
+		if err := e.instant(t, -1); err != nil {
+			return err
+		}
+		if err := e.reinit(t); err != nil {
+			return err
+		}
+		e.look = true // an instant just ended: look for a trigger change just after it
 	}
-	if err := e.reinit(t); err != nil {
-		return err
+	last := t0
+	if nt > 0 {
+		last = tout[nt-1]
 	}
+	// atEnd: an instant at t is the next solve's.
+	atEnd := func(t float64) bool { return st.Open && t >= last-1e-12*math.Max(1, math.Abs(last)) }
 	var sp *C.double
 	if ns > 0 {
 		sp = (*C.double)(unsafe.Pointer(&e.sm[0]))
 	}
-	look := true // an instant just ended: look for a trigger change just after it
-	chain := 0   // instants looked ahead to since CVODES last stepped
+	chain := 0 // instants looked ahead to since CVODES last stepped
 	for k := 0; k < nt; {
 		if tout[k] <= t {
 			copy(dstX[k*nx:(k+1)*nx], e.x)
@@ -186,10 +269,10 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 			k++
 			continue
 		}
-		if look {
-			look = false
+		if e.look {
+			e.look = false
 			if j := e.zeroRoot(t); j >= 0 {
-				if ta, moved := e.lookAhead(t); moved {
+				if ta, moved := e.lookAhead(t); moved && !atEnd(ta) {
 					// Assignments that keep putting a state back on its
 					// threshold would otherwise creep on by dt for ever.
 					if chain++; chain > 10000 {
@@ -202,21 +285,31 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 					if err := e.reinit(t); err != nil {
 						return err
 					}
-					look = true
+					e.look = true
 					continue
+				} else if moved {
+					// The change is the next solve's: x is back where
+					// it was (lookAhead moved it).
+					copy(e.x, e.xb)
 				}
 			}
 		}
 		flag := C.pbcv_ev_step(s.pb, C.double(tout[k]), &e.tret[0], &e.found[0],
 			(*C.double)(unsafe.Pointer(&e.x[0])), sp)
-		s.readStats()
 		chain = 0
 		if flag < 0 {
+			e.tally()
 			return s.flagError(flag, float64(s.pb.tcur), tout[k])
 		}
 		t = float64(e.tret[0])
 		if flag != C.CV_ROOT_RETURN {
 			continue // at tout[k]: written by the next pass
+		}
+		if atEnd(t) {
+			// The instant (and a switch) at the open end are the next
+			// solve's, which starts from this state.
+			t = math.Max(t, last)
+			continue
 		}
 		root := -1
 		for j := 0; j < e.nr-e.nsw; j++ {
@@ -247,9 +340,30 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 				return err
 			}
 		}
-		look = true
+		e.look = true
+	}
+	e.tally()
+	if st.Open {
+		// The next solve starts afresh at the open end.
+		e.tEnd = math.NaN()
+	} else {
+		e.tEnd = last
 	}
 	return nil
+}
+
+// tally adds CVODES's counters since the last tally or restart to the
+// solve's (e.last) and the solver's (Stats): CVodeReInit resets them,
+// and a solve may have several restarts, or none since the last solve
+// (Continue).
+func (e *EventSolver) tally() {
+	cur := e.s.counters()
+	d := cur
+	d.sub(e.base)
+	d.Solves = 0
+	e.base = cur
+	e.last.add(d)
+	e.s.total.add(d)
 }
 
 // cross carries x and S across switch j of f, which CVODES located at t
@@ -359,6 +473,7 @@ func (e *EventSolver) lookAhead(t float64) (float64, bool) {
 			e.xa[i] = v + dt*e.f[i]
 		}
 		if e.changed(t+dt, e.xa) {
+			copy(e.xb, e.x)
 			copy(e.x, e.xa)
 			return t + dt, true
 		}
@@ -367,6 +482,8 @@ func (e *EventSolver) lookAhead(t float64) (float64, bool) {
 }
 
 func (e *EventSolver) reinit(t float64) error {
+	e.tally()
+	e.base = Stats{}
 	var sp *C.double
 	if e.s.ns > 0 {
 		sp = (*C.double)(unsafe.Pointer(&e.sm[0]))

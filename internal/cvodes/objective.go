@@ -3,6 +3,7 @@
 package cvodes
 
 import (
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/ode"
@@ -37,8 +38,33 @@ var _ objective.StateSolver = (*SensSolver)(nil)
 // runtime/ode's; CVODES counts it per output time). Sensitivities are
 // computed for all of m's parameters (the objective's model has one per
 // sensitivity column; opt.Params is ignored, the objective never sets it);
-// a model without parameters gets the state alone.
+// a model without parameters gets the state alone. For a model with
+// events (model.Events with NumEvents() > 0) it returns an
+// EventSensSolver instead: CVODES with its root finding through the
+// events (objective.EventSolver).
 func NewObjectiveSolver(m model.Model, opt *sens.Options) (objective.Solver, error) {
+	co := objectiveOptions(opt)
+	nx, np := model.NumStates(m), model.NumParams(m)
+	co.Sens = np > 0
+	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+		e, err := NewEvents(m, co)
+		if err != nil {
+			return nil, err
+		}
+		return &EventSensSolver{e: e, nx: nx, np: np}, nil
+	}
+	s, err := New(m, co)
+	if err != nil {
+		return nil, err
+	}
+	co.Sens, co.ErrCon = false, false
+	return &SensSolver{s: s, m: m, nx: nx, np: np, x0: make([]float64, nx), s0: make([]float64, nx*np),
+		opt: co, xs: make([]float64, nx)}, nil
+}
+
+// objectiveOptions are the Options of the objective's resolved solver
+// options (see NewObjectiveSolver), Sens unset.
+func objectiveOptions(opt *sens.Options) Options {
 	var o sens.Options
 	if opt != nil {
 		o = *opt
@@ -60,13 +86,7 @@ func NewObjectiveSolver(m model.Model, opt *sens.Options) (objective.Solver, err
 	if maxSteps == 0 {
 		maxSteps = ode.DefaultMaxSteps
 	}
-	nx, np := model.NumStates(m), model.NumParams(m)
-	s, err := New(m, Options{RTol: rtol, ATol: atol, MaxSteps: maxSteps, ErrCon: o.ErrCon, Sens: np > 0})
-	if err != nil {
-		return nil, err
-	}
-	return &SensSolver{s: s, m: m, nx: nx, np: np, x0: make([]float64, nx), s0: make([]float64, nx*np),
-		opt: Options{RTol: rtol, ATol: atol, MaxSteps: maxSteps}, xs: make([]float64, nx)}, nil
+	return Options{RTol: rtol, ATol: atol, MaxSteps: maxSteps, ErrCon: o.ErrCon}
 }
 
 // SolveState integrates the state alone from x = x(t0) to t1 with CVODES
@@ -133,6 +153,100 @@ func (c *SensSolver) Close() error {
 	if c.st != nil {
 		c.st.Close()
 	}
+	return nil
+}
+
+// EventSensSolver is the objective's solver for a model with events on
+// CVODES, as AMICI runs one: an EventSolver (CVodeRootInit on the
+// model's root functions, active in every solve, S carried across each
+// execution, a restart after it) behind objective.EventSolver, so that
+// every phase of a PEtab experiment with events (pre-equilibration,
+// periods, steady states in chunks) runs on CVODES. NewObjectiveSolver
+// returns it for a model with events; the model must have their
+// derivatives (model.EventDerivs) and neither delays nor priorities
+// (NewEvents).
+type EventSensSolver struct {
+	e      *EventSolver
+	nx, np int
+	st     EventStart
+}
+
+var _ objective.EventSolver = (*EventSensSolver)(nil)
+
+// SolveEvents solves from st as runtime/events.SensSolver.SolveFrom does
+// (objective.EventSolver): S0 nil with X0 given means S(T0) = 0, and with
+// Continue CVODES steps on from where the last solve ended. res.Stats.ODE
+// gets CVODES's counters of this solve, summed over its restarts.
+func (c *EventSensSolver) SolveEvents(res *sens.Result, p []float64, st *events.SensStart, ts []float64) error {
+	c.st = EventStart{T0: st.T0, X0: st.X0, S0: st.S0, Triggers: st.Triggers, Continue: st.Continue, Open: st.Open}
+	if c.st.S0 == nil && c.np > 0 && !st.Continue {
+		c.st.S0 = c.zeroS()
+	}
+	return c.solve(res, p, ts)
+}
+
+// SolveFrom solves from st through the events, their triggers starting
+// at their initial values (objective.Solver; the objective itself calls
+// SolveEvents): X0 nil means InitialState(p) (and S0 nil then
+// InitialSens(p)); S0 nil with X0 given means S(T0) = 0.
+func (c *EventSensSolver) SolveFrom(res *sens.Result, p []float64, st *sens.Start, ts []float64) error {
+	c.st = EventStart{T0: st.T0, X0: st.X0, S0: st.S0}
+	if st.X0 == nil {
+		c.st.X0 = c.x0()
+		c.e.s.m.InitialState(c.st.X0, p)
+	} else if st.S0 == nil && c.np > 0 {
+		c.st.S0 = c.zeroS()
+	}
+	return c.solve(res, p, ts)
+}
+
+func (c *EventSensSolver) x0() []float64 {
+	if c.e.x0 == nil {
+		c.e.x0 = make([]float64, c.nx)
+	}
+	return c.e.x0
+}
+
+func (c *EventSensSolver) zeroS() []float64 {
+	if c.e.s0 == nil {
+		c.e.s0 = make([]float64, c.nx*c.np)
+	}
+	clear(c.e.s0)
+	return c.e.s0
+}
+
+func (c *EventSensSolver) solve(res *sens.Result, p, ts []float64) error {
+	nx, np := c.nx, c.np
+	res.NX, res.NS = nx, np
+	res.T = append(res.T[:0], ts...)
+	res.X = grow(res.X, len(ts)*nx)
+	res.S = grow(res.S, len(ts)*nx*np)
+	times := res.Stats.ExpTimes[:0]
+	res.Stats = sens.Stats{ExpTimes: times}
+	err := c.e.SolveFrom(p, &c.st, ts, res.X, res.S)
+	last := c.e.LastStats()
+	res.Stats.ODE = ode.Stats{Steps: last.Steps, Rejected: last.ErrTestFails + last.NonlinConvFails,
+		ErrFails: last.ErrTestFails, FEvals: last.FEvals, JacEvals: last.JacEvals, LUs: last.LUs,
+		NewtonIters: last.NonlinIters, NewtonFails: last.NonlinConvFails, SensNewtonIters: last.SensNonlinIters,
+		SensNewtonFails: last.SensConvFails}
+	return err
+}
+
+// Triggers are the trigger values where the last solve ended.
+func (c *EventSensSolver) Triggers() []bool { return c.e.Triggers() }
+
+// Pending is 0: NewEvents refuses delayed events, so none is ever queued.
+func (c *EventSensSolver) Pending() int { return 0 }
+
+// Fired is the number of event executions of the last solve.
+func (c *EventSensSolver) Fired() int { return c.e.Fired() }
+
+// Stats returns CVODES's counters summed over all solves.
+func (c *EventSensSolver) Stats() Stats { return c.e.Stats() }
+
+// Close frees the C memory (objective.Objective.Close calls it).
+func (c *EventSensSolver) Close() error {
+	c.e.Close()
 	return nil
 }
 

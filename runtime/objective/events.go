@@ -28,9 +28,42 @@ import (
 // delayed event still queued when a period ends is not supported (an
 // error says so).
 
-// ErrEventsNewSolver is returned by New for a model with events when
-// Options.NewSolver is set: only runtime/events solves across events.
-var ErrEventsNewSolver = errors.New("objective: Options.NewSolver cannot solve a model with events (not supported: only runtime/events handles them)")
+// ErrEventsNewSolver is returned by New for a model with events when the
+// Solver of Options.NewSolver does not implement EventSolver: only a
+// solver that handles the events can solve such a model.
+var ErrEventsNewSolver = errors.New("objective: the Solver of Options.NewSolver does not implement objective.EventSolver, which a model with events needs")
+
+// EventSolver is what the objective needs of a Solver from
+// Options.NewSolver for a model with events: runtime/events.SensSolver's
+// contract. NewSolver is then given the objective's model with its events
+// (model.Events, and model.EventDerivs when the model has them, their
+// derivatives in the same sensitivity columns as Jp), and its Solver must
+// implement EventSolver, else New returns ErrEventsNewSolver. Every phase
+// (each period, the pre-equilibration and the steady states in chunks
+// with Continue) is then solved with SolveEvents: the objective's own
+// shortcut for a phase in which no event fires (a solve without the root
+// functions, kept when no trigger changed) is ours, not the peer's, so a
+// peer is timed as it runs, with its root finding on throughout (as AMICI
+// runs CVODES).
+type EventSolver interface {
+	// SolveEvents is events.SensSolver.SolveFrom: x and S at ts (outputs
+	// at an event's time after it, unless st.Open and it is the last),
+	// from st (its Triggers, Continue and Open as documented there).
+	// res.Stats.ODE's Steps and Rejected count the work of this solve.
+	SolveEvents(res *sens.Result, p []float64, st *events.SensStart, ts []float64) error
+	// Triggers are the trigger values where the last solve ended (before
+	// the instant there when it was Open); Pending the executions still
+	// queued (delayed events).
+	Triggers() []bool
+	Pending() int
+}
+
+// nativeEvents is runtime/events' SensSolver as an EventSolver.
+type nativeEvents struct{ *events.SensSolver }
+
+func (n nativeEvents) SolveEvents(res *sens.Result, p []float64, st *events.SensStart, ts []float64) error {
+	return n.SolveFrom(res, p, st, ts)
+}
 
 // thetaEvents is a thetaModel with the model's events, their derivatives
 // in the theta columns: dg/dtheta = dg/dp dp/dtheta, as for Jp.
@@ -142,12 +175,13 @@ func (e eventsOnly) EventAssign(k int, t float64, x, p, dst []float64) {
 
 // newEventSolvers makes group g's solvers for a model with events: the
 // events.SensSolver, and a sens.Solver of the model without its events
-// for the first try of a phase (tryPlain).
+// for the first try of a phase (tryPlain); or, with Options.NewSolver,
+// its EventSolver alone (no tryPlain).
 func (w *worker) newEventSolvers(g int, tm *thetaModel, so *sens.Options) error {
 	c := w.c
 	if w.evs == nil {
 		ne := c.ev.NumEvents()
-		w.evs = make([]*events.SensSolver, len(c.groups))
+		w.evs = make([]EventSolver, len(c.groups))
 		w.plain = make([]*sens.Solver, len(c.groups))
 		w.tevs = make([]*thetaEvents, len(c.groups))
 		w.trig, w.trigNow, w.trigCur, w.trigInit = make([]bool, ne), make([]bool, ne), make([]bool, ne), make([]bool, ne)
@@ -157,12 +191,26 @@ func (w *worker) newEventSolvers(g int, tm *thetaModel, so *sens.Options) error 
 		w.gl, w.gr = make([]float64, c.ev.NumRoots()), make([]float64, c.ev.NumRoots())
 	}
 	te := newThetaEvents(tm, c.ev)
+	w.tevs[g] = te
 	o := *so
+	if c.opt.NewSolver != nil {
+		sv, err := c.opt.NewSolver(eventModel(te), &o)
+		if err != nil {
+			return fmt.Errorf("objective: %w", err)
+		}
+		w.solvers[g] = sv // closed by Close
+		es, ok := sv.(EventSolver)
+		if !ok {
+			return fmt.Errorf("%w (%T)", ErrEventsNewSolver, sv)
+		}
+		w.evs[g] = es
+		return nil
+	}
 	sv, err := events.NewSensSolver(eventModel(te), &events.SensSettings{Sens: &o})
 	if err != nil {
 		return fmt.Errorf("objective: %w", err)
 	}
-	w.evs[g], w.tevs[g] = sv, te
+	w.evs[g] = nativeEvents{sv}
 	w.plain[g] = sens.NewSolver(tm, so) // tm hides the events
 	w.solvers[g] = w.plain[g]
 	return nil
@@ -186,8 +234,8 @@ func (w *worker) newEventSolvers(g int, tm *thetaModel, so *sens.Options) error 
 // solve is left to runtime/events to report.
 func (w *worker) tryPlain(e, k, g int, t0 float64, x, S, ts []float64, before []bool) bool {
 	pt := &w.c.part[e]
-	if pt.evSlow[k] {
-		return false
+	if pt.evSlow[k] || w.plain[g] == nil {
+		return false // known to need events, or a NewSolver's EventSolver
 	}
 	te, sv := w.tevs[g], w.plain[g]
 	if before == nil {
@@ -290,7 +338,7 @@ func (w *worker) solveEvents(e int, out *Result) error {
 			// A period followed by another ends Open: the events at the
 			// next start come after that period's changes.
 			w.est = events.SensStart{T0: ph.t0, X0: x, S0: s, Triggers: trig, Open: k+1 < pl.nrun}
-			err := sv.SolveFrom(&w.res, w.q[:ncs], &w.est, ph.times)
+			err := sv.SolveEvents(&w.res, w.q[:ncs], &w.est, ph.times)
 			w.count(e, &w.res, false)
 			if err == nil && k+1 < pl.nrun && sv.Pending() > 0 {
 				err = fmt.Errorf("a delayed event is still queued at the next period's start t = %g (not supported)", ph.times[n-1])
@@ -375,7 +423,7 @@ func (w *worker) steadyEvents(e, g int, x, S []float64, t0 float64, trig []bool,
 		}
 		w.ts[0] = math.Min(t+h, tmax)
 		w.est = events.SensStart{T0: t, X0: x, S0: S, Triggers: trig, Continue: goOn}
-		err := sv.SolveFrom(&w.ssRes, w.q[:nc], &w.est, w.ts[:])
+		err := sv.SolveEvents(&w.ssRes, w.q[:nc], &w.est, w.ts[:])
 		w.count(e, &w.ssRes, true)
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package objective
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -62,7 +61,10 @@ type Options struct {
 	// CVODES through it). The steady-state search integrates the state
 	// with it too when the Solver implements StateSolver, else with
 	// runtime/ode's BDF; its Newton polish and steady-state S are the
-	// objective's own either way.
+	// objective's own either way. For a model with events m has them
+	// (model.Events, model.EventDerivs) and the Solver must implement
+	// EventSolver, which then solves every phase (ErrEventsNewSolver
+	// otherwise).
 	NewSolver func(m model.Model, opt *sens.Options) (Solver, error)
 }
 
@@ -268,9 +270,6 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	}
 	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
 		c.ev = ev
-		if c.opt.NewSolver != nil {
-			return nil, fmt.Errorf("%w: model %q has %d", ErrEventsNewSolver, m.Name(), ev.NumEvents())
-		}
 	}
 	if model.HasDelays(m) {
 		c.dl = m.(model.Delays)
@@ -726,11 +725,7 @@ func (o *Objective) Close() {
 // Solver from Options.NewSolver that implements io.Closer).
 func (c *core) closeSolvers() {
 	for _, w := range c.workers {
-		for _, s := range w.solvers {
-			if cl, ok := s.(io.Closer); ok {
-				cl.Close()
-			}
-		}
+		w.closeSolvers()
 	}
 }
 

@@ -22,9 +22,10 @@ type worker struct {
 	models  []*thetaModel
 	solvers []Solver
 	// A model with events (events.go): per group the events solver, the
-	// solver without events and the model's events in theta columns;
+	// solver without events (nil with Options.NewSolver) and the model's
+	// events in theta columns;
 	// trigger values carried between solves, scratch.
-	evs                    []*events.SensSolver
+	evs                    []EventSolver
 	plain                  []*sens.Solver
 	tevs                   []*thetaEvents
 	trig, trigNow, trigCur []bool
@@ -145,6 +146,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		}
 		if c.ev != nil {
 			if err := w.newEventSolvers(i, tm, &so); err != nil {
+				w.closeSolvers()
 				return nil, err
 			}
 		} else if c.opt.NewSolver == nil {
@@ -152,11 +154,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		} else {
 			sv, err := c.opt.NewSolver(tm, &so)
 			if err != nil {
-				for _, s := range w.solvers {
-					if cl, ok := s.(io.Closer); ok {
-						cl.Close()
-					}
-				}
+				w.closeSolvers()
 				return nil, fmt.Errorf("objective: %w", err)
 			}
 			w.solvers[i] = sv
@@ -196,6 +194,16 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.d = model.ObsDeriv{HX: mk(nx), SX: mk(nx), HP: mk(np), SP: mk(np), HU: mk(maxU), SU: mk(maxU)}
 	w.gz, w.gs = mk(maxL), mk(maxL)
 	return w, nil
+}
+
+// closeSolvers closes the worker's solvers that implement io.Closer (a
+// failed newWorker's: New's caller gets no Objective to Close).
+func (w *worker) closeSolvers() {
+	for _, s := range w.solvers {
+		if cl, ok := s.(io.Closer); ok {
+			cl.Close()
+		}
+	}
 }
 
 // params fills p and dp (for the mapped parameters) from condition cd.
