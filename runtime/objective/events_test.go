@@ -2,11 +2,13 @@ package objective_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -223,14 +225,103 @@ func TestEventsGradientFD(t *testing.T) {
 	}
 }
 
-// A model with events refuses Options.NewSolver (only runtime/events
-// solves across events).
+// A Solver of Options.NewSolver that does not implement EventSolver is
+// refused for a model with events (it would solve without them).
 func TestEventsNewSolverRefused(t *testing.T) {
 	_, err := objective.New(newSwitch(), switchProblem(), &objective.Options{
 		NewSolver: func(m model.Model, so *sens.Options) (objective.Solver, error) { return sens.NewSolver(m, so), nil },
 	})
 	if !errors.Is(err, objective.ErrEventsNewSolver) {
 		t.Fatalf("got %v, want ErrEventsNewSolver", err)
+	}
+}
+
+// hookEvents is an EventSolver of Options.NewSolver: runtime/events'
+// SensSolver, counting its solves, the starts it is given and its Close.
+type hookEvents struct {
+	*events.SensSolver
+	solves, conts, opens, closes *int
+}
+
+func (h hookEvents) SolveEvents(res *sens.Result, p []float64, st *events.SensStart, ts []float64) error {
+	*h.solves++
+	if st.Continue {
+		*h.conts++
+	}
+	if st.Open {
+		*h.opens++
+	}
+	return h.SensSolver.SolveFrom(res, p, st, ts)
+}
+
+func (h hookEvents) SolveFrom(*sens.Result, []float64, *sens.Start, []float64) error {
+	return errors.New("SolveFrom called on a model with events")
+}
+
+func (h hookEvents) Close() error { *h.closes++; return nil }
+
+// Options.NewSolver for a model with events: its EventSolver is given the
+// model with the event derivatives and solves every phase (the periods,
+// the pre-equilibration and the steady states in chunks with Continue)
+// with the objective's starts, is closed by Close, and gives the
+// default's llh, gradient and FIM (which come from the same
+// runtime/events where an event fires, and from the solve without events
+// elsewhere) to the integration tolerance; it allocates nothing per Eval.
+func TestEventsNewSolverHook(t *testing.T) {
+	prob := switchProblem()
+	// A second period in experiment 0, so that a solve ends Open.
+	prob.Experiments[0].Periods = []objective.Period{{T0: 1.5, Cond: 0, Assign: -1}}
+	opt := objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true, FIM: true}
+	def, err := objective.New(newSwitch(), prob, &opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer def.Close()
+	theta := def.Nominal()
+	for a := range theta {
+		theta[a] += 0.03 * float64(a%3-1)
+	}
+	want := evalAt(t, def, theta)
+
+	var made, solves, conts, opens, closes int
+	hooked := opt
+	hooked.NewSolver = func(m model.Model, so *sens.Options) (objective.Solver, error) {
+		made++
+		if _, ok := m.(model.EventDerivs); !ok {
+			t.Errorf("NewSolver's model %T has no event derivatives", m)
+		}
+		sv, err := events.NewSensSolver(m, &events.SensSettings{Sens: so})
+		if err != nil {
+			return nil, err
+		}
+		return hookEvents{sv, &solves, &conts, &opens, &closes}, nil
+	}
+	o, err := objective.New(newSwitch(), prob, &hooked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := evalAt(t, o, theta)
+	if made == 0 || solves == 0 || conts == 0 || opens == 0 {
+		t.Fatalf("NewSolver made %d solvers; %d solves, %d continued, %d open: the hook is not used for every phase", made, solves, conts, opens)
+	}
+	near := func(what string, g, w float64) {
+		if !(math.Abs(g-w) <= 1e-7*(1+math.Abs(w))) {
+			t.Errorf("%s: through the hook %.12g, default %.12g", what, g, w)
+		}
+	}
+	near("llh", got.LLH, want.LLH)
+	for a := range want.Grad {
+		near(fmt.Sprintf("grad[%d]", a), got.Grad[a], want.Grad[a])
+	}
+	for i := range want.FIM {
+		near(fmt.Sprintf("FIM[%d]", i), got.FIM[i], want.FIM[i])
+	}
+	if n := testing.AllocsPerRun(3, func() { o.Eval(theta, got) }); n != 0 {
+		t.Errorf("%v allocations per Eval through the hook", n)
+	}
+	o.Close()
+	if closes != made {
+		t.Errorf("Close closed %d of %d solvers", closes, made)
 	}
 }
 
