@@ -91,7 +91,7 @@ func TestPetabTargets(t *testing.T) {
 		{Problem: "a", Best: "PBSR", Ratios: map[string]map[string]num{"llh+grad": {"PBSR": 7, "FS": 2}}},
 		{Problem: "b", Best: "FS", Ratios: map[string]map[string]num{"llh+grad": {"FS": 2}}},
 		{Problem: "c"},
-		{Problem: "events", NoCVODES: petabNoCVODESEvents},
+		{Problem: "events", NoCVODES: petabNoCVODES + "a delayed event"},
 	}
 	var got []*Target
 	petabTargets(rs, func(what string, m, bound float64, atLeast bool) {

@@ -143,8 +143,8 @@ func TestPetabCPU(t *testing.T) {
 		var obs []*objective.Objective
 		var kept []cpuRow
 		for _, r := range cpuSourceRows(rows, srcs) {
-			// A row the objective refuses (CVODES FS on a model with
-			// events) is left out, not the problem.
+			// A row the objective refuses (CVODES FS on a model with a
+			// delayed event) is left out, not the problem.
 			o, err := objective.New(r.src.m, r.src.prob, r.opt)
 			if err != nil {
 				t.Logf("%s %s, %s: not timed: %v", name, r.src.kind, r.name, err)
