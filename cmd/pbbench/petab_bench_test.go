@@ -104,7 +104,8 @@ func cpuTime() time.Duration {
 // With -tags petabgen (after scripts/petabgen.sh, as make bench runs it)
 // every method runs on the generated model and on the interpreted one in
 // the same rounds, a line each; PBGEN_PETAB_MODELS (generated,
-// interpreted) picks (cpuSources):
+// interpreted) picks (cpuSources). PBGEN_PETAB_FIM adds the FIM,
+// PBGEN_PETAB_LLH times the llh alone:
 //
 //	bash scripts/petabgen.sh
 //	PBGEN_PETAB_PROBLEMS=Zhao,Laske go test -tags cvodes,petabgen ./cmd/pbbench -run PetabCPU -v
@@ -210,6 +211,9 @@ func TestPetabCPU(t *testing.T) {
 // PBGEN_PETAB_ variables applied.
 func envOptions(m sens.Method, fim bool, hook func(model.Model, *sens.Options) (objective.Solver, error)) *objective.Options {
 	opt := &objective.Options{Method: m, Grad: true, FIM: fim, NewSolver: hook}
+	if os.Getenv("PBGEN_PETAB_LLH") != "" {
+		opt.Grad, opt.FIM = false, false // the llh alone
+	}
 	opt.OutputsOnGrid = os.Getenv("PBGEN_PETAB_ONGRID") != ""
 	opt.RTol, _ = strconv.ParseFloat(os.Getenv("PBGEN_PETAB_RTOL"), 64)
 	switch os.Getenv("PBGEN_PETAB_LINEAR") {
