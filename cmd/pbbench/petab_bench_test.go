@@ -105,7 +105,8 @@ func cpuTime() time.Duration {
 // every method runs on the generated model and on the interpreted one in
 // the same rounds, a line each; PBGEN_PETAB_MODELS (generated,
 // interpreted) picks (cpuSources). PBGEN_PETAB_FIM adds the FIM,
-// PBGEN_PETAB_LLH times the llh alone:
+// PBGEN_PETAB_LLH times the llh alone, PBGEN_PETAB_MOVE moves the point
+// (moveTheta):
 //
 //	bash scripts/petabgen.sh
 //	PBGEN_PETAB_PROBLEMS=Zhao,Laske go test -tags cvodes,petabgen ./cmd/pbbench -run PetabCPU -v
@@ -159,6 +160,7 @@ func TestPetabCPU(t *testing.T) {
 		var theta []float64
 		for i := range rows {
 			theta = perturbed(obs[i])
+			moveTheta(t, obs[i], theta)
 			if err := obs[i].Eval(theta, &res[i]); err != nil {
 				t.Fatal(err)
 			}
@@ -204,6 +206,25 @@ func TestPetabCPU(t *testing.T) {
 			}
 			t.Log(msg)
 		}
+	}
+}
+
+// moveTheta adds to theta the steps of PBGEN_PETAB_MOVE, comma-separated
+// id=step on the parameter's scale ("psi=2": psi 100x on log10), to time
+// a region of parameter space the perturbed point is not in (where an
+// event fires, say).
+func moveTheta(t *testing.T, o *objective.Objective, theta []float64) {
+	for _, e := range strings.Split(os.Getenv("PBGEN_PETAB_MOVE"), ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		id, v, _ := strings.Cut(e, "=")
+		a := slices.Index(o.Params(), id)
+		d, err := strconv.ParseFloat(v, 64)
+		if a < 0 || err != nil {
+			t.Fatalf("PBGEN_PETAB_MOVE: %q is not id=step of an estimated parameter", e)
+		}
+		theta[a] += d
 	}
 }
 
