@@ -141,8 +141,12 @@
 // not fire again) and from period to period, and a period ends before the
 // events at the next period's start, which execute after that period's
 // changes. A delayed execution still queued when a period ends is not
-// supported (an error says so), nor is Options.NewSolver
-// (ErrEventsNewSolver). See events.go.
+// supported (an error says so). Options.NewSolver serves such a model
+// when its Solver implements EventSolver (the contract of
+// events.SensSolver; ErrEventsNewSolver otherwise), which then solves
+// every phase with its own event handling, without the solve without
+// events above: internal/cvodes runs CVODES with its root finding
+// through it, as AMICI does. See events.go.
 //
 // # Algebraic variables
 //
