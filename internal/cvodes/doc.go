@@ -37,6 +37,19 @@
 // Output times are reached the way CVODE is normally run: CVode(tout,
 // CV_NORMAL) steps past tout and interpolates, with no stop time.
 //
+// # Events and the PEtab objective
+//
+// EventSolver (NewEvents) adds CVODES's root finding (CVodeRootInit on
+// the model's root functions) and the event loop: executions at each
+// root, S carried across them, a restart after each. SolveFrom starts a
+// solve from a given S and trigger values, continues the last one
+// (CVODES stepping on from its own state) or leaves an instant at its
+// end to the next, so that a PEtab experiment cut into
+// pre-equilibration, periods and steady-state chunks runs on it.
+// NewObjectiveSolver is runtime/objective's Options.NewSolver: a
+// SensSolver for a model without events, an EventSensSolver
+// (objective.EventSolver) for one with them.
+//
 // # Layouts
 //
 // As in runtime/model: states at output k are dstX[k*nx:(k+1)*nx], and the
