@@ -10,6 +10,7 @@ import (
 
 	"github.com/pbgen/pbgen/internal/cvodes"
 	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
@@ -84,3 +85,62 @@ func TestStateTriggerSegmentCVODES(t *testing.T) {
 // withoutEventsModel hides a model's events, which sens.Solver and
 // cvodes.Solver refuse; the stretch has none.
 type withoutEventsModel struct{ model.Model }
+
+// TestEventSensModelsCVODES solves the models of TestEventSensModels by
+// CVODES with its root finding and S in its error test
+// (cvodes.EventSolver, the sensitivities carried across each event as
+// AMICI carries them) at the same RTol 1e-10, ATol 1e-12, and compares
+// both errors against the closed forms: what "within 10x the tolerance"
+// asks of our FS (issue #12), CVODES is held to as well. Our FS must be
+// no less accurate than CVODES on each model (within 2x: the two take
+// different steps), which makes the models' errors above 10x the
+// tolerance the integrators', not the event handling's.
+func TestEventSensModelsCVODES(t *testing.T) {
+	const rtol = 1e-10
+	for _, c := range eventSensCases() {
+		sys, err := Lower(filepath.Join("..", "testdata", "events", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := interp.NewWithEvents(sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		np, nx := model.NumParams(m), model.NumStates(m)
+		p := make([]float64, np)
+		m.DefaultParams(p)
+		if c.tweak != nil {
+			c.tweak(p)
+		}
+		_, ref := exactSens(c.exact, p, c.ts, nx)
+
+		o := sens.Options{Method: sens.FS, ErrCon: true, RTol: rtol, ATol: rtol * 1e-2}
+		r, err := events.SolveSens(m, p, nil, nil, c.ts, &events.SensSettings{Sens: &o})
+		if err != nil {
+			t.Fatalf("%s FS: %v", c.name, err)
+		}
+		ours := worstSensErr(t, c.name+" FS", m, c.ts, ref, r.S)
+
+		cv, err := cvodes.NewEvents(m, cvodes.Options{RTol: rtol, ATol: rtol * 1e-2, Sens: true, ErrCon: true, MaxSteps: -1})
+		if err != nil {
+			t.Fatalf("%s CVODES: %v", c.name, err)
+		}
+		x0 := make([]float64, nx)
+		m.InitialState(x0, p)
+		xs, ss := make([]float64, len(c.ts)*nx), make([]float64, len(c.ts)*nx*np)
+		err = cv.Solve(p, x0, c.ts[0], c.ts, xs, ss)
+		fired := cv.Fired()
+		cv.Close()
+		if err != nil {
+			t.Fatalf("%s CVODES: %v", c.name, err)
+		}
+		if fired != len(r.Fired) {
+			t.Errorf("%s: CVODES fired %d events, runtime/events %d", c.name, fired, len(r.Fired))
+		}
+		theirs := worstSensErr(t, c.name+" CVODES FS", m, c.ts, ref, ss)
+		t.Logf("%s: FS %.2g, CVODES FS %.2g (x rtol: %.1f, %.1f)", c.name, ours, theirs, ours/rtol, theirs/rtol)
+		if ours > 2*theirs+rtol {
+			t.Errorf("%s: our FS is %.2g off, CVODES FS %.2g", c.name, ours, theirs)
+		}
+	}
+}
