@@ -140,26 +140,34 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 			}
 			continue
 		}
-		// One segment over the next outputs (s.span of them, or up to the
-		// next queued execution): the solvers restart at events and
-		// switches only.
-		// With columns the state pass only locates the first trigger
-		// change or switch; without, it also lands on the outputs.
-		tend := s.segmentEnd(ts[min(iout+s.span, len(ts))-1])
+		// One segment over the outputs left, or up to the next queued
+		// execution, ended at the step where a trigger changes or a
+		// switch crosses (stopAt): the solvers restart at events and
+		// switches only, and no step is taken past the next event.
+		tend := s.segmentEnd(last)
 		seg := s.segTimes(ts, iout, t, tend)
-		i0 := iout
-		xts := seg[len(seg)-1:]
-		if len(S) == 0 {
-			xts = seg
-		}
+		// one: the pass that locates the change also gives the outputs
+		// before it (x alone, or x and S by FS); else (PBSR, Exp, PBS)
+		// it is of x alone. Either lands on the outputs, which bound its
+		// steps as they bound those of sol (a trigger true for less than
+		// a step is otherwise missed).
+		one := len(S) == 0 || s.oneFS
+		ps, pr := xsol, xr
 		s.st = sens.Start{T0: t, X0: x}
-		if err := xsol.SolveFrom(xr, p, &s.st, xts); err != nil {
+		if one && len(S) > 0 {
+			ps, pr, s.st.S0 = sol, sr, S
+		}
+		s.arm(ps.Integrator())
+		err := ps.SolveFrom(pr, p, &s.st, seg)
+		ps.Integrator().SetStop(nil)
+		if err != nil {
 			return err
 		}
-		s.addStats(xr)
-		tr := xsol.Trajectory()
+		tr := ps.Trajectory()
+		s.stopAt(tr) // the steps it was not asked about (a model without states)
+		s.addStats(pr)
 		xend := tr.XAt(tr.Len() - 1)
-		tc, xc, found := s.scan(tr)
+		tc, xc, found := s.hitT, s.xbuf, s.hit
 		if found && atEnd(tc) {
 			found = false // the change at the open end is the next solve's
 		}
@@ -177,8 +185,8 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 		}
 		// The outputs before tseg are those of the pass that ends there:
 		// times outTs, results out.
-		outTs, out := xts, xr
-		if len(S) > 0 && tseg > t {
+		outTs, out := seg, pr
+		if len(S) > 0 && (!one || sw) && tseg > t {
 			for try := 0; ; try++ {
 				outTs = s.cutTimes(seg, tseg)
 				s.st = sens.Start{T0: t, X0: x, S0: S}
@@ -209,6 +217,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 			}
 			s.addStats(xr)
 			xl, tc = s.oldSide(xsol.Trajectory(), tc)
+			out = xr
 		}
 		if tseg > t {
 			for j := 0; iout < len(ts) && ts[iout] < tseg; iout++ {
@@ -220,11 +229,19 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 					res.S = append(res.S, out.SAt(j)...)
 				}
 			}
-			if len(S) > 0 {
+			switch {
+			case len(S) == 0:
+			case one && found && !sw:
+				// S at the change, on FS's last step (the step straddles
+				// it): its Nordsieck polynomial, as CVODES interpolates S
+				// at a root.
+				if !sol.Integrator().SensAt(S, tc) {
+					return fmt.Errorf("events: no sensitivities to interpolate at t = %g", tc)
+				}
+			default:
 				copy(S, out.SAt(len(outTs)-1))
 			}
 		}
-		s.nextSpan(found, iout-i0, len(ts))
 		if sw {
 			tc = s.acrossSwitch(xl, tc)
 			xc = s.xbuf

@@ -115,6 +115,11 @@ func NewSensSolver(m model.Model, set *SensSettings) (*SensSolver, error) {
 		s.p = make([]float64, np) // replaced by each solve's p
 		s.sv = newSensState(s, ed, params)
 	}
+	// FS by BDF interpolates S at an event (ode.Solver.SensAt), so its
+	// one pass both locates the events and gives x and S; a checked
+	// solve is compared with a reference at the outputs it is asked
+	// for, which a stopped pass does not reach.
+	s.oneFS = opt.Method == sens.FS && opt.ODE.Method == ode.BDF && !opt.Check
 	// The state-only solver that locates events: the same options with no
 	// columns, so its integrator settings are those of sol. It is not
 	// checked: it only locates events, whose times sol's check covers

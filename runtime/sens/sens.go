@@ -163,6 +163,13 @@ func (s *Solver) Err() error { return s.err }
 // until the next solve).
 func (s *Solver) Trajectory() *ode.Trajectory { return &s.tr }
 
+// Integrator returns the solver's integrator: of x and S for FS, of x
+// alone for the other methods (nil if NewSolver failed). runtime/events
+// sets its stop function (ode.Solver.SetStop) to end a solve at the
+// step where an event happens and, for FS, interpolates S there
+// (ode.Solver.SensAt).
+func (s *Solver) Integrator() *ode.Solver { return s.ode }
+
 // Start is the initial condition of a solve: the state and its
 // sensitivities at T0. PEtab problems need both given (a simulation
 // condition applied after pre-equilibration keeps the pre-equilibrated
