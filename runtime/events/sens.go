@@ -147,18 +147,19 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 		tend := s.segmentEnd(last)
 		seg := s.segTimes(ts, iout, t, tend)
 		// one: the pass that locates the change also gives the outputs
-		// before it (x alone, or x and S by FS); else (PBSR, Exp, PBS)
-		// it is of x alone. Either lands on the outputs, which bound its
-		// steps as they bound those of sol (a trigger true for less than
-		// a step is otherwise missed).
+		// before it (x alone, or x and S by FS), landing on them; else
+		// (PBSR, Exp, PBS) it is of x alone and lands on none.
 		one := len(S) == 0 || s.oneFS
-		ps, pr := xsol, xr
+		ps, pr, pts := xsol, xr, seg[len(seg)-1:]
 		s.st = sens.Start{T0: t, X0: x}
-		if one && len(S) > 0 {
-			ps, pr, s.st.S0 = sol, sr, S
+		if one {
+			pts = seg
+			if len(S) > 0 {
+				ps, pr, s.st.S0 = sol, sr, S
+			}
 		}
 		s.arm(ps.Integrator())
-		err := ps.SolveFrom(pr, p, &s.st, seg)
+		err := ps.SolveFrom(pr, p, &s.st, pts)
 		ps.Integrator().SetStop(nil)
 		if err != nil {
 			return err
@@ -185,7 +186,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 		}
 		// The outputs before tseg are those of the pass that ends there:
 		// times outTs, results out.
-		outTs, out := seg, pr
+		outTs, out := pts, pr
 		if len(S) > 0 && (!one || sw) && tseg > t {
 			for try := 0; ; try++ {
 				outTs = s.cutTimes(seg, tseg)

@@ -339,15 +339,23 @@ func checkFinite(res *Result, ts []float64) error {
 	return nil
 }
 
+// fillX writes x at the output times into res: from the grid when the
+// integrator landed on them, else by its dense output. The outputs after
+// the trajectory's end, which an integration ended by its stop function
+// (ode.Solver.SetStop) did not reach, are left as they are.
 func (s *Solver) fillX(res *Result, ts []float64) {
 	nx := s.nx
-	if !s.cfg.interpolate && len(s.tr.Out) == len(ts) {
+	tEnd := s.tr.T[s.tr.Len()-1]
+	if !s.cfg.interpolate && (len(s.tr.Out) == len(ts) || tEnd < ts[len(ts)-1]) {
 		for k, g := range s.tr.Out {
 			copy(res.X[k*nx:(k+1)*nx], s.tr.XAt(g))
 		}
 		return
 	}
 	for k, t := range ts {
+		if t > tEnd {
+			break
+		}
 		s.tr.InterpTo(res.X[k*nx:(k+1)*nx], t)
 	}
 }
