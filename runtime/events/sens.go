@@ -47,8 +47,9 @@ var ErrTangential = errors.New("events: root function reaches zero tangentially:
 // SolveSens is Solve with the sensitivities S = dx/dp carried across the
 // events (see the package doc, "Sensitivities"). Between events x and S are
 // integrated by a sens.Solver (set.Sens: FS or a Peano-Baker method, the
-// same jumps for all); an event is located on a state-only solve of the
-// same integrator settings. x0 nil means m.InitialState(p); s0 nil means
+// same jumps for all); an event is located on FS's integration of x and
+// S, or for the others on a state-only one of the same integrator
+// settings. x0 nil means m.InitialState(p); s0 nil means
 // m.InitialSens(p) when x0 is nil and zero otherwise; s0 has nx x ns
 // values (ns = len(set.Sens.Params), or all parameters). x0, s0 and p are
 // not modified. For repeated solves of one model, SensSolver keeps the
@@ -94,13 +95,15 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 	return &SensResult{Result: Result{NX: nx, T: slices.Clone(ts), X: r.X, Fired: v.Fired()}, NS: ns, S: r.S}, nil
 }
 
-// runSens is run with S from (t0, x0, s0): each segment is first
-// integrated for x alone (xsol) and scanned for the first trigger change;
-// then x and S are integrated (sol) from the segment's start to that
-// change or to the segment's end, and the events there update S through
-// sensState. The triggers and the queue are s's (set by the caller). With
-// open, events at the last output time are not handled (see
-// SensStart.Open).
+// runSens is run with S from (t0, x0, s0): each segment is integrated
+// to the last output or queued execution and ended at the step where a
+// trigger changes (stopAt). With s.oneFS (or no columns) that one pass
+// gives x (and S, interpolated at the change) and the outputs; else it
+// is of x alone (xsol) and x and S are then integrated (sol) from the
+// segment's start to the change or the segment's end. The events there
+// update S through sensState. The triggers and the queue are s's (set by
+// the caller). With open, events at the last output time are not handled
+// (see SensStart.Open).
 func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float64, res *SensResult, open bool) error {
 	p := s.p
 	t := t0

@@ -20,7 +20,7 @@ import (
 type SensSolver struct {
 	s      solver
 	sol    *sens.Solver // x and S
-	xsol   *sens.Solver // x alone, to locate events
+	xsol   *sens.Solver // x alone: the solves without columns, and locating events for PBSR, Exp and PBS
 	params []int
 	np, ns int
 	seed   uint64
