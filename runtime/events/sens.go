@@ -190,7 +190,15 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 		// The outputs before tseg are those of the pass that ends there:
 		// times outTs, results out.
 		outTs, out := pts, pr
-		if len(S) > 0 && (!one || sw) && tseg > t {
+		on := false // S solved on the state pass (sens.Solver.SolveOn)
+		if len(S) > 0 && !one && !sw && tseg > t {
+			outTs = s.cutTimes(seg, tseg)
+			if on, err = sol.SolveOn(sr, p, tr, S, outTs); err != nil {
+				return err
+			}
+			out = sr
+		}
+		if len(S) > 0 && (!one || sw) && !on && tseg > t {
 			for try := 0; ; try++ {
 				outTs = s.cutTimes(seg, tseg)
 				s.st = sens.Start{T0: t, X0: x, S0: S}

@@ -288,6 +288,52 @@ func (s *Solver) solveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 	return checkFinite(res, ts)
 }
 
+// SolveOn computes S at ts from S(tr.T[0]) = s0 (nx x ns) on tr, an
+// integration of the state with parameters p by a Solver of the same
+// options (Params aside), and x at ts by tr's dense output, into res.
+// The times ts must be ascending and within [tr.T[0], tr.T[len-1]]. It
+// serves PBSR and Exp on the dyadic grid only, which take x from the
+// dense output wherever they need it: runtime/events gives them the
+// state pass that located an event (ended at the step of the event), so
+// that the state is not integrated twice. It reports false and does
+// nothing for the other methods and grids and with Check, which need
+// the integration of their own.
+func (s *Solver) SolveOn(res *Result, p []float64, tr *ode.Trajectory, s0, ts []float64) (bool, error) {
+	if s.err != nil {
+		return false, s.err
+	}
+	if s.en == nil || s.cfg.grid != GridDyadic || s.chk != nil {
+		return false, nil
+	}
+	nx, ns := s.nx, len(s.params)
+	if len(p) != s.np || len(s0) != nx*ns || tr.NX != nx || tr.Len() == 0 || len(ts) == 0 {
+		return true, invalid("SolveOn: p, s0, the trajectory or ts has the wrong size")
+	}
+	if ts[0] < tr.T[0] || ts[len(ts)-1] > tr.T[tr.Len()-1] {
+		return true, invalid("SolveOn: output times [%g, %g] outside the trajectory's [%g, %g]", ts[0], ts[len(ts)-1], tr.T[0], tr.T[tr.Len()-1])
+	}
+	res.NX, res.NS = nx, ns
+	res.T = append(res.T[:0], ts...)
+	res.X = resize(res.X, len(ts)*nx)
+	res.S = resize(res.S, len(ts)*nx*ns)
+	st := &res.Stats
+	times := st.ExpTimes[:0]
+	*st = Stats{ExpTimes: times}
+	for k, t := range ts {
+		tr.InterpTo(res.X[k*nx:(k+1)*nx], t)
+	}
+	if ns == 0 {
+		return true, nil
+	}
+	copy(s.s0, s0)
+	s.en.stats = st
+	s.en.run(tr, res.S, p, s.s0, ts, s.s)
+	if s.en.err != nil {
+		return true, s.en.err
+	}
+	return true, checkFinite(res, ts)
+}
+
 // MethodError reports that a sensitivity method gave up at time T: it
 // could not meet its tolerance there or its result would have diverged.
 // Its message names the method, the time and a method that would work
