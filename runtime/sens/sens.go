@@ -254,7 +254,11 @@ func (s *Solver) solveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 	times := st.ExpTimes[:0]
 	*st = Stats{ExpTimes: times}
 
-	if s.cfg.method == FS {
+	// FS without columns is the state's integration: IntegrateSens would
+	// evaluate Jx and Jp and run the sensitivity corrector on no column
+	// at every step (the events section's states through a SensSolver:
+	// half its time).
+	if s.cfg.method == FS && ns > 0 {
 		var params []int
 		if s.cfg.params != nil {
 			params = s.params
