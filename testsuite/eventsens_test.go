@@ -177,7 +177,7 @@ func suiteFD(t *testing.T, m model.Model, p, ts []float64, rel float64) []float6
 // (issue #12), 1e-9 here, holds for FS on the event-time model (3.4e-10)
 // and on the bolus model (1.1e-9;
 // PBSR 1.3e-9, 1e-8 before its local error test weighed the columns of S,
-// sens.Tuning.ColumnWeightMax), not on the piecewise input (1.2e-9) nor
+// sens.Tuning.ColumnWeightMax), not on the piecewise input (1.4e-9) nor
 // on the state trigger (1.2e-8, PBSR 7.4e-9), and PBSR's baseline is
 // 1.4e-9: there the error is the integrator's global error, not the
 // events'. The baseline, where no event fires, is one integration,

@@ -51,8 +51,8 @@
 //
 // SolveSens also carries S = dx/dp across the events, for FS and the
 // Peano-Baker methods alike (model.EventDerivs gives the derivatives it
-// needs). FS by BDF (without sens.Options.Check) integrates x and S in
-// one pass per segment, ended as above at the step where a trigger
+// needs). FS by BDF (without sens.Options.Check, on a model without
+// switches of f) integrates x and S in one pass per segment, ended as above at the step where a trigger
 // changes, and takes S at the event from that step's Nordsieck
 // polynomial (ode.Solver.SensAt), as CVODES interpolates S at a root:
 // about CVODES's steps (378 against 366 on Liu at its event; on PKA with
@@ -61,8 +61,8 @@
 // trajectory before S, and only its dense output: each segment is
 // integrated for x alone, ended at the step of the change, and S is
 // solved on that trajectory up to the change (sens.Solver.SolveOn; on
-// PKA 4268 steps instead of 8552). PBS, the state grid, FS with Check
-// or by DOPRI5 integrate x and S again (sens.Solver.SolveFrom, from the
+// PKA 4268 steps instead of 8552). PBS, the state grid, FS with Check,
+// by DOPRI5 or with switches integrate x and S again (sens.Solver.SolveFrom, from the
 // segment's start with its S) up to the change, located on the state
 // pass. At an event instant tau
 // located where root g crosses zero, g(tau, x(tau), p) = 0 gives
