@@ -47,8 +47,9 @@ var ErrTangential = errors.New("events: root function reaches zero tangentially:
 // SolveSens is Solve with the sensitivities S = dx/dp carried across the
 // events (see the package doc, "Sensitivities"). Between events x and S are
 // integrated by a sens.Solver (set.Sens: FS or a Peano-Baker method, the
-// same jumps for all); an event is located on a state-only solve of the
-// same integrator settings. x0 nil means m.InitialState(p); s0 nil means
+// same jumps for all); an event is located on FS's integration of x and
+// S, or for the others on a state-only one of the same integrator
+// settings. x0 nil means m.InitialState(p); s0 nil means
 // m.InitialSens(p) when x0 is nil and zero otherwise; s0 has nx x ns
 // values (ns = len(set.Sens.Params), or all parameters). x0, s0 and p are
 // not modified. For repeated solves of one model, SensSolver keeps the
@@ -94,13 +95,15 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *SensSettings) (*Sens
 	return &SensResult{Result: Result{NX: nx, T: slices.Clone(ts), X: r.X, Fired: v.Fired()}, NS: ns, S: r.S}, nil
 }
 
-// runSens is run with S from (t0, x0, s0): each segment is first
-// integrated for x alone (xsol) and scanned for the first trigger change;
-// then x and S are integrated (sol) from the segment's start to that
-// change or to the segment's end, and the events there update S through
-// sensState. The triggers and the queue are s's (set by the caller). With
-// open, events at the last output time are not handled (see
-// SensStart.Open).
+// runSens is run with S from (t0, x0, s0): each segment is integrated
+// to the last output or queued execution and ended at the step where a
+// trigger changes (stopAt). With s.oneFS (or no columns) that one pass
+// gives x (and S, interpolated at the change) and the outputs; else it
+// is of x alone (xsol) and x and S are then integrated (sol) from the
+// segment's start to the change or the segment's end. The events there
+// update S through sensState. The triggers and the queue are s's (set by
+// the caller). With open, events at the last output time are not handled
+// (see SensStart.Open).
 func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float64, res *SensResult, open bool) error {
 	p := s.p
 	t := t0
@@ -140,26 +143,35 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 			}
 			continue
 		}
-		// One segment over the next outputs (s.span of them, or up to the
-		// next queued execution): the solvers restart at events and
-		// switches only.
-		// With columns the state pass only locates the first trigger
-		// change or switch; without, it also lands on the outputs.
-		tend := s.segmentEnd(ts[min(iout+s.span, len(ts))-1])
+		// One segment over the outputs left, or up to the next queued
+		// execution, ended at the step where a trigger changes or a
+		// switch crosses (stopAt): the solvers restart at events and
+		// switches only, and no step is taken past the next event.
+		tend := s.segmentEnd(last)
 		seg := s.segTimes(ts, iout, t, tend)
-		i0 := iout
-		xts := seg[len(seg)-1:]
-		if len(S) == 0 {
-			xts = seg
-		}
+		// one: the pass that locates the change also gives the outputs
+		// before it (x alone, or x and S by FS), landing on them; else
+		// (PBSR, Exp, PBS) it is of x alone and lands on none.
+		one := len(S) == 0 || s.oneFS
+		ps, pr, pts := xsol, xr, seg[len(seg)-1:]
 		s.st = sens.Start{T0: t, X0: x}
-		if err := xsol.SolveFrom(xr, p, &s.st, xts); err != nil {
+		if one {
+			pts = seg
+			if len(S) > 0 {
+				ps, pr, s.st.S0 = sol, sr, S
+			}
+		}
+		s.arm(ps.Integrator())
+		err := ps.SolveFrom(pr, p, &s.st, pts)
+		ps.Integrator().SetStop(nil)
+		if err != nil {
 			return err
 		}
-		s.addStats(xr)
-		tr := xsol.Trajectory()
+		tr := ps.Trajectory()
+		s.stopAt(tr) // the steps it was not asked about (a model without states)
+		s.addStats(pr)
 		xend := tr.XAt(tr.Len() - 1)
-		tc, xc, found := s.scan(tr)
+		tc, xc, found := s.hitT, s.xbuf, s.hit
 		if found && atEnd(tc) {
 			found = false // the change at the open end is the next solve's
 		}
@@ -177,8 +189,16 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 		}
 		// The outputs before tseg are those of the pass that ends there:
 		// times outTs, results out.
-		outTs, out := xts, xr
-		if len(S) > 0 && tseg > t {
+		outTs, out := pts, pr
+		on := false // S solved on the state pass (sens.Solver.SolveOn)
+		if len(S) > 0 && !one && !sw && tseg > t {
+			outTs = s.cutTimes(seg, tseg)
+			if on, err = sol.SolveOn(sr, p, tr, S, outTs); err != nil {
+				return err
+			}
+			out = sr
+		}
+		if len(S) > 0 && (!one || sw) && !on && tseg > t {
 			for try := 0; ; try++ {
 				outTs = s.cutTimes(seg, tseg)
 				s.st = sens.Start{T0: t, X0: x, S0: S}
@@ -209,6 +229,7 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 			}
 			s.addStats(xr)
 			xl, tc = s.oldSide(xsol.Trajectory(), tc)
+			out = xr
 		}
 		if tseg > t {
 			for j := 0; iout < len(ts) && ts[iout] < tseg; iout++ {
@@ -220,11 +241,19 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 					res.S = append(res.S, out.SAt(j)...)
 				}
 			}
-			if len(S) > 0 {
+			switch {
+			case len(S) == 0:
+			case one && found && !sw:
+				// S at the change, on FS's last step (the step straddles
+				// it): its Nordsieck polynomial, as CVODES interpolates S
+				// at a root.
+				if !sol.Integrator().SensAt(S, tc) {
+					return fmt.Errorf("events: no sensitivities to interpolate at t = %g", tc)
+				}
+			default:
 				copy(S, out.SAt(len(outTs)-1))
 			}
 		}
-		s.nextSpan(found, iout-i0, len(ts))
 		if sw {
 			tc = s.acrossSwitch(xl, tc)
 			xc = s.xbuf

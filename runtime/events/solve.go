@@ -97,8 +97,16 @@ type solver struct {
 	swOld []float64 // per root: a crossed switch's value before, else 0
 	seg   []float64 // the times of a segment's integration (segTimes)
 	gprev []float64 // scan's root values before the last crossing
-	span  int       // outputs the next segment covers (nextSpan)
 	seg2  []float64 // those of SolveSens's second pass
+	// The stop of the integrations (stopAt, set by arm): hit when a
+	// step scanned showed a trigger change or switch, at hitT.
+	hit     bool
+	hitT    float64
+	scanned int // the steps stopAt has scanned
+	stopFn  func(*ode.Trajectory) bool
+	// oneFS: SolveSens integrates x and S in one pass (FS by BDF,
+	// unchecked), S at an event interpolated on its last step.
+	oneFS bool
 	tl    float64
 	xl    []float64
 	fl    []float64
@@ -197,7 +205,6 @@ func (s *solver) setup(m model.Model) {
 	s.gl, s.gr, s.gc = make([]float64, s.nr), make([]float64, s.nr), make([]float64, s.nr)
 	s.xbuf, s.xl, s.fl = make([]float64, s.nx), make([]float64, s.nx), make([]float64, s.nx)
 	s.swOld, s.gprev = make([]float64, s.nr), make([]float64, s.nr)
-	s.span = 1
 }
 
 // numSwitches is ev's number of switch roots (model.Switches), 0 if it
@@ -255,16 +262,16 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 			}
 			continue
 		}
-		// One integration over the next outputs (s.span of them, or up to
-		// the next queued execution), landing on each: the integrator
-		// restarts at events and switches only.
-		tend := s.segmentEnd(ts[min(iout+s.span, len(ts))-1])
+		// One integration over the outputs left (or up to the next queued
+		// execution), landing on each and ended at the step where a
+		// trigger changes or a switch crosses: the integrator restarts
+		// at events and switches only.
+		tend := s.segmentEnd(ts[len(ts)-1])
 		seg := s.segTimes(ts, iout, t, tend)
-		i0 := iout
-		if err := ig.Integrate(&tr, s.p, x, t, seg); err != nil {
+		tc, xc, found, err := s.integrate(ig, &tr, x, t, seg)
+		if err != nil {
 			return err
 		}
-		tc, xc, found := s.scan(&tr)
 		tcut := tend
 		if found {
 			tcut = tc
@@ -280,7 +287,6 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 			}
 			s.res.X = append(s.res.X, tr.XAt(tr.Out[j])...)
 		}
-		s.nextSpan(found, iout-i0, len(ts))
 		if found && s.swHit {
 			// f jumps at tc: the scanned steps straddle it. Integrate
 			// again up to the old side and step over the bracket with f-.
@@ -306,21 +312,6 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 		}
 	}
 	return nil
-}
-
-// nextSpan adapts the number of outputs the next segment covers: an
-// integration past the first event is discarded, so a segment should
-// end not far beyond it, but a restart at every output costs the
-// integrator's start each time (and accuracy: its first steps are of
-// low order). After a segment whose event came after m outputs the next
-// covers 1.25 m + 1, the usual gap again; after one without an event,
-// twice as many as it did.
-func (s *solver) nextSpan(found bool, m, n int) {
-	if found {
-		s.span = max(1, m+m/4+1)
-	} else {
-		s.span = min(2*s.span, n)
-	}
 }
 
 // cutTimes fills s.seg2 with the times of seg before tseg by more than
@@ -364,80 +355,126 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 	if s.ev == nil {
 		return 0, nil, false
 	}
-	x := s.xbuf
 	for k := 0; k+1 < tr.Len(); k++ {
-		ta, tb := tr.T[k], tr.T[k+1]
-		s.ev.RootsTo(s.gl, ta, tr.XAt(k), s.p)
-		for ta < tb {
-			s.ev.RootsTo(s.gr, tb, tr.XAt(k+1), s.p)
-			tc, tl := math.Inf(1), ta
-			s.root = -1
-			for j := range s.gl {
-				if crossed(s.gl[j], s.gr[j]) {
-					if a, c := s.illinois(tr, k, j, ta, tb, s.gl[j], s.gr[j]); c < tc {
-						tc, tl, s.root = c, a, j
-					}
-				}
-			}
-			if !math.IsInf(tc, 1) {
-				tr.InterpStep(x, tc, k)
-				// The left end of the bracket, for f- at the instant.
-				s.tl = tl
-				tr.InterpStep(s.xl, tl, k)
-				if s.nsw > 0 {
-					s.ev.RootsTo(s.gc, tc, x, s.p)
-					for j := s.nr - s.nsw; j < s.nr; j++ {
-						s.swOld[j] = 0
-						if crossed(s.gl[j], s.gc[j]) {
-							s.swHit = true
-							s.swOld[j] = s.gl[j]
-						}
-					}
-					if s.swHit {
-						return tc, x, true
-					}
-				}
-				if s.changed(tc, x) {
-					return tc, x, true
-				}
-				// A root exactly 0 at tc leaves a strict relation
-				// (k > 3.5 at k = 3.5) unchanged there, and the trigger
-				// changes just after: look one location tolerance on,
-				// or a trigger true only until another root crosses in
-				// the same step is missed (SBML Test Suite 01575).
-				if tn := tc + s.tol(tc); tn < tb {
-					tr.InterpStep(x, tn, k)
-					if s.changed(tn, x) {
-						return tn, x, true
-					}
-					tr.InterpStep(x, tc, k)
-				}
-				// A root crossed without changing a trigger: go on from it.
-				// A root that is exactly zero there keeps its value from
-				// before as the left one: a strict relation (x > c at x = c)
-				// changes just after, and a crossing from zero would not
-				// count (regula falsi lands exactly on the zero of a root
-				// linear in t within a step).
-				ta = tc
-				copy(s.gprev, s.gl)
-				s.ev.RootsTo(s.gl, ta, x, s.p)
-				for j, g := range s.gl {
-					if g == 0 {
-						s.gl[j] = s.gprev[j]
-					}
-				}
-				continue
-			}
-			// No root crossed; a trigger may still have changed.
-			if s.changed(tb, tr.XAt(k+1)) {
-				tc, s.root = s.bisect(tr, k, ta, tb), -1
-				tr.InterpStep(x, tc, k)
-				return tc, x, true
-			}
-			break
+		if tc, x, ok := s.scanStep(tr, k); ok {
+			return tc, x, true
 		}
 	}
 	return 0, nil, false
+}
+
+// scanStep is scan on step k of tr alone.
+func (s *solver) scanStep(tr *ode.Trajectory, k int) (float64, []float64, bool) {
+	x := s.xbuf
+	ta, tb := tr.T[k], tr.T[k+1]
+	s.ev.RootsTo(s.gl, ta, tr.XAt(k), s.p)
+	for ta < tb {
+		s.ev.RootsTo(s.gr, tb, tr.XAt(k+1), s.p)
+		tc, tl := math.Inf(1), ta
+		s.root = -1
+		for j := range s.gl {
+			if crossed(s.gl[j], s.gr[j]) {
+				if a, c := s.illinois(tr, k, j, ta, tb, s.gl[j], s.gr[j]); c < tc {
+					tc, tl, s.root = c, a, j
+				}
+			}
+		}
+		if !math.IsInf(tc, 1) {
+			tr.InterpStep(x, tc, k)
+			// The left end of the bracket, for f- at the instant.
+			s.tl = tl
+			tr.InterpStep(s.xl, tl, k)
+			if s.nsw > 0 {
+				s.ev.RootsTo(s.gc, tc, x, s.p)
+				for j := s.nr - s.nsw; j < s.nr; j++ {
+					s.swOld[j] = 0
+					if crossed(s.gl[j], s.gc[j]) {
+						s.swHit = true
+						s.swOld[j] = s.gl[j]
+					}
+				}
+				if s.swHit {
+					return tc, x, true
+				}
+			}
+			if s.changed(tc, x) {
+				return tc, x, true
+			}
+			// A root exactly 0 at tc leaves a strict relation
+			// (k > 3.5 at k = 3.5) unchanged there, and the trigger
+			// changes just after: look one location tolerance on,
+			// or a trigger true only until another root crosses in
+			// the same step is missed (SBML Test Suite 01575).
+			if tn := tc + s.tol(tc); tn < tb {
+				tr.InterpStep(x, tn, k)
+				if s.changed(tn, x) {
+					return tn, x, true
+				}
+				tr.InterpStep(x, tc, k)
+			}
+			// A root crossed without changing a trigger: go on from it.
+			// A root that is exactly zero there keeps its value from
+			// before as the left one: a strict relation (x > c at x = c)
+			// changes just after, and a crossing from zero would not
+			// count (regula falsi lands exactly on the zero of a root
+			// linear in t within a step).
+			ta = tc
+			copy(s.gprev, s.gl)
+			s.ev.RootsTo(s.gl, ta, x, s.p)
+			for j, g := range s.gl {
+				if g == 0 {
+					s.gl[j] = s.gprev[j]
+				}
+			}
+			continue
+		}
+		// No root crossed; a trigger may still have changed.
+		if s.changed(tb, tr.XAt(k+1)) {
+			tc, s.root = s.bisect(tr, k, ta, tb), -1
+			tr.InterpStep(x, tc, k)
+			return tc, x, true
+		}
+		break
+	}
+	return 0, nil, false
+}
+
+// stopAt is the integrators' stop function (ode.Solver.SetStop): it
+// scans the steps taken since it last did (the one just taken) and ends
+// the integration at the first trigger change or switch, recording it
+// in hit and hitT (the state in s.xbuf).
+func (s *solver) stopAt(tr *ode.Trajectory) bool {
+	for ; !s.hit && s.scanned+1 < tr.Len(); s.scanned++ {
+		if tc, _, ok := s.scanStep(tr, s.scanned); ok {
+			s.hit, s.hitT = true, tc
+		}
+	}
+	return s.hit
+}
+
+// integrate runs ig from (t, x) over seg, ended by stopAt at the first
+// trigger change or switch, and reports it as scan does (its state in
+// s.xbuf).
+func (s *solver) integrate(ig *ode.Solver, tr *ode.Trajectory, x []float64, t float64, seg []float64) (float64, []float64, bool, error) {
+	s.arm(ig)
+	err := ig.Integrate(tr, s.p, x, t, seg)
+	ig.SetStop(nil)
+	if err == nil {
+		s.stopAt(tr) // the steps it was not asked about (a model without states)
+	}
+	if err != nil || !s.hit {
+		return 0, nil, false, err
+	}
+	return s.hitT, s.xbuf, true, nil
+}
+
+// arm clears the last stop and sets stopAt on ig.
+func (s *solver) arm(ig *ode.Solver) {
+	s.hit, s.swHit, s.scanned = false, false, 0
+	if s.stopFn == nil {
+		s.stopFn = s.stopAt
+	}
+	ig.SetStop(s.stopFn)
 }
 
 // crossed reports a sign change from a to b, or b reaching zero from a

@@ -129,7 +129,7 @@ func (s *Solver) bdf(tr *Trajectory, dstS, p []float64, t0 float64, tout []float
 				s.tstop = tout[iout]
 			}
 		}
-		if iout == len(tout) {
+		if iout == len(tout) || s.stop != nil && s.stop(tr) {
 			return nil
 		}
 	}

@@ -229,7 +229,7 @@ func (s *Solver) dopri(tr *Trajectory, dstS, p []float64, t0 float64, tout []flo
 					tstop = tout[iout]
 				}
 			}
-			if iout == len(tout) {
+			if iout == len(tout) || s.stop != nil && s.stop(tr) {
 				return nil
 			}
 			if math.Abs(hnew) > hmax {

@@ -278,6 +278,10 @@ type Solver struct {
 	freshCols int
 	allParams []int
 
+	// stop, if set (SetStop), is asked after every accepted step whether
+	// the integration ends there.
+	stop func(*Trajectory) bool
+
 	// h is the current step of either method; the rest of each method's
 	// state is its own (bdf.go, dopri.go).
 	h float64
@@ -492,6 +496,30 @@ func (s *Solver) Model() model.Model { return s.m }
 
 // Settings returns the solver's settings with defaults filled in.
 func (s *Solver) Settings() Settings { return s.set }
+
+// SetStop sets a function asked after every accepted step (with the
+// trajectory so far, the step just taken its last) whether the
+// integration ends there; nil removes it. An integration it ends returns
+// nil with fewer grid points and outputs than asked: tr.Out holds the
+// outputs reached. runtime/events stops at the step in which a trigger
+// changes, so that no step is spent past an event it will restart at.
+// The function must not keep tr or call back into the solver other than
+// through SensAt.
+func (s *Solver) SetStop(stop func(tr *Trajectory) bool) { s.stop = stop }
+
+// SensAt writes S(t) for t in the last step of the last IntegrateSens
+// into dst (nx x nsp, the layout of its output) with the BDF's
+// Nordsieck polynomial, as CVODES's CVodeGetSens interpolates S at a
+// root. It reports false, writing nothing, if that call was not a BDF
+// IntegrateSens with at least one step or t is outside the step.
+func (s *Solver) SensAt(dst []float64, t float64) bool {
+	if !s.sens || s.set.Method != BDF || s.stats.Steps == 0 || s.nx == 0 ||
+		len(dst) != s.nx*s.nsp || !(t <= s.tn && t >= s.tn-math.Abs(s.h)*(1+1e-12)) {
+		return false
+	}
+	s.dkySens(dst, t)
+	return true
+}
 
 // Start is the initial point of an integration: x = X0 (and, with
 // sensitivities, S = S0, row-major nx x nsp; nil means zeros) at T0.

@@ -163,6 +163,13 @@ func (s *Solver) Err() error { return s.err }
 // until the next solve).
 func (s *Solver) Trajectory() *ode.Trajectory { return &s.tr }
 
+// Integrator returns the solver's integrator: of x and S for FS, of x
+// alone for the other methods (nil if NewSolver failed). runtime/events
+// sets its stop function (ode.Solver.SetStop) to end a solve at the
+// step where an event happens and, for FS, interpolates S there
+// (ode.Solver.SensAt).
+func (s *Solver) Integrator() *ode.Solver { return s.ode }
+
 // Start is the initial condition of a solve: the state and its
 // sensitivities at T0. PEtab problems need both given (a simulation
 // condition applied after pre-equilibration keeps the pre-equilibrated
@@ -247,7 +254,11 @@ func (s *Solver) solveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 	times := st.ExpTimes[:0]
 	*st = Stats{ExpTimes: times}
 
-	if s.cfg.method == FS {
+	// FS without columns is the state's integration: IntegrateSens would
+	// evaluate Jx and Jp and run the sensitivity corrector on no column
+	// at every step (the events section's states through a SensSolver:
+	// half its time).
+	if s.cfg.method == FS && ns > 0 {
 		var params []int
 		if s.cfg.params != nil {
 			params = s.params
@@ -279,6 +290,52 @@ func (s *Solver) solveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 		return s.en.err
 	}
 	return checkFinite(res, ts)
+}
+
+// SolveOn computes S at ts from S(tr.T[0]) = s0 (nx x ns) on tr, an
+// integration of the state with parameters p by a Solver of the same
+// options (Params aside), and x at ts by tr's dense output, into res.
+// The times ts must be ascending and within [tr.T[0], tr.T[len-1]]. It
+// serves PBSR and Exp on the dyadic grid only, which take x from the
+// dense output wherever they need it: runtime/events gives them the
+// state pass that located an event (ended at the step of the event), so
+// that the state is not integrated twice. It reports false and does
+// nothing for the other methods and grids and with Check, which need
+// the integration of their own.
+func (s *Solver) SolveOn(res *Result, p []float64, tr *ode.Trajectory, s0, ts []float64) (bool, error) {
+	if s.err != nil {
+		return false, s.err
+	}
+	if s.en == nil || s.cfg.grid != GridDyadic || s.chk != nil {
+		return false, nil
+	}
+	nx, ns := s.nx, len(s.params)
+	if len(p) != s.np || len(s0) != nx*ns || tr.NX != nx || tr.Len() == 0 || len(ts) == 0 {
+		return true, invalid("SolveOn: p, s0, the trajectory or ts has the wrong size")
+	}
+	if ts[0] < tr.T[0] || ts[len(ts)-1] > tr.T[tr.Len()-1] {
+		return true, invalid("SolveOn: output times [%g, %g] outside the trajectory's [%g, %g]", ts[0], ts[len(ts)-1], tr.T[0], tr.T[tr.Len()-1])
+	}
+	res.NX, res.NS = nx, ns
+	res.T = append(res.T[:0], ts...)
+	res.X = resize(res.X, len(ts)*nx)
+	res.S = resize(res.S, len(ts)*nx*ns)
+	st := &res.Stats
+	times := st.ExpTimes[:0]
+	*st = Stats{ExpTimes: times}
+	for k, t := range ts {
+		tr.InterpTo(res.X[k*nx:(k+1)*nx], t)
+	}
+	if ns == 0 {
+		return true, nil
+	}
+	copy(s.s0, s0)
+	s.en.stats = st
+	s.en.run(tr, res.S, p, s.s0, ts, s.s)
+	if s.en.err != nil {
+		return true, s.en.err
+	}
+	return true, checkFinite(res, ts)
 }
 
 // MethodError reports that a sensitivity method gave up at time T: it
@@ -332,15 +389,23 @@ func checkFinite(res *Result, ts []float64) error {
 	return nil
 }
 
+// fillX writes x at the output times into res: from the grid when the
+// integrator landed on them, else by its dense output. The outputs after
+// the trajectory's end, which an integration ended by its stop function
+// (ode.Solver.SetStop) did not reach, are left as they are.
 func (s *Solver) fillX(res *Result, ts []float64) {
 	nx := s.nx
-	if !s.cfg.interpolate && len(s.tr.Out) == len(ts) {
+	tEnd := s.tr.T[s.tr.Len()-1]
+	if !s.cfg.interpolate && (len(s.tr.Out) == len(ts) || tEnd < ts[len(ts)-1]) {
 		for k, g := range s.tr.Out {
 			copy(res.X[k*nx:(k+1)*nx], s.tr.XAt(g))
 		}
 		return
 	}
 	for k, t := range ts {
+		if t > tEnd {
+			break
+		}
 		s.tr.InterpTo(res.X[k*nx:(k+1)*nx], t)
 	}
 }
