@@ -111,12 +111,12 @@
 // Liu_IFACPapersOnLine2025's u_2. A delayed event still
 // queued at a period change is not supported (an error at evaluation).
 //
-// With LoadOptions.TimeSwitches (pbgen petab -switches), a relation of
-// time against an estimated parameter in a rate (the switching time of a
-// piecewise input, t < t_1) becomes a 0/1 state that two events keep
+// A relation of time against an estimated parameter in a rate (the
+// switching time of a piecewise input, t < t_1) becomes a 0/1 state that two events keep
 // equal to the relation, so that the switch is located and its time has a
-// sensitivity (switches.go); relations of time against constants stay in
-// the rates.
+// sensitivity (switches.go), unless LoadOptions.StepOverTimeSwitches
+// (pbgen petab -switches=false) keeps the old behaviour; relations of
+// time against constants stay in the rates.
 //
 // # Algebraic rules, fast reactions, delays
 //

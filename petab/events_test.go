@@ -43,15 +43,15 @@ func TestEventsProblem(t *testing.T) {
 }
 
 // testdata/switch: x' = piecewise(1, t < T, 0) + piecewise(0, t < 1.5, r),
-// T estimated. With LoadOptions.TimeSwitches the switch at T becomes a
+// T estimated. By default (not LoadOptions.StepOverTimeSwitches) the switch at T becomes a
 // state and two events (switches.go), the fixed one at 1.5 stays in the rate; x = t until T =
 // 2.5, plus r (t - 1.5) after 1.5, so dx/dT = 1 after T, which only the
 // events give (the rate's pieces do not depend on T).
 func TestTimeSwitches(t *testing.T) {
-	if p, err := Load("testdata/switch/problem.yaml"); err != nil || p.Model.NumEvents() != 0 {
-		t.Fatalf("without LoadOptions.TimeSwitches: %v, %d events, want none", err, p.Model.NumEvents())
+	if p, err := LoadWith("testdata/switch/problem.yaml", &LoadOptions{StepOverTimeSwitches: true}); err != nil || p.Model.NumEvents() != 0 {
+		t.Fatalf("with LoadOptions.StepOverTimeSwitches: %v, %d events, want none", err, p.Model.NumEvents())
 	}
-	p, err := LoadWith("testdata/switch/problem.yaml", &LoadOptions{TimeSwitches: true})
+	p, err := Load("testdata/switch/problem.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +87,12 @@ func TestTimeSwitches(t *testing.T) {
 	checkGradients(t, "testdata/switch", p)
 }
 
-// Oliveira_NatCommun2021 with LoadOptions.TimeSwitches: its t_1 (the
+// Oliveira_NatCommun2021 with its switches as events (the default): its t_1 (the
 // switching time of beta = piecewise(beta_0, t < t_1, ...)) passes the
 // gradient check, which it fails without (knownGradFailures).
 func TestTimeSwitchesOliveira(t *testing.T) {
 	y := filepath.Join(sharedDir(t, "petab-benchmark"), "Oliveira_NatCommun2021", "Oliveira_NatCommun2021.yaml")
-	p, err := LoadWith(y, &LoadOptions{TimeSwitches: true})
+	p, err := Load(y)
 	if err != nil {
 		t.Skip(err)
 	}

@@ -140,17 +140,16 @@ func worstComponent(g, fd []float64, skip []bool) gradWorst {
 // for a reason outside the integrators, by problem and parameter id. The
 // check logs them apart and fails if one starts passing (then the entry
 // is stale).
-var knownGradFailures = map[string]map[string]string{
-	// beta is piecewise(beta_0, t < t_1, piecewise(beta_1, t < t_2, ...)):
-	// t_1 moves a discontinuity of f in time. Sensitivities of the
-	// smooth pieces say 0; the true derivative is the jump of f at t_1
-	// carried forward (what event handling adds, as AMICI does for
-	// Heaviside functions). The finite differences (-5.41e9) are stable
-	// over steps 1e-5..1e-2 and rtol 1e-8..1e-12. LoadOptions.TimeSwitches
-	// turns the switch into events, which fixes it
-	// (TestTimeSwitchesOliveira).
-	"Oliveira_NatCommun2021": {"t_1": "switching time of a piecewise in t: no sensitivity of the switch without LoadOptions.TimeSwitches"},
-}
+//
+// None is left. Oliveira_NatCommun2021's t_1 was one while its switch
+// stayed in the rate: beta is piecewise(beta_0, t < t_1, piecewise(beta_1,
+// t < t_2, ...)), t_1 moves a discontinuity of f in time, the
+// sensitivities of the smooth pieces say 0 and the true derivative
+// (finite differences -5.41e9, stable over steps 1e-5..1e-2 and rtol
+// 1e-8..1e-12) is the jump of f at t_1 carried forward. Load now turns
+// such switches into events (LoadOptions.StepOverTimeSwitches restores
+// the old behaviour).
+var knownGradFailures = map[string]map[string]string{}
 
 // TestBenchmarkGradients is the gradient check described above. Each
 // problem logs one line per method: the worst component, its gradient and

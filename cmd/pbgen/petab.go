@@ -64,11 +64,11 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("j", 1, "experiments solved in parallel")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
-	switches := fs.Bool("switches", false, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into events: their sensitivities are right, solves slower (petab.LoadOptions.TimeSwitches); also with -gen")
+	switches := fs.Bool("switches", true, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into events, so that their sensitivities are right; -switches=false steps over them as before (petab.LoadOptions.StepOverTimeSwitches); also with -gen")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	lopt := &petab.LoadOptions{TimeSwitches: *switches}
+	lopt := &petab.LoadOptions{StepOverTimeSwitches: !*switches}
 	if *gen {
 		return genPEtab(fs, *simOut, *pkg, lopt, stderr)
 	}

@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// pbgen petab -switches makes the switching time T of testdata/switch an
-// event, so that its gradient is the data's dependence on T (the rate's
-// pieces alone give 0), and evaluates an SBML event problem.
+// pbgen petab makes the switching time T of testdata/switch an event by
+// default, so that its gradient is the data's dependence on T (the rate's
+// pieces alone give 0, as -switches=false shows), and evaluates an SBML
+// event problem.
 func TestPEtabSwitchesFlag(t *testing.T) {
 	prob := "../../petab/testdata/switch/problem.yaml"
 	gradT := func(args ...string) string {
@@ -25,11 +26,13 @@ func TestPEtabSwitchesFlag(t *testing.T) {
 		return ""
 	}
 	// (3.4 - 3.25 + 3.9 - 3.75)/0.04 = 7.5 with the switch, 0 without.
-	if g := gradT(); g != "0" {
-		t.Errorf("without -switches: dllh/dT = %s, want 0", g)
+	if g := gradT("-switches=false"); g != "0" {
+		t.Errorf("with -switches=false: dllh/dT = %s, want 0", g)
 	}
-	if g := gradT("-switches"); !strings.HasPrefix(g, "7.4999") && !strings.HasPrefix(g, "7.5") {
-		t.Errorf("with -switches: dllh/dT = %s, want 7.5", g)
+	for _, args := range [][]string{nil, {"-switches"}} {
+		if g := gradT(args...); !strings.HasPrefix(g, "7.4999") && !strings.HasPrefix(g, "7.5") {
+			t.Errorf("with %v: dllh/dT = %s, want 7.5", args, g)
+		}
 	}
 	if code, out, stderr := pbgen(t, "petab", "-grad", "../../petab/testdata/events/problem.yaml"); code != 0 || !strings.Contains(out, "llh:") {
 		t.Errorf("an SBML event problem: exit %d, %s%s", code, out, stderr)

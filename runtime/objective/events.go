@@ -227,9 +227,9 @@ func (w *worker) newEventSolvers(g int, tm *thetaModel, so *sens.Options) error 
 // missed by both). On success w.trigCur holds the trigger values
 // throughout. Most experiments of models with events see none in most
 // evaluations (Liu_IFACPapersOnLine2025 at its nominal point), and one
-// integration through all output times costs a fraction of
-// runtime/events' (which restarts at every output time and, with S,
-// integrates x twice). A phase that once needed events goes to
+// integration without root functions costs less than runtime/events'
+// (which scans every step for trigger changes and, with S by PBSR or Exp,
+// integrates x first). A phase that once needed events goes to
 // runtime/events directly on later evaluations (partial.evSlow). A failed
 // solve is left to runtime/events to report.
 func (w *worker) tryPlain(e, k, g int, t0 float64, x, S, ts []float64, before []bool) bool {
