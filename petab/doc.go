@@ -114,9 +114,11 @@
 // A relation of time against an estimated parameter in a rate (the
 // switching time of a piecewise input, t < t_1) becomes a 0/1 state that two events keep
 // equal to the relation, so that the switch is located and its time has a
-// sensitivity (switches.go), unless LoadOptions.StepOverTimeSwitches
-// (pbgen petab -switches=false) keeps the old behaviour; relations of
-// time against constants stay in the rates.
+// sensitivity (switches.go), unless LoadOptions.KeepTimeRelations
+// (pbgen petab -switches=false); relations of time against constants stay
+// in the rates. A relation left in a rate is a switch of f
+// (model.Switches), which the objective locates too (runtime/events), so
+// that both forms give the same sensitivities.
 //
 // # Algebraic rules, fast reactions, delays
 //

@@ -43,13 +43,13 @@ func TestEventsProblem(t *testing.T) {
 }
 
 // testdata/switch: x' = piecewise(1, t < T, 0) + piecewise(0, t < 1.5, r),
-// T estimated. By default (not LoadOptions.StepOverTimeSwitches) the switch at T becomes a
+// T estimated. By default (not LoadOptions.KeepTimeRelations) the switch at T becomes a
 // state and two events (switches.go), the fixed one at 1.5 stays in the rate; x = t until T =
 // 2.5, plus r (t - 1.5) after 1.5, so dx/dT = 1 after T, which only the
 // events give (the rate's pieces do not depend on T).
 func TestTimeSwitches(t *testing.T) {
-	if p, err := LoadWith("testdata/switch/problem.yaml", &LoadOptions{StepOverTimeSwitches: true}); err != nil || p.Model.NumEvents() != 0 {
-		t.Fatalf("with LoadOptions.StepOverTimeSwitches: %v, %d events, want none", err, p.Model.NumEvents())
+	if p, err := LoadWith("testdata/switch/problem.yaml", &LoadOptions{KeepTimeRelations: true}); err != nil || p.Model.NumEvents() != 0 {
+		t.Fatalf("with LoadOptions.KeepTimeRelations: %v, %d events, want none", err, p.Model.NumEvents())
 	}
 	p, err := Load("testdata/switch/problem.yaml")
 	if err != nil {

@@ -147,8 +147,9 @@ func worstComponent(g, fd []float64, skip []bool) gradWorst {
 // sensitivities of the smooth pieces say 0 and the true derivative
 // (finite differences -5.41e9, stable over steps 1e-5..1e-2 and rtol
 // 1e-8..1e-12) is the jump of f at t_1 carried forward. Load now turns
-// such switches into events (LoadOptions.StepOverTimeSwitches restores
-// the old behaviour).
+// such switches into events, and the objective stops at relations left
+// in the rates (LoadOptions.KeepTimeRelations) as switches of f: both
+// give it.
 var knownGradFailures = map[string]map[string]string{}
 
 // TestBenchmarkGradients is the gradient check described above. Each

@@ -63,18 +63,17 @@ func Load(path string) (prob *Problem, err error) { return LoadWith(path, nil) }
 // LoadOptions are the lowering's choices; a nil *LoadOptions means the
 // zero value.
 type LoadOptions struct {
-	// StepOverTimeSwitches leaves each relation of time against an
+	// KeepTimeRelations leaves each relation of time against an
 	// estimated parameter in the rates (the switching time of a piecewise
-	// input, t < t_1), where the integrator steps over it and no method
-	// sees that the switch moves with the parameter: the gradient of its
-	// switching time is then wrong (Oliveira_NatCommun2021's t_1: 0
-	// against -5.408e9). By default each such relation becomes a 0/1
-	// state kept by two events (see switches.go), so that the switch is
-	// located and its time gets its sensitivity, at little cost since
-	// runtime/events restarts at events only (Oliveira, FS: llh 0.21 ms
-	// with the switches, 0.19 without; llh + gradient 0.56 and 0.60 ms).
-	// It is there to reproduce results of the old default.
-	StepOverTimeSwitches bool
+	// input, t < t_1) instead of making it a 0/1 state kept by two events
+	// (switches.go, the default). Both give the switching time its
+	// sensitivity (Oliveira_NatCommun2021's t_1: -5.408e9): the objective
+	// solves a model whose rates hold relations through runtime/events,
+	// which stops at them as switches of f (model.Switches) and carries S
+	// across. Before that, a relation left in the rate was stepped over
+	// and its switching time got no sensitivity (0); the option keeps the
+	// earlier lowering for comparison.
+	KeepTimeRelations bool
 }
 
 // LoadWith is Load with options.
@@ -266,7 +265,7 @@ func (l *lowering) lower() {
 	l.periodConditions()
 	l.initParams()
 	l.exprConditions()
-	if !l.opt.StepOverTimeSwitches {
+	if !l.opt.KeepTimeRelations {
 		l.timeSwitches()
 	}
 	if len(e.list) > 0 {

@@ -162,13 +162,25 @@ func TestSuiteGradients(t *testing.T) {
 }
 
 // checkGradient compares the objective's gradient at theta (linear values)
-// with central differences on the parameter scales.
+// with central differences on the parameter scales. The differences are
+// no more accurate than the llh they difference: their error bound adds
+// 2 eps / h, eps the llh's change from rtol 1e-10 to 1e-12 at theta. It
+// matters where a large llh rests on a located root: v2 case 0023's
+// event fires where p reaches 500 (the llh -2.2e6, its residual 1497), so
+// the root's location within the tolerance moves the llh by 1e-6 and the
+// differences read 0.19 where the derivative is exactly 0; elsewhere eps
+// is at the llh's rounding.
 func checkGradient(t *testing.T, p *Problem, th []float64) {
 	t.Helper()
 	r, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	fine, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := math.Abs(fine.LLH - r.LLH)
 	for k := range th {
 		sc := p.Objective.Params[p.Objective.Estimated[k]].Scale
 		z := objective.ToScale(sc, th[k])
@@ -183,8 +195,8 @@ func checkGradient(t *testing.T, p *Problem, th []float64) {
 			return r.LLH
 		}
 		fd := (at(z+h) - at(z-h)) / (2 * h)
-		if math.Abs(fd-r.Grad[k]) > 1e-4*math.Max(1, math.Abs(fd)) {
-			t.Errorf("%s: dLLH/dtheta = %g, finite differences %g", p.EstimatedIDs()[k], r.Grad[k], fd)
+		if math.Abs(fd-r.Grad[k]) > 1e-4*math.Max(1, math.Abs(fd))+2*eps/h {
+			t.Errorf("%s: dLLH/dtheta = %g, finite differences %g (llh error %.2g)", p.EstimatedIDs()[k], r.Grad[k], fd, eps)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// timeSwitches (unless LoadOptions.StepOverTimeSwitches) turns the relations of time
+// timeSwitches (unless LoadOptions.KeepTimeRelations) turns the relations of time
 // against estimated parameters in the rates (the switching times of piecewise inputs:
 // Oliveira_NatCommun2021's beta = piecewise(beta_0, t < t_1, ...)) into
 // events, as AMICI does for such Heaviside functions. Left in the rate, a

@@ -64,11 +64,11 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("j", 1, "experiments solved in parallel")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
-	switches := fs.Bool("switches", true, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into events, so that their sensitivities are right; -switches=false steps over them as before (petab.LoadOptions.StepOverTimeSwitches); also with -gen")
+	switches := fs.Bool("switches", true, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into a state kept by two events; -switches=false leaves them in the rates, where the solver locates them as switches of f (the same sensitivities; petab.LoadOptions.KeepTimeRelations); also with -gen")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	lopt := &petab.LoadOptions{StepOverTimeSwitches: !*switches}
+	lopt := &petab.LoadOptions{KeepTimeRelations: !*switches}
 	if *gen {
 		return genPEtab(fs, *simOut, *pkg, lopt, stderr)
 	}

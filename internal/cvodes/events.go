@@ -72,6 +72,8 @@ type EventSolver struct {
 	tEnd            float64   // the last output time of the last solve, NaN if it failed or was Open
 	base, last      Stats     // CVODES's counters at the last tally (since the restart); this solve's
 	x0, s0          []float64 // EventSensSolver's start buffers, made on first use
+	swDtau          []float64 // ns: dtau of the last switch crossed (cross), at time swT
+	swT             float64
 }
 
 // NewEvents creates a CVODES solver with root finding for m, which must
@@ -116,6 +118,7 @@ func NewEvents(m model.Model, opt Options) (*EventSolver, error) {
 	e.xm, e.fm = make([]float64, nx), make([]float64, nx)
 	e.x, e.sm, e.d = make([]float64, nx), make([]float64, max(nx*ns, 1)), make([]float64, nx*ns)
 	e.f, e.gx, e.gp, e.dtau = make([]float64, nx), make([]float64, nx), make([]float64, np), make([]float64, ns)
+	e.swDtau, e.swT = make([]float64, ns), math.NaN()
 	e.vals, e.rows = make([]float64, maxT), make([]float64, maxT*ns)
 	e.der = model.EventDeriv{X: make([]float64, (maxT+1)*nx), P: make([]float64, (maxT+1)*np), T: make([]float64, maxT+1)}
 	return e, nil
@@ -192,6 +195,7 @@ func (e *EventSolver) Solve(p, x0 []float64, t0 float64, tout []float64, dstX, d
 // allocates nothing on success.
 func (e *EventSolver) SolveFrom(p []float64, st *EventStart, tout []float64, dstX, dstS []float64) error {
 	s := e.s
+	e.swT = math.NaN()
 	nx, np, ns, nt := s.nx, s.np, s.ns, len(tout)
 	t0 := st.T0
 	if len(p) != np || !st.Continue && len(st.X0) != nx || len(dstX) != nt*nx || ns > 0 && len(dstS) != nt*nx*np ||
@@ -419,7 +423,9 @@ func (e *EventSolver) cross(t float64, j, dir int) (float64, bool, error) {
 			for i := 0; i < nx; i++ {
 				e.sm[i*ns+c] += (e.fm[i] - e.f[i]) * dtau
 			}
+			e.swDtau[c] = dtau
 		}
+		e.swT = t + dt
 	}
 	copy(e.x, e.xa)
 	return t + dt, true, nil
@@ -566,15 +572,26 @@ func (e *EventSolver) begin(t float64) error {
 		for i := 0; i < nx; i++ {
 			den += e.gx[i] * e.f[i]
 		}
-		if den == 0 || math.IsNaN(den) {
+		switch {
+		case den == 0 && t == e.swT:
+			// A switch of f crossed at this instant took the trigger's
+			// root to a standstill (PEtab v2 case 0023: p' = dpdt while
+			// p <= 500, the trigger p >= 500). With S already across the
+			// switch, num = -(g_x f+ + g_t) dtau is 0 too; the instant's
+			// time moves with the dynamics before the switch, as the
+			// switch's did: its dtau, exactly when both roots are one
+			// function.
+			copy(e.dtau, e.swDtau)
+		case den == 0 || math.IsNaN(den):
 			return fmt.Errorf("cvodes: root %d reaches zero tangentially at t=%g", e.root, t)
-		}
-		for c := 0; c < ns; c++ {
-			num := e.gp[c]
-			for i := 0; i < nx; i++ {
-				num += e.gx[i] * e.sm[i*ns+c]
+		default:
+			for c := 0; c < ns; c++ {
+				num := e.gp[c]
+				for i := 0; i < nx; i++ {
+					num += e.gx[i] * e.sm[i*ns+c]
+				}
+				e.dtau[c] = -num / den
 			}
-			e.dtau[c] = -num / den
 		}
 	}
 	for i := 0; i < nx; i++ {

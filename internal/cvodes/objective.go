@@ -39,14 +39,15 @@ var _ objective.StateSolver = (*SensSolver)(nil)
 // computed for all of m's parameters (the objective's model has one per
 // sensitivity column; opt.Params is ignored, the objective never sets it);
 // a model without parameters gets the state alone. For a model with
-// events (model.Events with NumEvents() > 0) it returns an
-// EventSensSolver instead: CVODES with its root finding through the
-// events (objective.EventSolver).
+// events or switches of its right-hand side (events.Needed) it returns
+// an EventSensSolver instead: CVODES with its root finding through the
+// events and switches (objective.EventSolver), as the objective solves
+// such a model with runtime/events.
 func NewObjectiveSolver(m model.Model, opt *sens.Options) (objective.Solver, error) {
 	co := objectiveOptions(opt)
 	nx, np := model.NumStates(m), model.NumParams(m)
 	co.Sens = np > 0
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+	if events.Needed(m) {
 		e, err := NewEvents(m, co)
 		if err != nil {
 			return nil, err

@@ -126,14 +126,21 @@
 //
 // # Events
 //
-// A phase of a model with events (model.Events) is first solved without
-// them, through all its output times at once, and that solution is kept
-// when no event would have fired: no trigger turns true at the start, and
+// A phase of a model with events (model.Events) or with switches of its
+// right-hand side (model.Switches: the relations in its rates, such as
+// a piecewise input in time or a rate that switches with a state;
+// events.Needed) is first solved without them, through all its output
+// times at once, and that solution is kept when no event would have
+// fired and no switch crossed: no trigger turns true at the start, and
 // none changes at the integrator's grid points nor has a root crossing
 // between them. Otherwise (and on later evaluations of that phase) it is
 // solved with runtime/events (events.SensSolver per column group, for
-// every Method: S jumps at each execution), which restarts at every
-// output time. Steady states of such a model skip the shortcuts: they are
+// every Method: S jumps at each execution and at a switch whose time
+// moves with the parameters), which ends its integrations at the steps
+// where a trigger changes or a switch crosses, so that no step straddles
+// a jump of f. Giordano_Nature2020's piecewise inputs in time: llh +
+// gradient by FS 1.08 ms (generated), 1.36 ms before when stepped over,
+// and CVODES FS with root finding 11.9 ms. Steady states of such a model skip the shortcuts: they are
 // integrated with S through the events, in chunks as
 // above, until f and dS/dt are negligible and no delayed execution is
 // queued. As PEtab v2 defines it, the trigger values carry over from

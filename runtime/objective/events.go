@@ -13,7 +13,9 @@ import (
 
 // Events.
 //
-// A phase of a model with events (model.Events with NumEvents() > 0) is
+// A phase of a model with events or switches of its right-hand side
+// (events.Needed: model.Events with NumEvents() > 0, or model.Switches,
+// the relations in the rates, whose roots runtime/events stops at) is
 // first solved without them (tryPlain) and kept if no event would have
 // fired; otherwise it is solved with runtime/events (an events.SensSolver
 // per column group: the state and S across the events, for every
@@ -90,7 +92,17 @@ func newThetaEvents(tm *thetaModel, ev model.Events) *thetaEvents {
 func (te *thetaEvents) NumEvents() int                  { return te.ev.NumEvents() }
 func (te *thetaEvents) EventInfo(k int) model.EventInfo { return te.ev.EventInfo(k) }
 func (te *thetaEvents) NumRoots() int                   { return te.ev.NumRoots() }
-func (te *thetaEvents) EventTargets(k int) []int        { return te.ev.EventTargets(k) }
+
+// NumSwitches is the model's (model.Switches; 0 without it): the
+// relations in its rates are root functions that runtime/events stops
+// at, so that no step straddles a jump of f.
+func (te *thetaEvents) NumSwitches() int {
+	if sw, ok := te.ev.(model.Switches); ok {
+		return sw.NumSwitches()
+	}
+	return 0
+}
+func (te *thetaEvents) EventTargets(k int) []int { return te.ev.EventTargets(k) }
 func (te *thetaEvents) TriggersTo(dst []bool, t float64, x, _ []float64) {
 	te.ev.TriggersTo(dst, t, x, te.p)
 }
@@ -144,7 +156,7 @@ func eventModel(te *thetaEvents) model.Model {
 	if te.ed == nil {
 		return struct {
 			*thetaModel
-			model.Events
+			model.Switches
 		}{te.thetaModel, eventsOnly{te}}
 	}
 	return te
@@ -156,6 +168,7 @@ type eventsOnly struct{ te *thetaEvents }
 func (e eventsOnly) NumEvents() int                  { return e.te.NumEvents() }
 func (e eventsOnly) EventInfo(k int) model.EventInfo { return e.te.EventInfo(k) }
 func (e eventsOnly) NumRoots() int                   { return e.te.NumRoots() }
+func (e eventsOnly) NumSwitches() int                { return e.te.NumSwitches() }
 func (e eventsOnly) EventTargets(k int) []int        { return e.te.EventTargets(k) }
 func (e eventsOnly) TriggersTo(dst []bool, t float64, x, p []float64) {
 	e.te.TriggersTo(dst, t, x, p)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
@@ -268,7 +269,7 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 	if opt != nil {
 		c.opt = *opt
 	}
-	if ev, ok := m.(model.Events); ok && ev.NumEvents() > 0 {
+	if ev, ok := m.(model.Events); ok && events.Needed(m) {
 		c.ev = ev
 	}
 	if model.HasDelays(m) {
