@@ -132,6 +132,34 @@ func (en *engine) localError3(pb, pa, pp, ppp *probeNode, tb, ta, tp, tpp float6
 // CaMKII, at 1e-6 34% to 55% more.
 const order3Below = 1e-8
 
+// order3States is the number of states from which PBSR takes order 3
+// steps by default on the dense exponential path whatever SensRTol (see
+// orderFor). On small networks an order 3 step costs about 1.5 times an
+// order 2 one (the corrector's products are as costly as the step's), so
+// at 1e-6 the fewer steps did not pay (order3Below). On a large network
+// the cached exponentials and the W-method solves with the full S, which
+// the corrector does not add to, cost more than its products, and the
+// steps fall as tol^(-1/4) instead of tol^(-1/3): on
+// Lang_PLOSComputBiol2024 (124 states, 317 parameters, rtol 1e-6,
+// TestLangAccuracy) order 3 took 6696 steps against 11991 and 16.5 s of
+// CPU against 20.6 s, with the same error against FS at rtol 1e-10
+// (1.1e-4 against 1.2e-4: rounding, not the steps, sets it there; see
+// roundFloor). It is SparseExpMinStates: the models between the paper's
+// networks (21 states at most) and the sparse exponential path.
+const order3States = SparseExpMinStates
+
+// orderFor is the order of PBSR's steps on a model of nx states with nnz
+// non-zeros in Jx: c.order, raised to 3 by default (Tuning.Order 0) on
+// models of at least order3States states that take the dense
+// exponentials (the sparse path has order 2 steps only).
+func (c *config) orderFor(nx, nnz int) int {
+	if c.orderAuto && c.order == 2 && c.method == PBSR && c.grid == GridDyadic &&
+		nx >= order3States && !useSparseExp(c.expAction, nx, nnz) {
+		return 3
+	}
+	return c.order
+}
+
 // order3Safety is the share of the tolerance SensRTol ||S|| + SensATol
 // that the local error of an order 3 step may take. The global error is
 // the sum of the local ones over the steps: at rtol 1e-10 with the full

@@ -143,7 +143,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.initForcing()
 	en.stateGrid = newStateGrid(nx, ns, nnzx, nnzp, cfg.maxDepth)
 	en.control = newStepControl(nx, ns)
-	en.corrector = newCorrector(cfg.order == 3 && dense && cfg.method == PBSR && cfg.grid == GridDyadic, nx, ns)
+	en.corrector = newCorrector(cfg.orderFor(nx, nnzx) == 3 && dense && cfg.method == PBSR && cfg.grid == GridDyadic, nx, ns)
 	en.localTol = 1
 	if en.corrector.on {
 		en.localTol = order3Safety

@@ -45,7 +45,7 @@ func memoryEstimate(nx, np, ns int, c *config) int64 {
 			depth = 8
 		}
 		b += 8 * ((15+3*depth)*n*k + 20*n)
-		if c.order == 3 && c.method == PBSR {
+		if c.orderFor(nx, c.nnzEstimate(nx)) == 3 && c.method == PBSR {
 			b += 8 * 4 * n * k // the corrector's history (correct.go)
 		}
 		if nnz := c.nnzEstimate(nx); useSparseExp(c.expAction, nx, nnz) {
