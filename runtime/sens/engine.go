@@ -66,8 +66,17 @@ type engine struct {
 	ad      []float64
 	denseJx bool      // spmm through a dense product
 	jd      []float64 // nx*nx scratch of spmm
-	ex      *expm.Workspace
-	norms   normScratch
+	// sparseJProd: the W-method products X Jx-pattern of mulJ are taken
+	// by the columns of the pattern (jxT: its transpose, the map of its
+	// entries to Jx's and their values), not through a dense scatter.
+	sparseJProd bool
+	jxT         struct {
+		pat  *model.Pattern
+		from []int
+		val  []float64
+	}
+	ex    *expm.Workspace
+	norms normScratch
 	// sparse is the state of the exponential steps without dense
 	// matrices (ExpActionSparse, sparseexp.go); nil on the dense path,
 	// whose nx x nx buffers (ad, ex, the endpoint slots, the paper's and
@@ -158,6 +167,13 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	}
 	if en.denseJx {
 		en.jd = mk(nx * nx)
+	}
+	// Large sparse Jacobians on the dense path (Lang); the paper's
+	// networks keep the dense products.
+	en.sparseJProd = dense && !en.denseJx && nx >= SparseExpMinStates
+	if en.sparseJProd {
+		en.jxT.pat, en.jxT.from = sparse.Transpose(en.jac.jx)
+		en.jxT.val = mk(nnzx)
 	}
 	en.norms = normScratch{diff: mk(nnzx), u: mk(nx), w: mk(nx)}
 	return en

@@ -2,6 +2,8 @@ package sens
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pbgen/pbgen/internal/scalenet"
@@ -198,5 +200,45 @@ func TestUseSparseExp(t *testing.T) {
 	}
 	if err := (&Options{Tuning: Tuning{ExpAction: ExpActionSparse + 1}}).Validate(); err == nil {
 		t.Error("an unknown ExpAction validated")
+	}
+}
+
+// TestMulJSparse checks the W-method product of a large sparse Jx on the
+// dense exponential path (mulJ by the columns of the pattern, a chain of
+// 99 states with ExpActionDense) against the dense scatter and product
+// it replaces, to rounding.
+func TestMulJSparse(t *testing.T) {
+	net, _, _, ps := chainCase(99, 1)
+	cfg, err := resolve(&Options{Method: PBSR, Tuning: Tuning{ExpAction: ExpActionDense}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := newEngine(net, &cfg, ps)
+	if !en.sparseJProd {
+		t.Fatal("a chain of 99 states with dense exponentials should take the sparse products")
+	}
+	nx := en.nx
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := make([]float64, nx*nx)
+	v := make([]float64, en.jac.jx.NNZ())
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	got, want := make([]float64, nx*nx), make([]float64, nx*nx)
+	for i := range got {
+		got[i] = rng.NormFloat64()
+		want[i] = got[i]
+	}
+	en.mulJ(got, x, v, -0.5)
+	en.sparseJProd = false
+	en.ad = make([]float64, nx*nx)
+	en.mulJ(want, x, v, -0.5)
+	for i, w := range want {
+		if math.Abs(got[i]-w) > 1e-13*(1+math.Abs(w)) {
+			t.Fatalf("entry %d: %v, dense product %v", i, got[i], w)
+		}
 	}
 }
