@@ -52,6 +52,9 @@ type engine struct {
 	stateGrid stateGrid   // the integrator's grid: refinement points and bisection levels
 	control   stepControl // the step-size control of the dyadic grid (PBSR)
 	corrector corrector   // the third-order correction (Tuning.Order 3, correct.go)
+	// refRel is the relative reuse distance of the cached exponentials
+	// (refRel, or refRelExpLarge).
+	refRel float64
 	// localTol is the share of the tolerance the local error test of the
 	// dyadic grid allows: order3Safety with the corrector, else 1.
 	localTol float64
@@ -171,6 +174,10 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	// Large sparse Jacobians on the dense path (Lang); the paper's
 	// networks keep the dense products.
 	en.sparseJProd = dense && !en.denseJx && nx >= SparseExpMinStates
+	en.refRel = refRel
+	if dense && cfg.method == Exp && nx >= SparseExpMinStates {
+		en.refRel = refRelExpLarge
+	}
 	if en.sparseJProd {
 		en.jxT.pat, en.jxT.from = sparse.Transpose(en.jac.jx)
 		en.jxT.val = mk(nnzx)

@@ -251,7 +251,9 @@ type Tuning struct {
 	// (the difference is treated implicitly in the forcing, which keeps
 	// the stiff limit exact). Default 1; negative disables reuse. A slot
 	// is also reused, whatever h ||Jb - An||, when ||Jb - An||_inf <= 1%
-	// of ||Jx||_inf (see refRel in endpoint.go).
+	// of ||Jx||_inf (10% for Exp on models of SparseExpMinStates states or
+	// more with dense exponentials; see refRel and refRelExpLarge in
+	// endpoint.go).
 	RefTheta float64
 	// Order selects the order of PBSR's steps on the dyadic grid: 2 (the
 	// end-point W-step) or 3 (the same step with the quadratic term of

@@ -242,3 +242,30 @@ func TestMulJSparse(t *testing.T) {
 		}
 	}
 }
+
+// TestRefRelLarge checks which reuse distance of the cached exponentials
+// an engine takes: refRelExpLarge for Exp on a model of
+// SparseExpMinStates states or more with dense exponentials, refRel for
+// PBSR there and for Exp on a small model.
+func TestRefRelLarge(t *testing.T) {
+	small, _, _, sps := chainCase(21, 1)
+	large, _, _, lps := chainCase(99, 1)
+	for _, c := range []struct {
+		m    model.Model
+		ps   []int
+		meth Method
+		want float64
+	}{
+		{large, lps, Exp, refRelExpLarge},
+		{large, lps, PBSR, refRel},
+		{small, sps, Exp, refRel},
+	} {
+		cfg, err := resolve(&Options{Method: c.meth, Tuning: Tuning{ExpAction: ExpActionDense}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := newEngine(c.m, &cfg, c.ps).refRel; got != c.want {
+			t.Errorf("%v on %d states: refRel %g, want %g", c.meth, model.NumStates(c.m), got, c.want)
+		}
+	}
+}
