@@ -73,6 +73,10 @@ type engine struct {
 	// by the columns of the pattern (jxT: its transpose, the map of its
 	// entries to Jx's and their values), not through a dense scatter.
 	sparseJProd bool
+	// doubleSlots: a fresh exponential of step h may be made from a
+	// cached one of step h/2 (doubleSlot): Exp on the models of
+	// sparseJProd.
+	doubleSlots bool
 	jxT         struct {
 		pat  *model.Pattern
 		from []int
@@ -174,6 +178,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	// Large sparse Jacobians on the dense path (Lang); the paper's
 	// networks keep the dense products.
 	en.sparseJProd = dense && !en.denseJx && nx >= SparseExpMinStates
+	en.doubleSlots = en.sparseJProd && cfg.method == Exp
 	en.refRel = refRel
 	if dense && cfg.method == Exp && nx >= SparseExpMinStates {
 		en.refRel = refRelExpLarge

@@ -269,3 +269,54 @@ func TestRefRelLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestDoubleSlot checks the matrix functions that doubleSlot makes from a
+// slot of step h/2 against a fresh exponential of step h with the same
+// reference matrix (a chain of 99 states, dense exponentials), to 1e-12
+// of their largest entries.
+func TestDoubleSlot(t *testing.T) {
+	net, p, _, ps := chainCase(99, 1)
+	cfg, err := resolve(&Options{Method: Exp, Tuning: Tuning{ExpAction: ExpActionDense}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nx := model.NumStates(net)
+	x := make([]float64, nx)
+	net.InitialState(x, p)
+	for i := range x {
+		x[i] += 0.1 * float64(i%3)
+	}
+	jv := make([]float64, net.JxPattern().NNZ())
+	net.Jx(jv, 0, x, p)
+	for _, h := range []float64{0.01, 1, 50} {
+		en := newEngine(net, &cfg, ps)
+		en.stats = &Stats{}
+		if !en.doubleSlots {
+			t.Fatal("a chain of 99 states with dense exponentials should double slots")
+		}
+		en.slotFor(jv, jv, h/2)
+		got := en.doubleSlot(jv, jv, h)
+		if got == nil {
+			t.Fatalf("h %g: no slot of step h/2 found", h)
+		}
+		ref := newEngine(net, &cfg, ps)
+		ref.stats = &Stats{}
+		want, fresh := ref.slotFor(jv, jv, h)
+		if !fresh {
+			t.Fatal("a new engine reused a slot")
+		}
+		for _, c := range []struct {
+			name      string
+			got, want []float64
+		}{{"E", got.e, want.e}, {"Wt", got.wt, want.wt}, {"Ph", got.ph, want.ph}, {"[Wt Ph]^T", got.wpT, want.wpT}} {
+			var mx, d float64
+			for i, w := range c.want {
+				mx = math.Max(mx, math.Abs(w))
+				d = math.Max(d, math.Abs(c.got[i]-w))
+			}
+			if d > 1e-12*mx {
+				t.Errorf("h %g: %s off by %.3g (largest entry %.3g)", h, c.name, d, mx)
+			}
+		}
+	}
+}
