@@ -22,6 +22,9 @@ type refSlot struct {
 	wpT   []float64
 	valid bool
 	used  int // stamp of last use (LRU)
+	// filled is the stamp at which h, An and the matrices were last
+	// written (the corrector's sparse filter is valid for one filling).
+	filled int
 
 	// Frozen forcing: c = W Pc for the reduced Jp values pc (cValid).
 	pc     []float64
@@ -148,7 +151,7 @@ func (en *engine) slotFor(ja, jb []float64, h float64) (sl *refSlot, fresh bool)
 	copy(c.an, jb)
 	clear(st.dB)
 	st.dBNorm = 0
-	c.h, c.valid, c.used = h, true, st.stamp
+	c.h, c.valid, c.used, c.filled = h, true, st.stamp, st.stamp
 	c.cValid, c.fGood = false, false
 	return c, true
 }
@@ -227,7 +230,7 @@ func (en *engine) doubleSlot(ja, jb []float64, h float64) *refSlot {
 		}
 	}
 	copy(c.an, src.an)
-	c.h, c.valid, c.used = h, true, st.stamp
+	c.h, c.valid, c.used, c.filled = h, true, st.stamp, st.stamp
 	c.cValid, c.fGood = false, false
 	st.dBNorm, st.dANorm, st.dAValid = dB, dA, true
 	en.stats.ExpReuses++

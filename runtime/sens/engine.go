@@ -186,6 +186,9 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	if en.sparseJProd {
 		en.jxT.pat, en.jxT.from = sparse.Transpose(en.jac.jx)
 		en.jxT.val = mk(nnzx)
+		if en.corrector.on {
+			en.corrector.sparse = newCorrFilter(en.jac.jx, nx, ns)
+		}
 	}
 	en.norms = normScratch{diff: mk(nnzx), u: mk(nx), w: mk(nx)}
 	return en

@@ -323,3 +323,36 @@ func TestDoubleSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrFilterSparse checks the order 3 corrector's filter by sparse
+// solves (corrFilter, a chain of 99 states with dense exponentials)
+// against the dense filter it replaces: S within 1e-9 of it relative to
+// ||S||_F, with the same steps.
+func TestCorrFilterSparse(t *testing.T) {
+	net, p, ts, ps := chainCase(99, 10)
+	o := &Options{Method: PBSR, RTol: 1e-8, ATol: 1e-10, Params: ps, Tuning: Tuning{Order: 3, ExpAction: ExpActionDense}}
+	var r [2]Result
+	for i := range r {
+		s := NewSolver(net, o)
+		if s.en.corrector.sparse == nil {
+			t.Fatal("no sparse filter on a chain of 99 states with dense exponentials")
+		}
+		if i == 1 {
+			s.en.corrector.sparse = nil
+		}
+		if err := s.Solve(&r[i], p, nil, 0, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r[0].Stats.Intervals != r[1].Stats.Intervals || r[0].Stats.Corrections == 0 {
+		t.Fatalf("steps %d (%d corrections) with the sparse filter, %d with the dense one", r[0].Stats.Intervals, r[0].Stats.Corrections, r[1].Stats.Intervals)
+	}
+	var d, n float64
+	for i, v := range r[1].S {
+		d += (r[0].S[i] - v) * (r[0].S[i] - v)
+		n += v * v
+	}
+	if e := math.Sqrt(d / n); !(e <= 1e-9) {
+		t.Errorf("S with the sparse filter %.3g from the dense filter's (relative)", e)
+	}
+}
