@@ -13,7 +13,7 @@ import (
 )
 
 // TestLangAccuracy (issue #13; PBGEN_LONG=1, or make lang-check: about 25 s
-// of CPU, the reference 2.2 s, FS 0.55 s, PBSR 13.5 s, Exp 8.1 s): S of Lang_PLOSComputBiol2024 (124 states, all
+// of CPU, the reference 2.1 s, FS 0.58 s, PBSR 12.8 s, Exp 8.1 s): S of Lang_PLOSComputBiol2024 (124 states, all
 // 317 parameters, the Lang section's 21 outputs on [0, 136472]) by FS,
 // PBSR and Exp at the section's tolerances (rtol 1e-6, atol 1e-8) against
 // FS at rtol 1e-10, atol 1e-12, in CaMKII's measure and bounds

@@ -54,7 +54,7 @@ func (e ExpAction) String() string {
 // timed evaluation in 20 minutes with the sparse actions; a PBSR solve of
 // its SBML model with all 317 parameters (pbbench -lang -lang-pb,
 // TestLangAccuracy; ||h Jx||_1 of 1e7 to 1e9 on most steps, where the
-// shift-and-invert Krylov action runs) takes 13.5 s of CPU with dense
+// shift-and-invert Krylov action runs) takes 13 s of CPU with dense
 // exponentials (order 3 steps, see order3States) and had not finished
 // after 420 s with ExpActionSparse. So below
 // sparseExpLargeStates the sparse path is taken only for Jacobians as
