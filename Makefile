@@ -40,7 +40,7 @@ petab-check:
 
 # S of Lang_PLOSComputBiol2024 (124 states, 317 parameters; issue #13) by
 # FS, PBSR and Exp against FS at rtol 1e-10, with their CPU times: about
-# 50 s of CPU (PBSR and Exp most of it).
+# 25 s of CPU (PBSR and Exp most of it).
 lang-check:
 	PBGEN_LONG=1 $(GO) test ./cmd/pbbench -run LangAccuracy -count=1 -v -timeout 1h
 

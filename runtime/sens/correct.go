@@ -1,6 +1,12 @@
 package sens
 
-import "math"
+import (
+	"math"
+
+	"github.com/pbgen/pbgen/runtime/internal/dense"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/sparse"
+)
 
 // corrector is the state of PBSR's third-order variant (Tuning.Order =
 // 3) on the dyadic grid. The end-point step integrates the forcing
@@ -28,6 +34,8 @@ import "math"
 // tolerances").
 type corrector struct {
 	on bool
+	// sparse applies the filter by sparse solves (nil: the dense filter).
+	sparse *corrFilter
 	// q holds Jx S + Jp at tp, ta, tb (slots rotated on acceptance:
 	// qp, qa, qb); sp is S at tp.
 	qbuf       [3][]float64 // nx*ns each
@@ -80,9 +88,59 @@ func (en *engine) correct(sb, sa []float64, b *point, ta, tp float64, withP bool
 	for i := range ds {
 		ds[i] = cb*c.qb[i] + ca*c.qa[i] + cp*c.qp[i] - w[i]
 	}
-	en.ensureFilter(sl)
-	en.gemm(sb, sl.f2, ds, en.nx, en.ns, -h*h*h/6, 1)
+	if f := c.sparse; f != nil {
+		en.sparseCorrFilter(f, sl, ds)
+		dense.Axpy(sb, ds, -h*h*h/6)
+	} else {
+		en.ensureFilter(sl)
+		en.gemm(sb, sl.f2, ds, en.nx, en.ns, -h*h*h/6, 1)
+	}
 	en.stats.Corrections++
+}
+
+// corrFilter applies the filter (I - h An/4)^{-2} of a slot to the
+// corrector's nx x ns block with two solves of the sparse LU of
+// I - h An/4 (factorised once per filling of the slot), on models with a
+// large sparse Jx (engine.sparseJProd): there the dense (I - h An/4)^{-2}
+// times the block, an nx x nx by nx x ns product (0.3 ms on
+// Lang_PLOSComputBiol2024, 124 states, 317 columns), costs more than the
+// two solves.
+type corrFilter struct {
+	sh   *sparse.Shifted
+	m    *sparse.CSR
+	lu   *sparse.LU
+	out  []float64 // nx*ns
+	slot *refSlot  // the slot and filling the LU is of (ok)
+	gen  int
+	ok   bool
+}
+
+func newCorrFilter(jx *model.Pattern, nx, ns int) *corrFilter {
+	f := &corrFilter{sh: sparse.NewShifted(jx), out: make([]float64, nx*ns)}
+	f.m = sparse.New(f.sh.Pat)
+	f.lu = sparse.NewLU(sparse.Analyze(f.sh.Pat, sparse.OrderAMD))
+	f.lu.Reserve(ns)
+	return f
+}
+
+// sparseCorrFilter overwrites the nx x ns g with (I - h An/4)^{-2} g for
+// the slot's An and h; where I - h An/4 cannot be factorised it falls
+// back on the dense filter (which leaves its zero pivot in place, as the
+// dense path always did).
+func (en *engine) sparseCorrFilter(f *corrFilter, sl *refSlot, g []float64) {
+	if !f.ok || f.slot != sl || f.gen != sl.filled {
+		f.sh.Fill(f.m, 1, -sl.h/4, sl.an)
+		f.slot, f.gen = sl, sl.filled
+		f.ok = f.lu.Refactor(f.m) == nil
+	}
+	if !f.ok {
+		en.ensureFilter(sl)
+		copy(f.out, g)
+		en.gemm(g, sl.f2, f.out, en.nx, en.ns, 1, 0)
+		return
+	}
+	f.lu.SolveTo(f.out, g, en.ns)
+	f.lu.SolveTo(g, f.out, en.ns)
 }
 
 // shift moves the corrector's history on by an accepted step from sa
@@ -131,6 +189,34 @@ func (en *engine) localError3(pb, pa, pp, ppp *probeNode, tb, ta, tp, tpp float6
 // and 2 to 25 times more accurate; at 1e-7 it cost 20% more on PKA and
 // CaMKII, at 1e-6 34% to 55% more.
 const order3Below = 1e-8
+
+// order3States is the number of states from which PBSR takes order 3
+// steps by default on the dense exponential path whatever SensRTol (see
+// orderFor). On small networks an order 3 step costs about 1.5 times an
+// order 2 one (the corrector's products are as costly as the step's), so
+// at 1e-6 the fewer steps did not pay (order3Below). On a large network
+// the cached exponentials and the W-method solves with the full S, which
+// the corrector does not add to, cost more than its products, and the
+// steps fall as tol^(-1/4) instead of tol^(-1/3): on
+// Lang_PLOSComputBiol2024 (124 states, 317 parameters, rtol 1e-6,
+// TestLangAccuracy) order 3 took 6696 steps against 11991 and 16.5 s of
+// CPU against 20.6 s, with the same error against FS at rtol 1e-10
+// (1.1e-4 against 1.2e-4: rounding, not the steps, sets it there; see
+// roundFloor). It is SparseExpMinStates: the models between the paper's
+// networks (21 states at most) and the sparse exponential path.
+const order3States = SparseExpMinStates
+
+// orderFor is the order of PBSR's steps on a model of nx states with nnz
+// non-zeros in Jx: c.order, raised to 3 by default (Tuning.Order 0) on
+// models of at least order3States states that take the dense
+// exponentials (the sparse path has order 2 steps only).
+func (c *config) orderFor(nx, nnz int) int {
+	if c.orderAuto && c.order == 2 && c.method == PBSR && c.grid == GridDyadic &&
+		nx >= order3States && !useSparseExp(c.expAction, nx, nnz) {
+		return 3
+	}
+	return c.order
+}
 
 // order3Safety is the share of the tolerance SensRTol ||S|| + SensATol
 // that the local error of an order 3 step may take. The global error is

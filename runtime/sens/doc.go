@@ -16,9 +16,10 @@
 //   - PBSR (the default): end-point exponential W-steps (e^{hJ(tb)}, phi1
 //     and phi2 of hJ(tb), the change of Jx within the step in the
 //     forcing) on a dyadic grid of its own whose steps a local error test
-//     of S chooses; where SensRTol <= 1e-8 (Tuning.Order), order 3 steps
-//     that add the quadratic term of the forcing through the previous
-//     point (correct.go). It takes no Peano-Baker series step. With Paper it is
+//     of S chooses; where SensRTol <= 1e-8, and on models of 64 states or
+//     more with dense exponentials, order 3 steps that add the quadratic
+//     term of the forcing through the previous point (Tuning.Order,
+//     correct.go). It takes no Peano-Baker series step. With Paper it is
 //     the paper's Algorithm 2: PBS steps refined n_int times on the
 //     integrator's grid, a frozen-Jacobian exponential step where Jx
 //     barely changes.

@@ -52,6 +52,9 @@ type engine struct {
 	stateGrid stateGrid   // the integrator's grid: refinement points and bisection levels
 	control   stepControl // the step-size control of the dyadic grid (PBSR)
 	corrector corrector   // the third-order correction (Tuning.Order 3, correct.go)
+	// refRel is the relative reuse distance of the cached exponentials
+	// (refRel, or refRelExpLarge).
+	refRel float64
 	// localTol is the share of the tolerance the local error test of the
 	// dyadic grid allows: order3Safety with the corrector, else 1.
 	localTol float64
@@ -66,8 +69,21 @@ type engine struct {
 	ad      []float64
 	denseJx bool      // spmm through a dense product
 	jd      []float64 // nx*nx scratch of spmm
-	ex      *expm.Workspace
-	norms   normScratch
+	// sparseJProd: the W-method products X Jx-pattern of mulJ are taken
+	// by the columns of the pattern (jxT: its transpose, the map of its
+	// entries to Jx's and their values), not through a dense scatter.
+	sparseJProd bool
+	// doubleSlots: a fresh exponential of step h may be made from a
+	// cached one of step h/2 (doubleSlot): Exp on the models of
+	// sparseJProd.
+	doubleSlots bool
+	jxT         struct {
+		pat  *model.Pattern
+		from []int
+		val  []float64
+	}
+	ex    *expm.Workspace
+	norms normScratch
 	// sparse is the state of the exponential steps without dense
 	// matrices (ExpActionSparse, sparseexp.go); nil on the dense path,
 	// whose nx x nx buffers (ad, ex, the endpoint slots, the paper's and
@@ -143,7 +159,7 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	en.initForcing()
 	en.stateGrid = newStateGrid(nx, ns, nnzx, nnzp, cfg.maxDepth)
 	en.control = newStepControl(nx, ns)
-	en.corrector = newCorrector(cfg.order == 3 && dense && cfg.method == PBSR && cfg.grid == GridDyadic, nx, ns)
+	en.corrector = newCorrector(cfg.orderFor(nx, nnzx) == 3 && dense && cfg.method == PBSR && cfg.grid == GridDyadic, nx, ns)
 	en.localTol = 1
 	if en.corrector.on {
 		en.localTol = order3Safety
@@ -158,6 +174,21 @@ func newEngine(m model.Model, cfg *config, params []int) *engine {
 	}
 	if en.denseJx {
 		en.jd = mk(nx * nx)
+	}
+	// Large sparse Jacobians on the dense path (Lang); the paper's
+	// networks keep the dense products.
+	en.sparseJProd = dense && !en.denseJx && nx >= SparseExpMinStates
+	en.doubleSlots = en.sparseJProd && cfg.method == Exp
+	en.refRel = refRel
+	if dense && cfg.method == Exp && nx >= SparseExpMinStates {
+		en.refRel = refRelExpLarge
+	}
+	if en.sparseJProd {
+		en.jxT.pat, en.jxT.from = sparse.Transpose(en.jac.jx)
+		en.jxT.val = mk(nnzx)
+		if en.corrector.on {
+			en.corrector.sparse = newCorrFilter(en.jac.jx, nx, ns)
+		}
 	}
 	en.norms = normScratch{diff: mk(nnzx), u: mk(nx), w: mk(nx)}
 	return en

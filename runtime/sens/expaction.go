@@ -51,11 +51,17 @@ func (e ExpAction) String() string {
 // on the PEtab problem Lang_PLOSComputBiol2024 (124 states, 9.5
 // non-zeros per row, 294 parameters, stiff) one PBSR llh + gradient took
 // 27 s of CPU with dense exponentials and did not finish a warm-up and a
-// timed evaluation in 20 minutes with the sparse actions. So below
+// timed evaluation in 20 minutes with the sparse actions; a PBSR solve of
+// its SBML model with all 317 parameters (pbbench -lang -lang-pb,
+// TestLangAccuracy; ||h Jx||_1 of 1e7 to 1e9 on most steps, where the
+// shift-and-invert Krylov action runs) takes 13 s of CPU with dense
+// exponentials (order 3 steps, see order3States) and had not finished
+// after 420 s with ExpActionSparse. So below
 // sparseExpLargeStates the sparse path is taken only for Jacobians as
 // sparse as the measured networks (at most sparseExpRowNNZ per row), and
 // from it, where the dense path's nx^3 (11.8 s per PBSR solve on the
-// chain of 498 states) and its 48 nx^2 doubles of memory dominate, with
+// chain of 498 states, measured before the dense path took order 3 steps
+// and panel factorisations from 64 states) and its 48 nx^2 doubles of memory dominate, with
 // up to sparseExpRowNNZ (nx/SparseExpMinStates)^2 per row.
 const (
 	SparseExpMinStates   = 64

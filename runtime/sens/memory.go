@@ -45,8 +45,11 @@ func memoryEstimate(nx, np, ns int, c *config) int64 {
 			depth = 8
 		}
 		b += 8 * ((15+3*depth)*n*k + 20*n)
-		if c.order == 3 && c.method == PBSR {
+		if c.orderFor(nx, c.nnzEstimate(nx)) == 3 && c.method == PBSR {
 			b += 8 * 4 * n * k // the corrector's history (correct.go)
+			if nnz := c.nnzEstimate(nx); nx >= SparseExpMinStates && 4*nnz < nx*nx {
+				b += 8*n*k + 8*16*float64(nnz) // its sparse filter (corrFilter)
+			}
 		}
 		if nnz := c.nnzEstimate(nx); useSparseExp(c.expAction, nx, nnz) {
 			b += sparseExpBytes(nx, ns, nnz)

@@ -251,7 +251,9 @@ type Tuning struct {
 	// (the difference is treated implicitly in the forcing, which keeps
 	// the stiff limit exact). Default 1; negative disables reuse. A slot
 	// is also reused, whatever h ||Jb - An||, when ||Jb - An||_inf <= 1%
-	// of ||Jx||_inf (see refRel in endpoint.go).
+	// of ||Jx||_inf (10% for Exp on models of SparseExpMinStates states or
+	// more with dense exponentials; see refRel and refRelExpLarge in
+	// endpoint.go).
 	RefTheta float64
 	// Order selects the order of PBSR's steps on the dyadic grid: 2 (the
 	// end-point W-step) or 3 (the same step with the quadratic term of
@@ -261,8 +263,12 @@ type Tuning struct {
 	// The default is 3 where SensRTol <= 1e-8 (order3Below), 2 above:
 	// order 3 takes far fewer steps for a smaller error at tight
 	// tolerances, while at 1e-6 it cost more on PKA and CaMKII
-	// (order3Below; docs/algorithms.md). The sparse exponential path (ExpActionSparse) takes
-	// order 2 steps whatever this says.
+	// (order3Below; docs/algorithms.md); and 3 whatever SensRTol on
+	// models of SparseExpMinStates states or more that take the dense
+	// exponentials, where the products with the full S, not the
+	// corrector's, set a step's cost (order3States in correct.go). The
+	// sparse exponential path (ExpActionSparse) takes order 2 steps
+	// whatever this says.
 	Order int
 	// ColumnWeightMax is the largest weight of a column of S in PBSR's
 	// local error test on the dyadic grid (see stepControl.setWeights):
@@ -399,7 +405,8 @@ type config struct {
 	jpCheck            bool
 	nintFactor         float64
 	nmax, maxDepth     int
-	order              int // PBSR on the dyadic grid: 2 or 3
+	order              int  // PBSR on the dyadic grid: 2 or 3 (see orderFor)
+	orderAuto          bool // Tuning.Order is 0: orderFor may raise order to 3
 	norm               Norm
 	interp             Interp
 	expStep            ExpStep
@@ -447,7 +454,7 @@ func resolve(o *Options) (config, error) {
 	c.colWeightMax = orDefault(t.ColumnWeightMax, colWeightMax)
 	c.nintFactor = orDefault(t.NIntFactor, 10)
 	c.nmax, c.maxDepth = orDefaultInt(t.NMax, 10), orDefaultInt(t.MaxDepth, 8)
-	c.order = t.Order
+	c.order, c.orderAuto = t.Order, t.Order == 0
 	if c.order == 0 {
 		c.order = 2
 		if c.method == PBSR && c.grid == GridDyadic && c.srtol <= order3Below {

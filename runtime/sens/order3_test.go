@@ -111,3 +111,33 @@ func TestOrderDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderForLargeModels checks the default order of PBSR at rtol 1e-6:
+// 2 on small models, 3 from order3States states on the dense
+// exponential path, 2 on the sparse path (which has no order 3 steps),
+// and what Tuning.Order asks for whatever the size.
+func TestOrderForLargeModels(t *testing.T) {
+	for _, c := range []struct {
+		order, nx, nnz int
+		action         ExpAction
+		meth           Method
+		want           int
+	}{
+		{0, 21, 260, ExpActionAuto, PBSR, 2},                // CaMKII
+		{0, order3States - 1, 2000, ExpActionAuto, PBSR, 2}, // below the size
+		{0, 124, 1175, ExpActionAuto, PBSR, 3},              // Lang: dense exponentials
+		{0, 124, 1175, ExpActionSparse, PBSR, 2},            // forced sparse path
+		{0, 198, 4 * 198, ExpActionAuto, PBSR, 2},           // a chain: sparse path
+		{0, 124, 1175, ExpActionAuto, Exp, 2},               // Exp has no corrector
+		{2, 124, 1175, ExpActionAuto, PBSR, 2},              // asked for
+		{3, 21, 260, ExpActionAuto, PBSR, 3},                // asked for
+	} {
+		cfg, err := resolve(&Options{Method: c.meth, Tuning: Tuning{Order: c.order, ExpAction: c.action}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.orderFor(c.nx, c.nnz); got != c.want {
+			t.Errorf("%+v: order %d, want %d", c, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package sens
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pbgen/pbgen/internal/scalenet"
@@ -48,7 +50,10 @@ func TestSparseExpMatchesDense(t *testing.T) {
 		net, p, ts, ps := chainCase(n, 10)
 		ref := fsRef(t, net, p, ts, ps)
 		for _, o := range []Options{{Method: PBSR}, {Method: Exp}, {Method: PBSR, Paper: true}, {Method: Exp, Paper: true}} {
-			o.RTol, o.ATol, o.Params = rtol, 1e-6, ps
+			// Order 2 steps on both paths: the dense path would take
+			// order 3 steps from order3States states on (the sparse path
+			// has none), a different method.
+			o.RTol, o.ATol, o.Params, o.Tuning.Order = rtol, 1e-6, ps, 2
 			var errs [2]float64
 			for i, ea := range []ExpAction{ExpActionDense, ExpActionSparse} {
 				o.Tuning.ExpAction = ea
@@ -198,5 +203,156 @@ func TestUseSparseExp(t *testing.T) {
 	}
 	if err := (&Options{Tuning: Tuning{ExpAction: ExpActionSparse + 1}}).Validate(); err == nil {
 		t.Error("an unknown ExpAction validated")
+	}
+}
+
+// TestMulJSparse checks the W-method product of a large sparse Jx on the
+// dense exponential path (mulJ by the columns of the pattern, a chain of
+// 99 states with ExpActionDense) against the dense scatter and product
+// it replaces, to rounding.
+func TestMulJSparse(t *testing.T) {
+	net, _, _, ps := chainCase(99, 1)
+	cfg, err := resolve(&Options{Method: PBSR, Tuning: Tuning{ExpAction: ExpActionDense}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := newEngine(net, &cfg, ps)
+	if !en.sparseJProd {
+		t.Fatal("a chain of 99 states with dense exponentials should take the sparse products")
+	}
+	nx := en.nx
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := make([]float64, nx*nx)
+	v := make([]float64, en.jac.jx.NNZ())
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	got, want := make([]float64, nx*nx), make([]float64, nx*nx)
+	for i := range got {
+		got[i] = rng.NormFloat64()
+		want[i] = got[i]
+	}
+	en.mulJ(got, x, v, -0.5)
+	en.sparseJProd = false
+	en.ad = make([]float64, nx*nx)
+	en.mulJ(want, x, v, -0.5)
+	for i, w := range want {
+		if math.Abs(got[i]-w) > 1e-13*(1+math.Abs(w)) {
+			t.Fatalf("entry %d: %v, dense product %v", i, got[i], w)
+		}
+	}
+}
+
+// TestRefRelLarge checks which reuse distance of the cached exponentials
+// an engine takes: refRelExpLarge for Exp on a model of
+// SparseExpMinStates states or more with dense exponentials, refRel for
+// PBSR there and for Exp on a small model.
+func TestRefRelLarge(t *testing.T) {
+	small, _, _, sps := chainCase(21, 1)
+	large, _, _, lps := chainCase(99, 1)
+	for _, c := range []struct {
+		m    model.Model
+		ps   []int
+		meth Method
+		want float64
+	}{
+		{large, lps, Exp, refRelExpLarge},
+		{large, lps, PBSR, refRel},
+		{small, sps, Exp, refRel},
+	} {
+		cfg, err := resolve(&Options{Method: c.meth, Tuning: Tuning{ExpAction: ExpActionDense}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := newEngine(c.m, &cfg, c.ps).refRel; got != c.want {
+			t.Errorf("%v on %d states: refRel %g, want %g", c.meth, model.NumStates(c.m), got, c.want)
+		}
+	}
+}
+
+// TestDoubleSlot checks the matrix functions that doubleSlot makes from a
+// slot of step h/2 against a fresh exponential of step h with the same
+// reference matrix (a chain of 99 states, dense exponentials), to 1e-12
+// of their largest entries.
+func TestDoubleSlot(t *testing.T) {
+	net, p, _, ps := chainCase(99, 1)
+	cfg, err := resolve(&Options{Method: Exp, Tuning: Tuning{ExpAction: ExpActionDense}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nx := model.NumStates(net)
+	x := make([]float64, nx)
+	net.InitialState(x, p)
+	for i := range x {
+		x[i] += 0.1 * float64(i%3)
+	}
+	jv := make([]float64, net.JxPattern().NNZ())
+	net.Jx(jv, 0, x, p)
+	for _, h := range []float64{0.01, 1, 50} {
+		en := newEngine(net, &cfg, ps)
+		en.stats = &Stats{}
+		if !en.doubleSlots {
+			t.Fatal("a chain of 99 states with dense exponentials should double slots")
+		}
+		en.slotFor(jv, jv, h/2)
+		got := en.doubleSlot(jv, jv, h)
+		if got == nil {
+			t.Fatalf("h %g: no slot of step h/2 found", h)
+		}
+		ref := newEngine(net, &cfg, ps)
+		ref.stats = &Stats{}
+		want, fresh := ref.slotFor(jv, jv, h)
+		if !fresh {
+			t.Fatal("a new engine reused a slot")
+		}
+		for _, c := range []struct {
+			name      string
+			got, want []float64
+		}{{"E", got.e, want.e}, {"Wt", got.wt, want.wt}, {"Ph", got.ph, want.ph}, {"[Wt Ph]^T", got.wpT, want.wpT}} {
+			var mx, d float64
+			for i, w := range c.want {
+				mx = math.Max(mx, math.Abs(w))
+				d = math.Max(d, math.Abs(c.got[i]-w))
+			}
+			if d > 1e-12*mx {
+				t.Errorf("h %g: %s off by %.3g (largest entry %.3g)", h, c.name, d, mx)
+			}
+		}
+	}
+}
+
+// TestCorrFilterSparse checks the order 3 corrector's filter by sparse
+// solves (corrFilter, a chain of 99 states with dense exponentials)
+// against the dense filter it replaces: S within 1e-9 of it relative to
+// ||S||_F, with the same steps.
+func TestCorrFilterSparse(t *testing.T) {
+	net, p, ts, ps := chainCase(99, 10)
+	o := &Options{Method: PBSR, RTol: 1e-8, ATol: 1e-10, Params: ps, Tuning: Tuning{Order: 3, ExpAction: ExpActionDense}}
+	var r [2]Result
+	for i := range r {
+		s := NewSolver(net, o)
+		if s.en.corrector.sparse == nil {
+			t.Fatal("no sparse filter on a chain of 99 states with dense exponentials")
+		}
+		if i == 1 {
+			s.en.corrector.sparse = nil
+		}
+		if err := s.Solve(&r[i], p, nil, 0, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r[0].Stats.Intervals != r[1].Stats.Intervals || r[0].Stats.Corrections == 0 {
+		t.Fatalf("steps %d (%d corrections) with the sparse filter, %d with the dense one", r[0].Stats.Intervals, r[0].Stats.Corrections, r[1].Stats.Intervals)
+	}
+	var d, n float64
+	for i, v := range r[1].S {
+		d += (r[0].S[i] - v) * (r[0].S[i] - v)
+		n += v * v
+	}
+	if e := math.Sqrt(d / n); !(e <= 1e-9) {
+		t.Errorf("S with the sparse filter %.3g from the dense filter's (relative)", e)
 	}
 }
