@@ -103,21 +103,8 @@ type withoutEventsModel struct{ model.Model }
 func TestEventSensModelsCVODES(t *testing.T) {
 	const rtol = 1e-10
 	for _, c := range eventSensCases() {
-		sys, err := Lower(filepath.Join("..", "testdata", "events", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := interp.NewWithEvents(sys)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, p, ref := c.load(t)
 		np, nx := model.NumParams(m), model.NumStates(m)
-		p := make([]float64, np)
-		m.DefaultParams(p)
-		if c.tweak != nil {
-			c.tweak(p)
-		}
-		_, ref := exactSens(c.exact, p, c.ts, nx)
 
 		o := sens.Options{Method: sens.FS, ErrCon: true, RTol: rtol, ATol: rtol * 1e-2}
 		r, err := events.SolveSens(m, p, nil, nil, c.ts, &events.SensSettings{Sens: &o})

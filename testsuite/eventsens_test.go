@@ -227,25 +227,32 @@ func eventSensCases() []eventSensCase {
 // with room for rounding on other platforms; a wrong or missing jump is
 // 1e-2 to 1 off, and Exp, without error control of S, is bounded at
 // 1e-4 (measured 1e-5 to 4e-5).
+// load reads c's model, its parameters (with c.tweak) and the exact S
+// at c.ts (SensResult.S's layout).
+func (c *eventSensCase) load(t *testing.T) (m *interp.Model, p, ref []float64) {
+	t.Helper()
+	sys, err := Lower(filepath.Join("..", "testdata", "events", c.file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = interp.NewWithEvents(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	if c.tweak != nil {
+		c.tweak(p)
+	}
+	_, ref = exactSens(c.exact, p, c.ts, model.NumStates(m))
+	return m, p, ref
+}
+
 func TestEventSensModels(t *testing.T) {
 	const rtol = 1e-10
 	cases := eventSensCases()
 	for _, c := range cases {
-		sys, err := Lower(filepath.Join("..", "testdata", "events", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := interp.NewWithEvents(sys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		np, nx := model.NumParams(m), model.NumStates(m)
-		p := make([]float64, np)
-		m.DefaultParams(p)
-		if c.tweak != nil {
-			c.tweak(p)
-		}
-		_, ref := exactSens(c.exact, p, c.ts, nx)
+		m, p, ref := c.load(t)
 		// The closed form is the model: the differences of the solution
 		// agree with it to their own error.
 		w := worstSensErr(t, c.name+" central differences", m, c.ts, ref, fd4(t, m, p, c.ts))

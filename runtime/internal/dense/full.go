@@ -48,21 +48,7 @@ func luFactorBlocked(a []float64, piv []int, n int) {
 	for k0 := 0; k0 < n; k0 += luPanel {
 		k1 := min(k0+luPanel, n)
 		for k := k0; k < k1; k++ {
-			p := k
-			mx := math.Abs(a[k*n+k])
-			for i := k + 1; i < n; i++ {
-				if v := math.Abs(a[i*n+k]); v > mx {
-					mx, p = v, i
-				}
-			}
-			piv[k] = p
-			if p != k {
-				rk, rp := a[k*n:k*n+n], a[p*n:p*n+n]
-				for j := range rk {
-					rk[j], rp[j] = rp[j], rk[j]
-				}
-			}
-			d := a[k*n+k]
+			d := pivotRow(a, piv, n, k)
 			if d == 0 {
 				continue
 			}
@@ -109,27 +95,34 @@ func SolveFull(lu []float64, piv []int, n int, b []float64, nrhs int) {
 	luSolve(lu, piv, n, b, nrhs)
 }
 
+// pivotRow is step k of partial pivoting on the n x n row-major a: the
+// row of the largest |a[i][k]|, i >= k, recorded in piv[k] and exchanged
+// (whole rows) with row k. It returns the pivot a[k][k].
+func pivotRow(a []float64, piv []int, n, k int) float64 {
+	p := k
+	mx := math.Abs(a[k*n+k])
+	for i := k + 1; i < n; i++ {
+		if v := math.Abs(a[i*n+k]); v > mx {
+			mx, p = v, i
+		}
+	}
+	piv[k] = p
+	if p != k {
+		rk, rp := a[k*n:k*n+n], a[p*n:p*n+n]
+		for j := range rk {
+			rk[j], rp[j] = rp[j], rk[j]
+		}
+	}
+	return a[k*n+k]
+}
+
 // luFactor factorizes the n x n row-major a in place with partial pivoting
 // (P a = L U, unit lower L). A zero pivot is left in place: the solve then
 // produces Inf/NaN, which the callers propagate (the Padé denominator is
 // nonsingular for norms within theta).
 func luFactor(a []float64, piv []int, n int) {
 	for k := 0; k < n; k++ {
-		p := k
-		mx := math.Abs(a[k*n+k])
-		for i := k + 1; i < n; i++ {
-			if v := math.Abs(a[i*n+k]); v > mx {
-				mx, p = v, i
-			}
-		}
-		piv[k] = p
-		if p != k {
-			rk, rp := a[k*n:k*n+n], a[p*n:p*n+n]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
-		}
-		d := a[k*n+k]
+		d := pivotRow(a, piv, n, k)
 		if d == 0 {
 			continue
 		}
