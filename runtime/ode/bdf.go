@@ -712,7 +712,17 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 	a := s.mat
 	clear(a)
 	g := -s.gamma
-	sparse.CSR{Pat: s.jxPat, Val: s.jv}.ScatterNZTo(a, g)
+	// -gamma Jx through the entries' precomputed positions (the values of
+	// sparse.CSR.ScatterNZTo without its per-row slicing, 3% of
+	// Blasi_CellSystems2016's steady states), then I.
+	if s.matIdx != nil {
+		jv := s.jv[:len(s.matIdx)]
+		for k, d := range s.matIdx {
+			a[d] = g * jv[k]
+		}
+	} else {
+		sparse.CSR{Pat: s.jxPat, Val: s.jv}.ScatterNZTo(a, g)
+	}
 	for i := 0; i < nx; i++ {
 		a[i*nx+i] += 1
 	}

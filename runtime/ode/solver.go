@@ -294,6 +294,7 @@ type jacobians struct {
 	jvC          []float64 // jvS scaled for the exact corrector's first right-hand side
 	mat          []float64 // dense path: LU factors of I - gamma*Jx
 	piv          []int
+	matIdx       []int // dense path with nx <= matIdxMax: the index in mat of each Jx entry
 	// The sparse path (useSparse): shift is the pattern of M = I - gamma
 	// Jx with its whole diagonal, mcsr holds M's values in it, and slu
 	// its factorisation, whose symbolic analysis (the fill-reducing
@@ -446,6 +447,14 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 		sv.useSparse = false
 		sv.mat = make([]float64, nx*nx)
 		sv.piv = make([]int, nx)
+		if nx <= matIdxMax {
+			sv.matIdx = make([]int, 0, sv.jxPat.NNZ())
+			for i := 0; i < nx; i++ {
+				for _, c := range sv.jxPat.ColIdx[sv.jxPat.RowPtr[i]:sv.jxPat.RowPtr[i+1]] {
+					sv.matIdx = append(sv.matIdx, i*nx+c)
+				}
+			}
+		}
 	}
 	for j := range sv.zn {
 		sv.zn[j] = make([]float64, nmax)
@@ -837,6 +846,11 @@ func (s *Solver) errNorm(v []float64) float64 {
 	}
 	return n
 }
+
+// matIdxMax is the most states for which the dense path keeps the
+// positions of Jx's entries in the iteration matrix (at most 32 KiB,
+// which MemoryEstimate leaves out); larger models scatter row by row.
+const matIdxMax = 64
 
 // autoSparseMinStates is the number of states from which LinearAuto uses
 // the sparse LU (when Jx is sparse enough); see AutoSparse.
