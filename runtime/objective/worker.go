@@ -33,7 +33,6 @@ type worker struct {
 	est                    events.SensStart
 	odes                   []*ode.Solver // state only, for steady states (nil: none there)
 	states                 []StateSolver // instead of odes, when the Solver has it
-	tr                     ode.Trajectory
 	res                    sens.Result
 	ssRes                  sens.Result // the steady-state chunks
 	q                      []float64   // the thetaModel's (unused) parameter vector

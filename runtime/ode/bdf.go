@@ -111,7 +111,9 @@ func (s *Solver) bdf(tr *Trajectory, dstS, p []float64, t0 float64, tout []float
 				return s.fail(ErrNonFinite, s.tn, s.h, i, "f")
 			}
 		}
-		tr.appendNordsieck(s.tn, y, f, s.h, &s.zn, s.q)
+		if tr != nil {
+			tr.appendNordsieck(s.tn, y, f, s.h, &s.zn, s.q)
+		}
 		if interp {
 			for iout < len(tout) && tout[iout] <= s.tn {
 				if s.sens {
