@@ -732,6 +732,9 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 		s.lastFail, s.lastIndex = ErrSingular, -1
 		return false
 	}
+	if s.matT != nil {
+		dense.TransposeTo(s.matT, a, nx)
+	}
 	return true
 }
 
@@ -740,6 +743,10 @@ func (s *Solver) lsetup(convfail int, x, p []float64, haveJ bool) bool {
 func (s *Solver) solveState(b []float64) {
 	if s.useSparse {
 		s.slu.SolveTo(b, b, 1)
+		return
+	}
+	if s.matT != nil {
+		dense.SolveT(s.matT, s.nx, s.piv, b) // Solve's result, faster
 		return
 	}
 	dense.Solve(s.mat, s.nx, s.piv, b)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sparse"
 )
@@ -298,6 +299,10 @@ type jacobians struct {
 	mat          []float64 // dense path: LU factors of I - gamma*Jx
 	piv          []int
 	matIdx       []int // dense path with nx <= matIdxMax: the index in mat of each Jx entry
+	// matT is mat's factors transposed, for dense.SolveT, when nx <=
+	// dense.TransposeMax: the state's Newton solves, several per
+	// factorisation, walk contiguous columns.
+	matT []float64
 	// The sparse path (useSparse): shift is the pattern of M = I - gamma
 	// Jx with its whole diagonal, mcsr holds M's values in it, and slu
 	// its factorisation, whose symbolic analysis (the fill-reducing
@@ -450,6 +455,9 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 		sv.useSparse = false
 		sv.mat = make([]float64, nx*nx)
 		sv.piv = make([]int, nx)
+		if nx <= dense.TransposeMax {
+			sv.matT = make([]float64, nx*nx)
+		}
 		if nx <= matIdxMax {
 			sv.matIdx = make([]int, 0, sv.jxPat.NNZ())
 			for i := 0; i < nx; i++ {

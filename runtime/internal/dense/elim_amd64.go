@@ -3,4 +3,4 @@
 package dense
 
 //go:noescape
-func elimAVX(a []float64, n, k int)
+func elimAVX(a []float64, n, k int, inv float64) (p int, maxv float64)

@@ -2,23 +2,27 @@
 
 #include "textflag.h"
 
-// func elimAVX(a []float64, n, k int)
+// func elimAVX(a []float64, n, k int, inv float64) (p int, maxv float64)
 //
-// The trailing update of step k of Factor on the row-major n x n a: for
-// every row i > k whose multiplier l = a[i*n+k] is not zero,
-// a[i*n+j] -= l * a[k*n+j] for j > k. Multiplies and subtracts are
+// Step k of Factor on the row-major n x n a after its pivot, with inv =
+// 1/a[k*n+k]: for every row i > k whose entry l = a[i*n+k] is not zero
+// (NaN is not zero), the multiplier l*inv replaces it and
+// a[i*n+j] -= (l*inv) * a[k*n+j] for j > k; then, as the rows are done in
+// order, the pivot search of column k+1: p is the first row i > k with the
+// largest |a[i*n+k+1]| (a strict comparison that NaN never wins, as
+// Factor's Go loop), maxv that value. Multiplies and subtracts are
 // separate (VMULPD, VSUBPD: no fused multiply-add), so every entry is
 // rounded exactly as by Factor's Go loop; four entries per instruction,
-// then the remainder one at a time. The caller checks 0 <= k < n and
+// then the remainder one at a time. The caller checks 0 <= k < n-1 and
 // len(a) >= n*n.
-TEXT ·elimAVX(SB), NOSPLIT, $0-40
+TEXT ·elimAVX(SB), NOSPLIT, $0-64
 	MOVQ a_base+0(FP), DI
 	MOVQ n+24(FP), R8
 	MOVQ k+32(FP), R9
+	VMOVSD inv+40(FP), X6
 	MOVQ R8, R10
 	SUBQ R9, R10
 	DECQ R10                // R10 = L = n-k-1, the row length
-	JLE edone
 	MOVQ R9, AX
 	IMULQ R8, AX
 	ADDQ R9, AX
@@ -30,16 +34,24 @@ TEXT ·elimAVX(SB), NOSPLIT, $0-40
 	MOVQ R10, R11
 	ANDQ $-4, R11           // R11 = L rounded down to a multiple of 4
 	VXORPD X15, X15, X15
+	MOVQ $0x7fffffffffffffff, AX
+	MOVQ AX, X7             // the sign mask of |.|
+	LEAQ 1(R9), R13         // R13 = i, the row
+	MOVQ R13, R14           // R14 = p
+	VMOVSD 8(BX), X5
+	VANDPD X7, X5, X5       // X5 = maxv, |a[(k+1)*n+k+1]| once updated (below)
 
 erow:
 	VMOVSD (BX), X0
 	VUCOMISD X15, X0
 	JNE elive
 	JPS elive               // NaN: not zero, eliminated as in Go
-	JMP enext
+	JMP epiv
 
 elive:
-	VBROADCASTSD (BX), Y0
+	VMULSD X6, X0, X0       // the multiplier l*inv
+	VMOVSD X0, (BX)
+	VBROADCASTSD X0, Y0
 	LEAQ 8(BX), DX          // DX = &a[i*n+k+1]
 	XORQ R12, R12
 
@@ -56,7 +68,7 @@ e4:
 
 e1:
 	CMPQ R12, R10
-	JGE enext
+	JGE epiv
 	VMOVSD (SI)(R12*8), X1
 	VMULSD X0, X1, X1
 	VMOVSD (DX)(R12*8), X2
@@ -65,11 +77,28 @@ e1:
 	INCQ R12
 	JMP e1
 
+epiv:
+	// Row i is final in column k+1: the pivot search.
+	VMOVSD 8(BX), X4
+	VANDPD X7, X4, X4
+	LEAQ 1(R9), AX
+	CMPQ R13, AX
+	JNE ecmp
+	VMOVAPD X4, X5          // the first row sets maxv
+	JMP enext
+
+ecmp:
+	VUCOMISD X5, X4
+	JLS enext               // not v > maxv (or unordered)
+	VMOVAPD X4, X5
+	MOVQ R13, R14
+
 enext:
 	ADDQ R8, BX
+	INCQ R13
 	DECQ CX
 	JNZ erow
 	VZEROUPPER
-
-edone:
+	MOVQ R14, p+48(FP)
+	VMOVSD X5, maxv+56(FP)
 	RET

@@ -2,6 +2,6 @@
 
 package dense
 
-func elimAVX(a []float64, n, k int) {
+func elimAVX(a []float64, n, k int, inv float64) (p int, maxv float64) {
 	panic("dense: elimAVX without AVX2")
 }

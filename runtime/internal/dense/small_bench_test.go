@@ -139,10 +139,12 @@ func BenchmarkSolveSmall(b *testing.B) {
 		f, piv := append([]float64(nil), m.a...), make([]int, n)
 		Factor(f, n, piv)
 		x := make([]float64, n)
+		at := make([]float64, n*n)
+		TransposeTo(at, f, n)
 		for _, s := range []struct {
 			name string
 			fn   func([]float64, int, []int, []float64)
-		}{{"columns", solveColumns}, {"rows", solveRows}} {
+		}{{"columns", solveColumns}, {"rows", solveRows}, {"transposed", func(_ []float64, n int, piv []int, b []float64) { SolveT(at, n, piv, b) }}} {
 			b.Run(m.name+"/"+s.name, func(b *testing.B) {
 				for b.Loop() {
 					for j := range x {
@@ -151,6 +153,63 @@ func BenchmarkSolveSmall(b *testing.B) {
 					s.fn(f, n, piv, x)
 				}
 			})
+		}
+	}
+}
+
+// SolveT (AVX2 and Go) gives Solve's result bit for bit up to
+// colSolveMax, with row exchanges, and leaves the factors unchanged.
+func TestSolveTBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for n := 1; n <= colSolveMax; n++ {
+		for rep := 0; rep < 10; rep++ {
+			a := make([]float64, n*n)
+			for i := range a {
+				a[i] = rng.NormFloat64()
+			}
+			piv := make([]int, n)
+			Factor(a, n, piv)
+			at := make([]float64, n*n)
+			TransposeTo(at, a, n)
+			keep := append([]float64(nil), at...)
+			b := make([]float64, n)
+			for i := range b {
+				b[i] = rng.NormFloat64()
+			}
+			want := append([]float64(nil), b...)
+			Solve(a, n, piv, want)
+			got := append([]float64(nil), b...)
+			SolveT(at, n, piv, got)
+			goT := append([]float64(nil), b...)
+			permuteRows(goT, piv, n, 1)
+			solveColsT(at, n, goT)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float64bits(goT[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("n=%d rep %d: x[%d] = %v (SolveT), %v (Go), Solve %v", n, rep, i, got[i], goT[i], want[i])
+				}
+			}
+			for i := range at {
+				if at[i] != keep[i] {
+					t.Fatalf("n=%d: SolveT changed the factors", n)
+				}
+			}
+		}
+	}
+}
+
+func TestTransposeTo(t *testing.T) {
+	for n := 0; n <= 9; n++ {
+		a, at := make([]float64, n*n), make([]float64, n*n)
+		for i := range a {
+			a[i] = float64(i)
+		}
+		TransposeTo(at, a, n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if at[j*n+i] != a[i*n+j] {
+					t.Fatalf("n=%d: at[%d][%d] = %v, want %v", n, j, i, at[j*n+i], a[i*n+j])
+				}
+			}
 		}
 	}
 }
