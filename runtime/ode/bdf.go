@@ -1218,15 +1218,13 @@ func (s *Solver) completeStep() {
 	acor := s.acor[:nz]
 	nx := s.nx
 	for j := 0; j <= q; j++ {
-		zj := s.zn[j][:nx]
-		c := s.l[j]
-		for i, v := range acor[:nx] {
-			zj[i] += c * v
-		}
+		// zn[j] += l[j] acor, rounded as the plain loop.
+		dense.AxpyExact(s.zn[j][:nx], acor[:nx], s.l[j])
 	}
 	// The sensitivities' long part of the Nordsieck array in chunks that
 	// stay in cache, with dense.Axpy's fused multiply-adds; the state's
-	// part keeps the scalar loop, so x is that of Integrate to the bit.
+	// part keeps the plain loop's rounding (AxpyExact above), so x is that
+	// of Integrate to the bit.
 	for lo := nx; lo < nz; lo += pascalChunk {
 		hi := min(lo+pascalChunk, nz)
 		for j := 0; j <= q; j++ {

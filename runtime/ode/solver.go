@@ -835,9 +835,7 @@ func firstNonFinite(v []float64) int {
 // Lang_PLOSComputBiol2024 (317 columns) they were 9% of FS's CPU time.
 func (s *Solver) setEwt(z []float64) {
 	nx := s.nx
-	for i := 0; i < nx; i++ {
-		s.ewt[i] = 1 / (s.rtol*math.Abs(z[i]) + s.atol[i])
-	}
+	dense.ErrorWeights(s.ewt[:nx], z, s.atol, s.rtol)
 	if s.sens && (s.errcon || !s.freshS) {
 		s.setEwtS(z[nx:s.nz])
 	}
