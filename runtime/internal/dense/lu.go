@@ -173,19 +173,18 @@ func solveCols(a []float64, n int, b []float64) {
 // factors of Factor for SolveT).
 func TransposeTo(at, a []float64, n int) {
 	a, at = a[:n*n], at[:n*n]
-	i := 0
-	// Four rows at a time: one bounds check per four entries written.
-	for ; i+4 <= n; i += 4 {
-		r0, r1, r2, r3 := a[i*n:i*n+n], a[(i+1)*n:(i+1)*n+n], a[(i+2)*n:(i+2)*n+n], a[(i+3)*n:(i+3)*n+n]
-		r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
-		for j, v := range r0 {
-			o := at[j*n+i : j*n+i+4 : j*n+i+4]
-			o[0], o[1], o[2], o[3] = v, r1[j], r2[j], r3[j]
-		}
+	m := 0 // the leading m x m block, in 4 x 4 blocks with AVX
+	if HasFMA {
+		m = n &^ 3
+		transposeAVX(at, a, n, m)
 	}
-	for ; i < n; i++ {
-		for j, v := range a[i*n : i*n+n] {
-			at[j*n+i] = v
+	for i := 0; i < n; i++ {
+		j0 := 0
+		if i < m {
+			j0 = m
+		}
+		for j, v := range a[i*n+j0 : i*n+n] {
+			at[(j0+j)*n+i] = v
 		}
 	}
 }

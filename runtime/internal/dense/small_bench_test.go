@@ -198,7 +198,7 @@ func TestSolveTBits(t *testing.T) {
 }
 
 func TestTransposeTo(t *testing.T) {
-	for n := 0; n <= 9; n++ {
+	for n := 0; n <= 13; n++ {
 		a, at := make([]float64, n*n), make([]float64, n*n)
 		for i := range a {
 			a[i] = float64(i)
