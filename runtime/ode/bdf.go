@@ -776,10 +776,8 @@ func (s *Solver) newton(p []float64) int {
 	ewt := s.ewt[:nx]
 	var delp float64
 	for m := 0; ; m++ {
-		g, rl1 := s.gamma, s.rl1
-		for i := range b {
-			b[i] = g*f[i] - (rl1*z1[i] + acor[i])
-		}
+		// b = gamma f - (rl1 z1 + acor), rounded as the plain loop.
+		dense.NewtonResidual(b, f, z1, acor, s.gamma, s.rl1)
 		s.solveState(b)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
@@ -796,10 +794,7 @@ func (s *Solver) newton(p []float64) int {
 			}
 			return nlsConvFail
 		}
-		for i, v := range b {
-			acor[i] += v
-			y[i] = z0[i] + acor[i]
-		}
+		dense.NewtonUpdate(acor, y, z0, b) // acor += b, y = z0 + acor
 		if m > 0 {
 			s.crate = math.Max(crdown*s.crate, del/delp)
 		}

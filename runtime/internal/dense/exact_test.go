@@ -42,5 +42,35 @@ func TestExactKernels(t *testing.T) {
 		if ewt[n] != -1 {
 			t.Fatalf("ErrorWeights n=%d wrote past the end", n)
 		}
+		f, z1, acor := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range f {
+			f[i], z1[i], acor[i] = rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()*1e-3
+		}
+		g, rl1 := rng.Float64(), 1+rng.Float64()
+		b := make([]float64, n+1)
+		b[n] = -1
+		NewtonResidual(b[:n], f, z1, acor, g, rl1)
+		for i := 0; i < n; i++ {
+			w := g*f[i] - (rl1*z1[i] + acor[i])
+			if math.Float64bits(b[i]) != math.Float64bits(w) {
+				t.Fatalf("NewtonResidual n=%d: b[%d] = %v, want %v", n, i, b[i], w)
+			}
+		}
+		wa, wy := append([]float64(nil), acor...), make([]float64, n)
+		for i := range wa {
+			wa[i] += b[i]
+			wy[i] = z1[i] + wa[i]
+		}
+		y := make([]float64, n+1)
+		y[n] = -1
+		NewtonUpdate(acor, y[:n], z1, b[:n])
+		for i := 0; i < n; i++ {
+			if math.Float64bits(acor[i]) != math.Float64bits(wa[i]) || math.Float64bits(y[i]) != math.Float64bits(wy[i]) {
+				t.Fatalf("NewtonUpdate n=%d: entry %d differs", n, i)
+			}
+		}
+		if b[n] != -1 || y[n] != -1 {
+			t.Fatalf("n=%d: wrote past the end", n)
+		}
 	}
 }

@@ -134,7 +134,7 @@ func BenchmarkSolveSmall(b *testing.B) {
 		name string
 		a    []float64
 		n    int
-	}{{"hypercube16", hypercube(4, rng), 16}, {"random21", randomSystem(21, rng), 21}, {"random32", randomSystem(32, rng), 32}, {"random40", randomSystem(40, rng), 40}, {"random60", randomSystem(60, rng), 60}, {"random100", randomSystem(100, rng), 100}} {
+	}{{"random4", randomSystem(4, rng), 4}, {"random8", randomSystem(8, rng), 8}, {"hypercube16", hypercube(4, rng), 16}, {"random21", randomSystem(21, rng), 21}, {"random32", randomSystem(32, rng), 32}, {"random40", randomSystem(40, rng), 40}, {"random60", randomSystem(60, rng), 60}, {"random100", randomSystem(100, rng), 100}} {
 		n := m.n
 		f, piv := append([]float64(nil), m.a...), make([]int, n)
 		Factor(f, n, piv)
