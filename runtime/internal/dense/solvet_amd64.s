@@ -11,24 +11,34 @@
 // b[0] /= at[0]. Multiplies and subtracts are separate (no fused
 // multiply-add), so each entry rounds as in solveCols. The caller checks
 // n >= 1, len(at) >= n*n and len(b) >= n.
+//
+// The solve is a chain of dependent steps, so its time is latency: the
+// entry the next step needs (b[k+1] going forward, b[k-1] backward) is
+// updated first and carried in a register, and the others follow in
+// blocks of four at fixed, 4-aligned addresses (a block straddling two
+// earlier stores could not be forwarded from them) with single entries
+// around them.
 TEXT ·solveTAVX(SB), NOSPLIT, $0-56
 	MOVQ at_base+0(FP), DI
 	MOVQ b_base+24(FP), SI
 	MOVQ n+48(FP), R8
 	LEAQ (R8*8), R9         // R9 = the row stride in bytes
-	// Forward: k = 0..n-2, BX = &at[k*n], entry i of the column at BX+8i.
-	XORQ R10, R10           // k
+	// Forward: k = 0..n-2, BX = &at[k*n] (entry i of column k at BX+8i),
+	// X0 = b[k].
+	XORQ R10, R10
 	MOVQ DI, BX
+	VMOVSD (SI), X0
 
 fk:
-	LEAQ 1(R10), R12        // R12 = i, from k+1
+	LEAQ 1(R10), R12        // R12 = i = k+1
 	CMPQ R12, R8
 	JGE bstart
-	VMOVSD (SI)(R10*8), X0
-	VBROADCASTSD X0, Y0     // b[k]
-	// Entries one at a time up to a multiple of four, so that the blocks
-	// of four below sit at the same addresses at every k (a block
-	// straddling two earlier stores could not be forwarded from them).
+	VBROADCASTSD X0, Y0
+	VMULSD (BX)(R12*8), X0, X1
+	VMOVSD (SI)(R12*8), X8
+	VSUBSD X1, X8, X8       // b[k+1], final: the next step's b[k]
+	VMOVSD X8, (SI)(R12*8)
+	INCQ R12
 
 fh:
 	TESTQ $3, R12
@@ -67,30 +77,36 @@ f1:
 	JMP f1
 
 fnext:
+	VMOVAPD X8, X0
 	ADDQ R9, BX
 	INCQ R10
 	JMP fk
 
 bstart:
-	// Backward: k = n-1..1, BX = &at[k*n] (k = n-1 after the forward loop).
+	// Backward: k = n-1..1, BX = &at[k*n], X0 = b[k] before its division.
 	MOVQ R8, R10
 	DECQ R10
 	MOVQ R10, AX
 	IMULQ R8, AX
 	LEAQ (DI)(AX*8), BX
+	VMOVSD (SI)(R10*8), X0
 
 bk:
 	CMPQ R10, $0
 	JLE bdone
-	VMOVSD (SI)(R10*8), X0
 	VDIVSD (BX)(R10*8), X0, X0 // b[k] / at[k*n+k]
 	VMOVSD X0, (SI)(R10*8)
 	VBROADCASTSD X0, Y0
-	XORQ R12, R12
+	LEAQ -1(R10), R13       // R13 = k-1, the entry updated first
+	VMULSD (BX)(R13*8), X0, X1
+	VMOVSD (SI)(R13*8), X8
+	VSUBSD X1, X8, X8       // b[k-1], final before its division
+	VMOVSD X8, (SI)(R13*8)
+	XORQ R12, R12           // then entries 0..k-2
 
 b4:
 	LEAQ 4(R12), AX
-	CMPQ AX, R10
+	CMPQ AX, R13
 	JGT b1
 	VMOVUPD (BX)(R12*8), Y1
 	VMULPD Y0, Y1, Y1
@@ -101,7 +117,7 @@ b4:
 	JMP b4
 
 b1:
-	CMPQ R12, R10
+	CMPQ R12, R13
 	JGE bnext
 	VMOVSD (BX)(R12*8), X1
 	VMULSD X0, X1, X1
@@ -112,13 +128,13 @@ b1:
 	JMP b1
 
 bnext:
+	VMOVAPD X8, X0
 	SUBQ R9, BX
 	DECQ R10
 	JMP bk
 
 bdone:
-	VMOVSD (SI), X0
-	VDIVSD (DI), X0, X0
+	VDIVSD (DI), X0, X0     // b[0] / at[0]
 	VMOVSD X0, (SI)
 	VZEROUPPER
 	RET
