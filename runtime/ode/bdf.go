@@ -776,8 +776,15 @@ func (s *Solver) newton(p []float64) int {
 	ewt := s.ewt[:nx]
 	var delp float64
 	for m := 0; ; m++ {
-		// b = gamma f - (rl1 z1 + acor), rounded as the plain loop.
-		dense.NewtonResidual(b, f, z1, acor, s.gamma, s.rl1)
+		// b = gamma f - (rl1 z1 + acor).
+		if nx >= kernelMin {
+			dense.NewtonResidual(b, f, z1, acor, s.gamma, s.rl1)
+		} else {
+			g, rl1 := s.gamma, s.rl1
+			for i := range b {
+				b[i] = g*f[i] - (rl1*z1[i] + acor[i])
+			}
+		}
 		s.solveState(b)
 		if s.gamrat != 1 {
 			c := 2 / (1 + s.gamrat)
@@ -794,7 +801,14 @@ func (s *Solver) newton(p []float64) int {
 			}
 			return nlsConvFail
 		}
-		dense.NewtonUpdate(acor, y, z0, b) // acor += b, y = z0 + acor
+		if nx >= kernelMin {
+			dense.NewtonUpdate(acor, y, z0, b) // acor += b, y = z0 + acor
+		} else {
+			for i, v := range b {
+				acor[i] += v
+				y[i] = z0[i] + acor[i]
+			}
+		}
 		if m > 0 {
 			s.crate = math.Max(crdown*s.crate, del/delp)
 		}
@@ -1212,9 +1226,19 @@ func (s *Solver) completeStep() {
 	nz := s.nz
 	acor := s.acor[:nz]
 	nx := s.nx
-	for j := 0; j <= q; j++ {
-		// zn[j] += l[j] acor, rounded as the plain loop.
-		dense.AxpyExact(s.zn[j][:nx], acor[:nx], s.l[j])
+	// zn[j] += l[j] acor, j = 0..q.
+	if nx >= kernelMin {
+		for j := 0; j <= q; j++ {
+			dense.AxpyExact(s.zn[j][:nx], acor[:nx], s.l[j])
+		}
+	} else {
+		for j := 0; j <= q; j++ {
+			zj := s.zn[j][:nx]
+			c := s.l[j]
+			for i, v := range acor[:nx] {
+				zj[i] += c * v
+			}
+		}
 	}
 	// The sensitivities' long part of the Nordsieck array in chunks that
 	// stay in cache, with dense.Axpy's fused multiply-adds; the state's

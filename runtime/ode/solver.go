@@ -455,7 +455,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 		sv.useSparse = false
 		sv.mat = make([]float64, nx*nx)
 		sv.piv = make([]int, nx)
-		if nx <= dense.TransposeMax {
+		if kernelMin <= nx && nx <= dense.TransposeMax {
 			sv.matT = make([]float64, nx*nx)
 		}
 		if nx <= matIdxMax {
@@ -835,7 +835,13 @@ func firstNonFinite(v []float64) int {
 // Lang_PLOSComputBiol2024 (317 columns) they were 9% of FS's CPU time.
 func (s *Solver) setEwt(z []float64) {
 	nx := s.nx
-	dense.ErrorWeights(s.ewt[:nx], z, s.atol, s.rtol)
+	if nx >= kernelMin {
+		dense.ErrorWeights(s.ewt[:nx], z, s.atol, s.rtol)
+	} else {
+		for i := 0; i < nx; i++ {
+			s.ewt[i] = 1 / (s.rtol*math.Abs(z[i]) + s.atol[i])
+		}
+	}
 	if s.sens && (s.errcon || !s.freshS) {
 		s.setEwtS(z[nx:s.nz])
 	}
@@ -900,6 +906,13 @@ func (s *Solver) errNorm(v []float64) float64 {
 	}
 	return n
 }
+
+// kernelMin is the number of states from which the BDF's state loops
+// (error weights, Newton residual and update, Nordsieck correction) and
+// its Newton solves go through runtime/internal/dense's AVX kernels, which
+// round as the plain loops: below it the calls cost more than they save
+// (Bertozzi_PNAS2020, 3 states: FS 5% slower through the kernels).
+const kernelMin = 8
 
 // matIdxMax is the most states for which the dense path keeps the
 // positions of Jx's entries in the iteration matrix (at most 32 KiB,
