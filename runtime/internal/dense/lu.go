@@ -10,7 +10,13 @@
 //     ProbeCols columns), ForceCols and AddTrans4 (the end-point forcing
 //     of runtime/sens);
 //   - Factor, Solve and SolveMulti: the LU of the sparse iteration
-//     matrices I - gamma Jx of the BDF in runtime/ode.
+//     matrices I - gamma Jx of the BDF in runtime/ode; TransposeTo and
+//     SolveT, Solve on transposed factors for the BDF's repeated small
+//     solves;
+//   - AxpyExact, ErrorWeights, NewtonResidual and NewtonUpdate
+//     (exact.go): the BDF's elementwise state loops in AVX kernels that
+//     round as the plain loops (no fused multiply-adds), so that x does
+//     not depend on the CPU.
 //
 // There are two LU factorizations, for different callers. Factor (with
 // Solve and SolveMulti) is the BDF's: Go loops that skip zero multipliers
