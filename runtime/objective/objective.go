@@ -203,6 +203,13 @@ type expPlan struct {
 	off       int // first datum in the Result slices
 	reinit    []bool
 	reinitAny bool
+	// Replicates (data of one phase at one output, or at its steady
+	// state, of the same observable with the same placeholder values)
+	// share h, sigma and their derivatives: lead[i] marks the first datum
+	// of each such group, which observes the group's data (next[i]: the
+	// group's next datum, -1 after the last); the others are skipped.
+	lead []bool
+	next []int
 }
 
 // phase is a period of an experiment: phase 0 is the simulation condition
@@ -654,8 +661,39 @@ func (c *core) plan() error {
 			pl.zm[i], _ = transform(tr, d.Y)
 			pl.jac[i] = measJacobian(tr, d.Y)
 		}
+		pl.lead, pl.next = replicates(ex.Data, phaseOf, pl.out)
 	}
 	return nil
+}
+
+// replicates groups data that the likelihood sees at the same point: the
+// same phase, output time (out, -1 for the steady state), observable and
+// placeholder values. Such data differ only in their measurements (PEtab
+// replicates: Blasi_CellSystems2016 has 252 data of 16 observables at one
+// steady state), so h, sigma and their gradients are computed once per
+// group. lead marks each group's first datum, next chains the group in
+// data order (-1 ends it).
+func replicates(data []Datum, phaseOf, out []int) (lead []bool, next []int) {
+	lead, next = make([]bool, len(data)), make([]int, len(data))
+	last := map[string]int{} // group key -> its latest datum
+	var b strings.Builder
+	for i, d := range data {
+		b.Reset()
+		fmt.Fprint(&b, phaseOf[i], " ", out[i], " ", d.Obs)
+		for _, u := range d.U {
+			// %x prints a float64 exactly (and -0 apart from 0).
+			fmt.Fprintf(&b, " %d:%x", u.Theta, u.Const)
+		}
+		k := b.String()
+		next[i] = -1
+		if j, ok := last[k]; ok {
+			next[j] = i
+		} else {
+			lead[i] = true
+		}
+		last[k] = i
+	}
+	return lead, next
 }
 
 // sampleParams is a parameter vector at which to find the conservation

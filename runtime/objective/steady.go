@@ -169,13 +169,12 @@ func (w *worker) steadyState(e, g int, x []float64, t0 float64) (float64, error)
 			h *= 10
 			continue
 		}
-		err := sv.Integrate(&w.tr, w.q[:tm.nc], x, t, w.ts[:])
+		err := sv.IntegrateState(x, w.q[:tm.nc], t, w.ts[0])
 		st.Steps += sv.Stats().Steps
 		st.Rejected += sv.Stats().Rejected
 		if err != nil {
 			return t, err
 		}
-		copy(x, w.tr.XAt(w.tr.Len()-1))
 		t = w.ts[0]
 		h *= 10
 	}

@@ -34,7 +34,6 @@ type worker struct {
 	est                    events.SensStart
 	odes                   []*ode.Solver // state only, for steady states (nil: none there)
 	states                 []StateSolver // instead of odes, when the Solver has it
-	tr                     ode.Trajectory
 	res                    sens.Result
 	ssRes                  sens.Result // the steady-state chunks
 	q                      []float64   // the thetaModel's (unused) parameter vector
@@ -398,12 +397,19 @@ func (w *worker) assign(ph *phase, x, S []float64, nc int, p, dp []float64, col 
 	return nil
 }
 
-// datum adds datum i of experiment e at (t, x, S) to the partial result;
+// datum adds datum i of experiment e at (t, x, S) to the partial result,
+// together with its replicates (expPlan.lead, next), which share h, sigma
+// and their derivatives: the observable is evaluated and its gradient
+// formed once per group, and each datum adds only its residual's terms. A
+// datum that is not its group's first was added with it and is skipped.
 // p are the model parameters of the datum's phase, dp their derivatives
 // and mp those mapped to thetas.
 func (w *worker) datum(e, i int, t float64, x, S, p, dp []float64, mp []mapped, out *Result) error {
 	c := w.c
 	pl := &c.exps[e]
+	if !pl.lead[i] {
+		return nil
+	}
 	pt := &c.part[e]
 	d := &pl.ex.Data[i]
 	ob := &c.prob.Observables[d.Obs]
@@ -427,18 +433,27 @@ func (w *worker) datum(e, i int, t float64, x, S, p, dp []float64, mp []mapped, 
 		return fmt.Errorf("objective: %s datum %d (observable %q, t = %g): simulated value %g, sigma %g (need sigma > 0 and a finite transformed value)",
 			c.expName(e), i, ob.ID, t, h, sg)
 	}
-	a := z - pl.zm[i]
-	r := a / sg
-	k := pl.off + i
-	out.Sim[k], out.Sigma[k], out.Res[k] = h, sg, r
-	pt.chi2 += r * r
-	var gzc, gsc float64 // coefficients of dz and dsigma in dllh
-	if ob.Noise == Laplace {
-		pt.llh += -math.Ln2 - math.Log(sg) - math.Abs(a)/sg + pl.jac[i]
-		gzc, gsc = -sign(a)/sg, (math.Abs(a)/sg-1)/sg
-	} else {
-		pt.llh += -logSqrt2Pi - math.Log(sg) - 0.5*r*r + pl.jac[i]
-		gzc, gsc = -r/sg, (r*r-1)/sg
+	// The group's data: llh terms, and the coefficients of dz and dsigma
+	// in dllh summed over the group.
+	lsg := math.Log(sg)
+	var gzc, gsc float64
+	n := 0
+	for j := i; j >= 0; j = pl.next[j] {
+		a := z - pl.zm[j]
+		r := a / sg
+		k := pl.off + j
+		out.Sim[k], out.Sigma[k], out.Res[k] = h, sg, r
+		pt.chi2 += r * r
+		if ob.Noise == Laplace {
+			pt.llh += -math.Ln2 - lsg - math.Abs(a)/sg + pl.jac[j]
+			gzc += -sign(a) / sg
+			gsc += (math.Abs(a)/sg - 1) / sg
+		} else {
+			pt.llh += -logSqrt2Pi - lsg - 0.5*r*r + pl.jac[j]
+			gzc += -r / sg
+			gsc += (r*r - 1) / sg
+		}
+		n++
 	}
 	if !c.need {
 		return nil
@@ -484,8 +499,9 @@ func (w *worker) datum(e, i int, t float64, x, S, p, dp []float64, mp []mapped, 
 	}
 	if c.opt.FIM {
 		// Expected information of the location z and the scale sigma:
-		// normal 1/sigma^2 and 2/sigma^2, Laplace 1/sigma^2 for both.
-		wz, ws := 1/(sg*sg), 2/(sg*sg)
+		// normal 1/sigma^2 and 2/sigma^2, Laplace 1/sigma^2 for both,
+		// n times for the group's n data.
+		wz, ws := float64(n)/(sg*sg), 2*float64(n)/(sg*sg)
 		if ob.Noise == Laplace {
 			ws = wz
 		}

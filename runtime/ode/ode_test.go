@@ -70,9 +70,14 @@ func problemSettings(pr testode.Problem, rtol float64) Settings {
 // tolerance itself; the factor is problem dependent. For reference, CVODE
 // 6.4.1 on HIRES at rtol 1e-6, atol 1e-8 (testdata/cvode_hires.c) ends with
 // |y6 - ref| = 1.7e-6, a scaled error of 106; we measure 110 at the same
-// settings. Measured maxima over both levels: ROBER 32, HIRES 200,
-// VDPOL 70, OREGO 220, E5 2, POLLU 29.
-const maxGlobalToLocal = 300
+// settings. At rtol 1e-10 the factor on HIRES and OREGO is at the mercy of
+// rounding: with rtol multiplied by 1 + k 1e-9, k = 0..7 (no change an
+// error control can see), OREGO's ranged from 220 to 475 and HIRES's from
+// 199 to 516 with the row-by-row dense solve, from 243 to 586 and 236 to
+// 364 with the column-by-column one of SUNDIALS's order (dense.Solve);
+// the other problems stay below 40 (ROBER), 80 (VDPOL), 8 (E5) and 37
+// (POLLU) either way. The bound sits above that spread.
+const maxGlobalToLocal = 700
 
 // TestReferenceProblems solves every stiff reference problem with BDF at a
 // moderate (rtol 1e-6) and a tight (rtol 1e-10) tolerance, atol = rtol/100

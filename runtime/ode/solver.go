@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sparse"
 )
@@ -248,6 +249,9 @@ type Solver struct {
 	// err is the reason the settings cannot be used (see Validate); the
 	// workspaces are then not allocated and every integration returns it.
 	err error
+	// IntegrateState's output time, and its Trajectory for DOPRI5.
+	endT  [1]float64
+	endTr *Trajectory
 
 	// The Jacobians and the sensitivity configuration of the current call.
 	jacobians
@@ -298,6 +302,11 @@ type jacobians struct {
 	jvC          []float64 // jvS scaled for the exact corrector's first right-hand side
 	mat          []float64 // dense path: LU factors of I - gamma*Jx
 	piv          []int
+	matIdx       []int // dense path with nx <= matIdxMax: the index in mat of each Jx entry
+	// matT is mat's factors transposed, for dense.SolveT, when nx <=
+	// dense.TransposeMax: the state's Newton solves, several per
+	// factorisation, walk contiguous columns.
+	matT []float64
 	// The sparse path (useSparse): shift is the pattern of M = I - gamma
 	// Jx with its whole diagonal, mcsr holds M's values in it, and slu
 	// its factorisation, whose symbolic analysis (the fill-reducing
@@ -450,6 +459,17 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 		sv.useSparse = false
 		sv.mat = make([]float64, nx*nx)
 		sv.piv = make([]int, nx)
+		if kernelMin <= nx && nx <= dense.TransposeMax {
+			sv.matT = make([]float64, nx*nx)
+		}
+		if nx <= matIdxMax {
+			sv.matIdx = make([]int, 0, sv.jxPat.NNZ())
+			for i := 0; i < nx; i++ {
+				for _, c := range sv.jxPat.ColIdx[sv.jxPat.RowPtr[i]:sv.jxPat.RowPtr[i+1]] {
+					sv.matIdx = append(sv.matIdx, i*nx+c)
+				}
+			}
+		}
 	}
 	for j := range sv.zn {
 		sv.zn[j] = make([]float64, nmax)
@@ -559,6 +579,37 @@ func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 	return s.run(tr, nil, p, x0, nil, t0, tout)
 }
 
+// IntegrateState integrates the state alone from x = x(t0) to t1 as
+// Integrate does and overwrites x with x(t1), recording no Trajectory:
+// for callers that need the end point only (runtime/objective's
+// steady-state search, where Integrate's Trajectory, appended at every
+// step, was 3% of the time on Blasi_CellSystems2016). Stats are those of
+// the call. A failure leaves x unchanged and returns Integrate's errors;
+// with DOPRI5 it integrates into a Trajectory of the Solver's own.
+func (s *Solver) IntegrateState(x, p []float64, t0, t1 float64) error {
+	s.endT[0] = t1
+	if s.set.Method == DOPRI5 {
+		if s.endTr == nil {
+			s.endTr = new(Trajectory)
+		}
+		if err := s.Integrate(s.endTr, p, x, t0, s.endT[:]); err != nil {
+			return err
+		}
+		copy(x, s.endTr.XAt(s.endTr.Len()-1))
+		return nil
+	}
+	if err := s.checkState(p, x, t0, s.endT[:]); err != nil {
+		return err
+	}
+	s.sens, s.errcon, s.nsp, s.params = false, false, 0, s.allParams[:0]
+	s.nz = s.nx
+	if err := s.run(nil, nil, p, x, nil, t0, s.endT[:]); err != nil {
+		return err
+	}
+	copy(x, s.zn[0][:s.nx])
+	return nil
+}
+
 // IntegrateSens integrates the state as Integrate does and, alongside, the
 // forward sensitivities S = dx/dp[:, Params]:
 //
@@ -645,6 +696,14 @@ func (s *Solver) checkArgs(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 	if tr == nil {
 		panic("ode: nil Trajectory")
 	}
+	return s.checkState(p, x0, t0, tout)
+}
+
+// checkState is checkArgs without the Trajectory (IntegrateState).
+func (s *Solver) checkState(p, x0 []float64, t0 float64, tout []float64) error {
+	if s.err != nil {
+		return s.err
+	}
 	if len(p) != s.np {
 		return invalid("%d parameter values given for a model of %d parameters", len(p), s.np)
 	}
@@ -678,9 +737,11 @@ func (s *Solver) checkArgs(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout []float64) error {
 	s.stats = Stats{}
 	nx := s.nx
-	tr.Reset(nx)
-	if s.set.Interpolate {
-		tr.Out = nil
+	if tr != nil {
+		tr.Reset(nx)
+		if s.set.Interpolate {
+			tr.Out = nil
+		}
 	}
 	z := s.zn[0][:s.nz]
 	copy(z, x0)
@@ -705,7 +766,9 @@ func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout
 			return err
 		}
 	}
-	tr.Append(t0, z[:nx], f0[:nx])
+	if tr != nil {
+		tr.Append(t0, z[:nx], f0[:nx])
+	}
 	iout := 0
 	for iout < len(tout) && tout[iout] == t0 {
 		s.output(tr, dstS, iout, z)
@@ -718,7 +781,9 @@ func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout
 		// Nothing to integrate (an SBML model whose quantities are all
 		// given by rules): the grid is the output times.
 		for ; iout < len(tout); iout++ {
-			tr.Append(tout[iout], z, f0)
+			if tr != nil {
+				tr.Append(tout[iout], z, f0)
+			}
 			s.output(tr, dstS, iout, z)
 		}
 		return nil
@@ -732,7 +797,7 @@ func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout
 // output records output iout at the current grid point (the last one of
 // tr), with the full vector z = [x, S].
 func (s *Solver) output(tr *Trajectory, dstS []float64, iout int, z []float64) {
-	if !s.set.Interpolate {
+	if !s.set.Interpolate && tr != nil {
 		tr.Out = append(tr.Out, tr.Len()-1)
 	}
 	if s.sens {
@@ -798,8 +863,12 @@ func firstNonFinite(v []float64) int {
 // Lang_PLOSComputBiol2024 (317 columns) they were 9% of FS's CPU time.
 func (s *Solver) setEwt(z []float64) {
 	nx := s.nx
-	for i := 0; i < nx; i++ {
-		s.ewt[i] = 1 / (s.rtol*math.Abs(z[i]) + s.atol[i])
+	if nx >= kernelMin {
+		dense.ErrorWeights(s.ewt[:nx], z, s.atol, s.rtol)
+	} else {
+		for i := 0; i < nx; i++ {
+			s.ewt[i] = 1 / (s.rtol*math.Abs(z[i]) + s.atol[i])
+		}
 	}
 	if s.sens && (s.errcon || !s.freshS) {
 		s.setEwtS(z[nx:s.nz])
@@ -865,6 +934,18 @@ func (s *Solver) errNorm(v []float64) float64 {
 	}
 	return n
 }
+
+// kernelMin is the number of states from which the BDF's state loops
+// (error weights, Newton residual and update, Nordsieck correction) and
+// its Newton solves go through runtime/internal/dense's AVX kernels, which
+// round as the plain loops: below it the calls cost more than they save
+// (Bertozzi_PNAS2020, 3 states: FS 5% slower through the kernels).
+const kernelMin = 8
+
+// matIdxMax is the most states for which the dense path keeps the
+// positions of Jx's entries in the iteration matrix (at most 32 KiB,
+// which MemoryEstimate leaves out); larger models scatter row by row.
+const matIdxMax = 64
 
 // autoSparseMinStates is the number of states from which LinearAuto uses
 // the sparse LU (when Jx is sparse enough); see AutoSparse.
