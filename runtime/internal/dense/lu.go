@@ -148,8 +148,16 @@ func Solve(a []float64, n int, piv []int, b []float64) {
 	}
 }
 
-// colSolveMax is the largest system Solve solves column by column.
-const colSolveMax = 24
+// colSolveMax is the largest system Solve solves column by column. At 21
+// unknowns the two orders are within 10% of each other in isolation (the
+// table above), and end to end the column order (SolveT with it) made
+// generated CaMKII's FS (21 states, ErrCon, 601 outputs) 4-5% slower
+// (BenchmarkCaMKIISolveFS, 18.0-18.6 against 19.7-19.9 ms; callgrind
+// 7.37e9 against 7.68e9 instructions for the same steps, Newton
+// iterations and factorisations: the cause was not found), while
+// Blasi_CellSystems2016 (16 states) gains 19% (llh + gradient 0.129 to
+// 0.107 ms): the limit is 16, not 24.
+const colSolveMax = 16
 
 // TransposeMax is the largest n for which SolveT's result is Solve's bit
 // for bit (Solve goes row by row beyond).
