@@ -297,12 +297,7 @@ func TestSimTimesAreOutputs(t *testing.T) {
 func TestSimErrCon(t *testing.T) {
 	net := "../../networks/CaMKII.xml"
 	args := []string{"sim", "-method", "fs", "-t1", "100", "-n", "20"}
-	// The reference's tolerances are 1e4 times tighter than those of the
-	// solves it judges, and it runs without -check: at rtol 1e-10 the
-	// check's estimate of S's error depends on rounding (32 to 115
-	// tolerances with rtol times 1 + k 1e-9, k = 0..4, runtime/sens on
-	// the generated CaMKII), and its bound of 100 refused it by chance.
-	_, ref := simRows(t, append(args, "-rtol", "1e-10", "-atol", "1e-12", "-check=false", net)...)
+	_, ref := simRows(t, append(args, "-rtol", "1e-10", "-atol", "1e-12", net)...)
 	_, on := simRows(t, append(args, net)...)
 	_, on2 := simRows(t, append(args, "-errcon", net)...)
 	// -check would refuse the numbers without ErrCon (8.8e3 tolerances

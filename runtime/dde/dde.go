@@ -87,7 +87,7 @@ func Solve(m model.Model, p, x0, ts []float64, set *Settings) (*Result, error) {
 // tolerances.
 func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, error) {
 	if m == nil {
-		panic("dde: nil model")
+		return nil, errors.New("dde: nil model")
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	if s0 == nil {
@@ -105,8 +105,8 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, 
 		return solve(m, p, x0, nil, ts, set, false)
 	}
 	if ds, ok := m.(model.DelaySens); ok {
-		// A hand-written model's pattern is checked here, so that a
-		// wrong one is an error and not newSensRHS's panic.
+		// A hand-written model's pattern is checked here, once: a wrong
+		// one is an error, and newSensRHS relies on it.
 		fd := ds.FdPattern()
 		if fd == nil {
 			return nil, fmt.Errorf("dde: model %q: FdPattern is nil", m.Name())
@@ -123,7 +123,7 @@ func SolveSens(m model.Model, p, x0, s0, ts []float64, set *Settings) (*Result, 
 
 func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*Result, error) {
 	if m == nil {
-		panic("dde: nil model")
+		return nil, errors.New("dde: nil model")
 	}
 	nx, np := model.NumStates(m), model.NumParams(m)
 	if len(x0) != nx || len(p) != np {

@@ -198,3 +198,13 @@ func TestShortDelay(t *testing.T) {
 		t.Errorf("x(10) = %g, want about %g", got, want)
 	}
 }
+
+// A nil model is an error from Solve and SolveSens, not a panic.
+func TestNilModel(t *testing.T) {
+	if _, err := Solve(nil, nil, nil, []float64{0, 1}, nil); err == nil {
+		t.Error("Solve(nil model): no error")
+	}
+	if _, err := SolveSens(nil, nil, nil, nil, []float64{0, 1}, nil); err == nil {
+		t.Error("SolveSens(nil model): no error")
+	}
+}

@@ -53,15 +53,14 @@ type sensLevel struct {
 	gx, gp, gd []float64 // a gradient of e_k
 }
 
+// newSensRHS builds the sensitivity right-hand side of m; ds.FdPattern
+// must be a valid nx x nd pattern (SolveSens checks it).
 func newSensRHS(m model.Model, ds model.DelaySens, h *history, p, tau []float64) *sensRHS {
 	nx, np, nd := h.nx, len(p), h.nd
 	nz := nx * (1 + np)
 	r := &sensRHS{Model: m, ds: ds, h: h, p: p, nx: nx, np: np, nd: nd,
 		jxPat: m.JxPattern(), jpPat: m.JpPattern(), fdPat: ds.FdPattern(),
 		tau: slices.Clone(tau), tauP: make([]float64, nd*np), tauDep: make([]bool, nd)}
-	if err := r.fdPat.Validate(); err != nil || r.fdPat.Rows != nx || r.fdPat.Cols != nd {
-		panic("dde: model's FdPattern is not a valid nx x nd pattern")
-	}
 	r.names = make([]string, nz)
 	sn := m.StateNames()
 	pn := m.ParamNames()
