@@ -242,27 +242,7 @@ func TestAlgebraicPeriods(t *testing.T) {
 		"observables.tsv": "observableId\tobservableFormula\tnoiseFormula\tnoiseDistribution\nobsA\tscale * A\tsd\tnormal\nobsB\tB\t0.1\tnormal\n",
 		"parameters.tsv":  "parameterId\tlowerBound\tupperBound\tnominalValue\testimate\nkin\t0.01\t100\t1\ttrue\nk1\t0.01\t100\t0.5\ttrue\nK\t0.01\t100\t0.4\ttrue\ninc\t0\t10\t0.8\ttrue\nscale\t0.1\t10\t2\ttrue\nsd\t0.01\t10\t0.2\ttrue\n",
 	}
-	load := func(model string) *Problem {
-		dir := t.TempDir()
-		for name, text := range files {
-			text = strings.ReplaceAll(text, "MODEL", model)
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		sb, err := os.ReadFile(filepath.Join("testdata/alg", model))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, model), sb, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		p, err := Load(filepath.Join(dir, "problem.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	load := func(model string) *Problem { return loadTwin(t, files, "testdata/alg", model) }
 	p, q := load("model.xml"), load("model_ode.xml")
 	if len(p.AssignExprs) == 0 || p.System.ODE.Algebraic == 0 {
 		t.Fatalf("%d assignment sets, %d algebraic variables; want some of each", len(p.AssignExprs), p.System.ODE.Algebraic)
@@ -557,26 +537,8 @@ func TestFastSpeciesPeriods(t *testing.T) {
 		"model_ode.xml": "conditionId\ttargetId\ttargetValue\nc0\tu\t1\nc1\tu\t2\nc1\tP\t0.5 + B\nbump\tP\tP + 0.3\n",
 	}
 	load := func(model string) *Problem {
-		dir := t.TempDir()
 		files["conditions.tsv"] = conds[model]
-		for name, text := range files {
-			text = strings.ReplaceAll(text, "MODEL", model)
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		sb, err := os.ReadFile(filepath.Join("testdata/fast", model))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, model), sb, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		p, err := Load(filepath.Join(dir, "problem.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return loadTwin(t, files, "testdata/fast", model)
 	}
 	p, q := load("model.xml"), load("model_ode.xml")
 	if len(p.AssignExprs) != 2 {
@@ -647,4 +609,30 @@ func TestAlgebraicWorkers(t *testing.T) {
 	if !close([]float64{r[0].LLH}, []float64{r[1].LLH}) || !close(r[0].Grad, r[1].Grad) || !close(r[0].FIM, r[1].FIM) {
 		t.Errorf("one worker: llh %v grad %v; two: llh %v grad %v", r[0].LLH, r[0].Grad, r[1].LLH, r[1].Grad)
 	}
+}
+
+// loadTwin writes files (MODEL replaced by model) and the SBML file model
+// from src into a temporary folder and loads its problem.yaml: one of
+// the twins (a DAE and its explicit ODE) of the tests above.
+func loadTwin(t *testing.T, files map[string]string, src, model string) *Problem {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		text = strings.ReplaceAll(text, "MODEL", model)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb, err := os.ReadFile(filepath.Join(src, model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, model), sb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(filepath.Join(dir, "problem.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
