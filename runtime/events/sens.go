@@ -331,6 +331,7 @@ type sensState struct {
 	ns     int
 	mode   int
 	begun  bool
+	jumped bool // an instant was finished since the caller cleared it (Instants.DTau)
 	dtau   []float64 // ns
 	sm     []float64 // S, nx x ns
 	d      []float64 // D, nx x ns
@@ -512,7 +513,7 @@ func (v *sensState) finish(t float64, x []float64) error {
 			v.sm[i*ns+c] = v.d[i*ns+c] - v.f[i]*v.dtau[c]
 		}
 	}
-	v.begun = false
+	v.begun, v.jumped = false, true
 	return nil
 }
 
