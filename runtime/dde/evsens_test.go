@@ -40,7 +40,7 @@ func (hutchEvS) JpPattern() *model.Pattern {
 	return &model.Pattern{Rows: 2, Cols: 3, RowPtr: []int{0, 0, 0}}
 }
 func (hutchEvS) Jp(dst []float64, t float64, x, p []float64) {}
-func (hutchEvS) NumDelays() int                          { return 1 }
+func (hutchEvS) NumDelays() int                              { return 1 }
 func (hutchEvS) DelayInfo(k int) model.DelayInfo {
 	return model.DelayInfo{Name: "delay(x, 1)", Constant: true}
 }

@@ -331,7 +331,7 @@ type sensState struct {
 	ns     int
 	mode   int
 	begun  bool
-	jumped bool // an instant was finished since the caller cleared it (Instants.DTau)
+	jumped bool      // an instant was finished since the caller cleared it (Instants.DTau)
 	dtau   []float64 // ns
 	sm     []float64 // S, nx x ns
 	d      []float64 // D, nx x ns
