@@ -71,7 +71,10 @@ func (hutchEvS) EventInfo(k int) model.EventInfo {
 	return model.EventInfo{Name: [...]string{"E0", "E1"}[k], Persistent: true}
 }
 func (hutchEvS) NumRoots() int            { return 2 }
-func (hutchEvS) EventTargets(k int) []int { return [...][]int{{0}, {1}}[k] }
+func (hutchEvS) EventTargets(k int) []int { return hutchEvSTargets[k] }
+
+var hutchEvSTargets = [][]int{{0}, {1}}
+
 func (m hutchEvS) TriggersTo(dst []bool, t float64, x, p []float64) {
 	m.TriggersDelayedTo(dst, t, x, p, nan1)
 }
