@@ -273,13 +273,24 @@ func (l *evLoop) fromS(z []float64) {
 
 // handle handles the events at t on z (x and, with sensitivities, S:
 // the instants update S across them, runtime/events' jumps), the
-// history's lookups failing on an invalid delay included. With
-// sensitivities, an instant that moved the state is recorded as a jump
-// source (sensRHS.eventSource), and S takes the jumps of the delayed
-// values that reach f at t (sensRHS.jump: a source's t_s + tau_k).
+// history's lookups failing on an invalid delay included.
+//
+// With sensitivities, S first takes the jumps of the delayed values that
+// reach f at t (sensRHS.jump: a jump source's t_s + tau_k), so that an
+// event there starts from S on the left of the instant with f on its
+// right, D = S- + f(x-, d-) dtau; an event whose trigger changes there
+// because such a value jumped (it reads d_k) moves with that time,
+// dt_s/dp + dtau_k/dp (Instants.MovesWith), not with its root function,
+// which jumps rather than crosses. An instant that moved the state is
+// recorded as a jump source (sensRHS.eventSource).
 func (l *evLoop) handle(t float64, z []float64) error {
 	x := z[:l.h.nx]
 	if l.sr != nil {
+		if t > l.ts[0] && !(math.Abs(t-l.lastJ) <= near(t)) {
+			l.sr.jump(t, z)
+			l.lastJ = t
+		}
+		l.in.MovesWith(l.sr.jumpTime(t, 2*l.in.Tol(t)))
 		copy(l.xm, x)
 		l.toS(z)
 	}
@@ -293,10 +304,6 @@ func (l *evLoop) handle(t float64, z []float64) error {
 	l.fromS(z)
 	if dt, ok := l.in.DTau(); ok && !slices.Equal(l.xm, x) {
 		l.sr.eventSource(t, l.xm, x, dt)
-	}
-	if t > l.ts[0] && !(math.Abs(t-l.lastJ) <= near(t)) {
-		l.sr.jump(t, z)
-		l.lastJ = t
 	}
 	return nil
 }

@@ -164,7 +164,9 @@ func TestEventsSensRefused(t *testing.T) {
 		{noDelayEventDerivs{hutchEvS{}}, p, "model.DelayEventDerivs"},
 		{zeroDelayEvS{}, p, "has length zero, with events"},
 	} {
-		_, err := SolveSens(c.m, c.p, []float64{1, 0}, nil, []float64{0, 1}, nil)
+		x0 := make([]float64, model.NumStates(c.m))
+		x0[0] = 1
+		_, err := SolveSens(c.m, c.p, x0, nil, []float64{0, 1}, nil)
 		if !errors.Is(err, ErrSens) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: SolveSens: %v, want ErrSens naming %s", c.m.Name(), err, c.want)
 		}
@@ -240,16 +242,16 @@ func TestEventModelNoAlloc(t *testing.T) {
 func TestEvSensNoAlloc(t *testing.T) {
 	m := hutchEvS{}
 	p := []float64{1.25, 0.8, 0.6}
-	z0 := make([]float64, 2*(1+3))
+	z0 := make([]float64, 3*(1+3))
 	z0[0] = 1
 	h := newHistory(m, m, p, z0, 0)
 	em := &evModel{Model: m, ev: m, de: m, h: h, d: make([]float64, 1)}
 	sr := newSensRHS(m, m, h, p, []float64{1})
 	sr.d0 = []float64{1}
 	es := newEvSens(em, sr)
-	x := []float64{0.5, 0}
-	dx, dp, f := make([]float64, 2), make([]float64, 3), make([]float64, 2)
-	der := model.EventDeriv{X: make([]float64, 4), P: make([]float64, 6), T: make([]float64, 2)}
+	x := []float64{0.5, 0, 0}
+	dx, dp, f := make([]float64, 3), make([]float64, 3), make([]float64, 3)
+	der := model.EventDeriv{X: make([]float64, 6), P: make([]float64, 6), T: make([]float64, 2)}
 	if n := testing.AllocsPerRun(100, func() {
 		es.RootGrad(1, 0.5, x, p, dx, dp)
 		es.EventDeriv(0, 0.5, x, p, &der)
@@ -259,7 +261,7 @@ func TestEvSensNoAlloc(t *testing.T) {
 	}
 	// At t = 0.5, d = x(-0.5) is the history: D = 0, d' = 0, so E0's
 	// value derivative in a is d = 1 and that in x is 1.
-	if der.P[3+1] != 1 || der.X[2] != 1 {
+	if der.P[3+1] != 1 || der.X[3] != 1 {
 		t.Errorf("E0's value derivatives: P %v, X %v", der.P, der.X)
 	}
 }

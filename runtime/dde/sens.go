@@ -41,6 +41,7 @@ type sensRHS struct {
 	lv         []sensLevel
 	d0         []float64 // the delayed values at the start
 	srcs       []jumpSrc // the times the state jumped (jump)
+	jt         []float64 // jumpTime's result (np)
 }
 
 // sensLevel is the scratch of one depth of the lookups of sensAt: a
@@ -61,7 +62,7 @@ func newSensRHS(m model.Model, ds model.DelaySens, h *history, p, tau []float64)
 	nz := nx * (1 + np)
 	r := &sensRHS{Model: m, ds: ds, h: h, p: p, nx: nx, np: np, nd: nd,
 		jxPat: m.JxPattern(), jpPat: m.JpPattern(), fdPat: ds.FdPattern(),
-		tau: slices.Clone(tau), tauP: make([]float64, nd*np), tauDep: make([]bool, nd)}
+		tau: slices.Clone(tau), tauP: make([]float64, nd*np), tauDep: make([]bool, nd), jt: make([]float64, np)}
 	r.names = make([]string, nz)
 	sn := m.StateNames()
 	pn := m.ParamNames()
@@ -300,6 +301,26 @@ func (r *sensRHS) eventSource(t float64, xm, xp, dt []float64) {
 		src.ep[k] = r.ds.DelayArg(k, t, xp, r.p, lv.d[:k])
 	}
 	r.srcs = append(r.srcs, src)
+}
+
+// jumpTime returns, when t is within tol of a time t_s + tau_k at which
+// a delayed value jumps (e_k jumped at the source t_s), that time's
+// derivative in p, dt_s/dp + dtau_k/dp (in r.jt, a view), else nil.
+func (r *sensRHS) jumpTime(t, tol float64) []float64 {
+	for si := range r.srcs {
+		src := &r.srcs[si]
+		for k := 0; k < r.nd; k++ {
+			if r.tau[k] == 0 || src.em[k] == src.ep[k] || math.Abs(t-(src.t+r.tau[k])) > tol+near(t) {
+				continue
+			}
+			tp := r.tauP[k*r.np : (k+1)*r.np]
+			for j := range r.jt {
+				r.jt[j] = src.dt[j] + tp[j]
+			}
+			return r.jt
+		}
+	}
+	return nil
 }
 
 // jump adds to S in z, at a breaking point t, the jumps of S where a

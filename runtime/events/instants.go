@@ -110,13 +110,36 @@ func (v *Instants) DTau() ([]float64, bool) {
 	return v.s.sv.dtau, v.jumped
 }
 
+// MovesWith sets the time derivative dtau/dp (NumParams values, copied)
+// of the next instant Handle handles, for a caller that knows why the
+// triggers change there: runtime/dde, where a delayed value that a
+// trigger reads jumps at t_s + tau_k, a time that moves with p by its own
+// derivative, not by the root function's crossing (whose formula assumes
+// a continuous root). A queued execution due there keeps its own. nil
+// (or a Handle) clears it.
+func (v *Instants) MovesWith(dtau []float64) {
+	sv := v.s.sv
+	if sv == nil {
+		return
+	}
+	if dtau == nil {
+		sv.moves = nil
+		return
+	}
+	if cap(sv.movesBuf) < len(dtau) {
+		sv.movesBuf = make([]float64, len(dtau))
+	}
+	sv.moves = sv.movesBuf[:len(dtau)]
+	copy(sv.moves, dtau)
+}
+
 // doHandle is handle with the sensitivities' record of whether S moved.
 func (v *Instants) doHandle(t float64, x []float64) error {
 	v.jumped = false
 	if sv := v.s.sv; sv != nil {
 		sv.jumped = false
 		err := v.s.handle(t, x)
-		v.jumped = sv.jumped
+		v.jumped, sv.moves = sv.jumped, nil
 		return err
 	}
 	return v.s.handle(t, x)
