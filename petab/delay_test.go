@@ -54,7 +54,8 @@ func TestDelayGradientTight(t *testing.T) {
 // time tev whose assignment, A := A + b delay(A, tau), reads a delayed
 // value (b estimated too): S jumps at tev and again at tev + tau, where
 // the jump of A reaches A', both times moving with the thetas. Its
-// gradient passes the same checks as the fixture's without the event.
+// gradient and FIM pass the same checks as the fixture's without the
+// event.
 func TestDelayEventsGradients(t *testing.T) {
 	p, err := Load("testdata/delayevents/problem.yaml")
 	if err != nil {
@@ -62,6 +63,7 @@ func TestDelayEventsGradients(t *testing.T) {
 	}
 	checkGradients(t, "delayevents", p)
 	checkDelayGradientTight(t, p)
+	checkDelayFIM(t, p)
 }
 
 func checkDelayGradientTight(t *testing.T, p *Problem) {
@@ -131,7 +133,11 @@ func checkDelayGradientTight(t *testing.T, p *Problem) {
 // taken independently: five-point differences of the simulated values
 // and sigmas at rtol 1e-12 (as runtime/objective's TestFIMGaussNewton).
 func TestDelayFIMGaussNewton(t *testing.T) {
-	p := loadDelay(t)
+	checkDelayFIM(t, loadDelay(t))
+}
+
+func checkDelayFIM(t *testing.T, p *Problem) {
+	t.Helper()
 	prob := p.Objective
 	ref, err := objective.New(p.Model, prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
 	if err != nil {
