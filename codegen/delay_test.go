@@ -68,8 +68,10 @@ func TestGenerateDelays(t *testing.T) {
 
 // A system with delays and events implements model.DelayEvents: the
 // event functions take d (their sections load dl0, ...), the plain
-// methods pass NaN, and the derivative helpers take d last with the
-// event derivatives renamed ed. (Such packages are compiled and run by
+// methods pass NaN, and the derivative helpers take d and dd last with
+// the event derivatives renamed ed: RootGradDelayed and
+// EventDerivDelayed (model.DelayEventDerivs) give the derivatives in d,
+// row-major for an event's rows. (Such packages are compiled and run by
 // pbgen testsuite -gen on the SBML Test Suite's delay-with-event cases.)
 func TestGenerateDelayEvents(t *testing.T) {
 	sys := delaySystem(t)
@@ -97,9 +99,13 @@ func TestGenerateDelayEvents(t *testing.T) {
 		"Model{}.EventAssignDelayed(k, t, x, p, d[:], dst)",
 		"func event0(dst []float64, t float64, x, p, d []float64)",
 		"func triggers(dst []float64, t float64, x, p, d []float64)",
-		"func eventDeriv0(t float64, x, p []float64, ed *model.EventDeriv, d []float64)",
+		"func eventDeriv0(t float64, x, p []float64, ed *model.EventDeriv, d, dd []float64)",
 		"ed.X[NumStates+StateX] = dl0 * pK",
+		"dd[1*NumDelays+0] = pK * xX",
 		"dn := nanDelays()",
+		"var _ model.DelayEventDerivs = Model{}",
+		"func (Model) RootGradDelayed(j int, t float64, x, p, d, dx, dp, dd []float64) float64",
+		"func (Model) EventDerivDelayed(k int, t float64, x, p, d []float64, ed *model.EventDeriv, dd []float64)",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated code lacks %q", want)

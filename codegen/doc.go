@@ -81,8 +81,10 @@
 // RootsTo, Delay, Priority and EventAssign are emitted as their Delayed
 // variants (model.DelayEvents) and the plain methods call them with
 // every value NaN; the derivative helpers (eventDerivK, rootGradK) take
-// d last, NaN from EventDeriv and RootGrad, and name their
-// *model.EventDeriv ed.
+// d and dd (their derivatives in d) last, NaN and discarded from
+// EventDeriv and RootGrad, and name their *model.EventDeriv ed; the
+// Model also implements model.DelayEventDerivs (RootGradDelayed,
+// EventDerivDelayed), which runtime/dde needs for S across such events.
 //
 // # Algebraic variables
 //

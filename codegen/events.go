@@ -115,15 +115,17 @@ func (g *generator) checkEvents() error {
 }
 
 // txpDerivs returns the structurally non-zero derivatives of rows (nil
-// rows have none) in t, the states and the parameters, row by row.
+// rows have none) in t, the states, the parameters and the delayed
+// values (kind 'd': model.DelayEventDerivs), row by row.
 func (g *generator) txpDerivs(rows []*symbolic.Node) ([]evDeriv, error) {
 	var out []evDeriv
+	dIx := g.sys.ODE.DelayIndex()
 	for r, v := range rows {
 		if v == nil {
 			continue
 		}
 		var tsym *symbolic.Node
-		xs, ps := make([]*symbolic.Node, g.nx), make([]*symbolic.Node, g.np)
+		xs, ps, ds := make([]*symbolic.Node, g.nx), make([]*symbolic.Node, g.np), make([]*symbolic.Node, len(g.sys.ODE.Delays))
 		for _, s := range symbolic.FreeSymbols(v) {
 			switch s.Kind {
 			case symbolic.KindTime:
@@ -132,12 +134,14 @@ func (g *generator) txpDerivs(rows []*symbolic.Node) ([]evDeriv, error) {
 				xs[g.stateIx[s.Name]] = s
 			case symbolic.KindParam:
 				ps[g.paramIx[s.Name]] = s
+			case symbolic.KindDelay:
+				ds[dIx[s.Name]] = s
 			}
 		}
 		groups := []struct {
 			kind byte
 			syms []*symbolic.Node
-		}{{'t', []*symbolic.Node{tsym}}, {'x', xs}, {'p', ps}}
+		}{{'t', []*symbolic.Node{tsym}}, {'x', xs}, {'p', ps}, {'d', ds}}
 		for _, grp := range groups {
 			for col, s := range grp.syms {
 				if s == nil {
@@ -230,7 +234,9 @@ func (g *generator) evValueSection(k int) *section {
 }
 
 // derivLHS is where derivative d goes: into field T, X or P of an n-row
-// row-major block, or, for a root gradient (rootGrad), dst[0], dx or dp.
+// row-major block, or, for a root gradient (rootGrad), dst[0], dx or dp;
+// a derivative in a delayed value into dd (row-major NumDelays columns
+// for an event).
 func (g *generator) derivLHS(d evDeriv, rootGrad bool) (jen.Code, string) {
 	var wrt string
 	switch d.kind {
@@ -238,6 +244,12 @@ func (g *generator) derivLHS(d evDeriv, rootGrad bool) (jen.Code, string) {
 		wrt = "t"
 	case 'x':
 		wrt = g.sys.ODE.States[d.col].Name
+	case 'd':
+		wrt = g.sys.ODE.Delays[d.col].Label
+		if rootGrad || d.row == 0 {
+			return jen.Id("dd").Index(jen.Lit(d.col)), wrt
+		}
+		return jen.Id("dd").Index(jen.Lit(d.row).Op("*").Id("NumDelays").Op("+").Lit(d.col)), wrt
 	default:
 		wrt = g.sys.ODE.Params[d.col].Name
 	}
@@ -285,21 +297,22 @@ func (g *generator) edName() string {
 
 // evDerivSig and rootGradSig are the parameters and call arguments of
 // the event derivative and root gradient sections: with delayed values
-// d last (and the event derivatives renamed ed).
+// d and the derivatives in them dd last (and the event derivatives
+// renamed ed).
 func (g *generator) evDerivSig() (params, args []jen.Code) {
 	if !g.delayed() {
 		return evDerivParams, evDerivArgs
 	}
-	return []jen.Code{jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p")).Index().Float64(), jen.Id("ed").Op("*").Qual(modelPkg, "EventDeriv"), jen.Id("d").Index().Float64()},
-		[]jen.Code{jen.Id("t"), jen.Id("x"), jen.Id("p"), jen.Id("ed"), jen.Id("d")}
+	return []jen.Code{jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p")).Index().Float64(), jen.Id("ed").Op("*").Qual(modelPkg, "EventDeriv"), jen.List(jen.Id("d"), jen.Id("dd")).Index().Float64()},
+		[]jen.Code{jen.Id("t"), jen.Id("x"), jen.Id("p"), jen.Id("ed"), jen.Id("d"), jen.Id("dd")}
 }
 
 func (g *generator) rootGradSig() (params, args []jen.Code) {
 	if !g.delayed() {
 		return rootGradParams, rootGradArgs
 	}
-	return []jen.Code{jen.Id("dst").Index().Float64(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("dx"), jen.Id("dp"), jen.Id("d")).Index().Float64()},
-		append(slices.Clone(rootGradArgs), jen.Id("d"))
+	return []jen.Code{jen.Id("dst").Index().Float64(), jen.Id("t").Float64(), jen.List(jen.Id("x"), jen.Id("p"), jen.Id("dx"), jen.Id("dp"), jen.Id("d"), jen.Id("dd")).Index().Float64()},
+		append(slices.Clone(rootGradArgs), jen.Id("d"), jen.Id("dd"))
 }
 
 // evDerivSection is event k's non-zero derivatives, written into d,
@@ -437,12 +450,14 @@ func (g *generator) eventDecls() []jen.Code {
 		dispatch(len(g.evs), evValueName, append([]jen.Code{jen.Id("v").Index(jen.Op(":")), t, x, p}, dArgs...)...),
 	}
 	// nanArgs declares dn, every delayed value NaN, for the helpers that
-	// take them (the derivatives, which model.DelayEvents leaves out).
+	// take them, and dz, the derivatives in them, which the plain
+	// RootGrad and EventDeriv drop (RootGradDelayed and EventDerivDelayed
+	// give them: model.DelayEventDerivs).
 	var nanDecl jen.Code = jen.Null()
 	var nanArgs []jen.Code
 	if dl {
-		nanDecl = jen.Id("dn").Op(":=").Id("nanDelays").Call()
-		nanArgs = []jen.Code{jen.Id("dn").Index(jen.Op(":"))}
+		nanDecl = jen.Id("dn").Op(":=").Id("nanDelays").Call().Line().Var().Id("dz").Index(jen.Id("eventOut").Op("*").Id("NumDelays")).Float64()
+		nanArgs = []jen.Code{jen.Id("dn").Index(jen.Op(":")), jen.Id("dz").Index(jen.Op(":"))}
 	}
 	edArgs := append([]jen.Code{t, x, p, jen.Id("d")}, nanArgs...)
 	nTargets := jen.Id("eventPtr").Index(jen.Id("k").Op("+").Lit(1)).Op("-").Id("eventPtr").Index(jen.Id("k"))
@@ -513,7 +528,61 @@ func (g *generator) eventDecls() []jen.Code {
 			jen.Id("clear").Call(jen.Id("d").Dot("T")),
 			nanDecl,
 			dispatch(len(g.evs), evDerivName, edArgs...)),
-	}, append(g.delayEventDecls(), g.switchDecls()...)...)
+	}, append(append(g.delayEventDecls(), g.delayEventDerivDecls()...), g.switchDecls()...)...)
+}
+
+// delayEventDerivDecls emits, in a model with delayed values, the
+// derivative methods with the delayed values (model.DelayEventDerivs):
+// RootGradDelayed and EventDerivDelayed, which also write the
+// derivatives in d that runtime/dde folds into dtau/dp and the jumps of S.
+func (g *generator) delayEventDerivDecls() []jen.Code {
+	if !g.delayed() || len(g.evs) == 0 && g.nsw == 0 {
+		return nil
+	}
+	meth := func(d, name string) *jen.Statement {
+		return doc(d).Func().Params(jen.Id("Model")).Id(name)
+	}
+	t, x, p, d, dd := jen.Id("t"), jen.Id("x"), jen.Id("p"), jen.Id("d"), jen.Id("dd")
+	lenCheck := func(method string, cond jen.Code) jen.Code {
+		return jen.If(cond).Block(jen.Panic(jen.Lit(g.pkg + ": " + method + ": argument length mismatch")))
+	}
+	nTargets := jen.Id("eventPtr").Index(jen.Id("k").Op("+").Lit(1)).Op("-").Id("eventPtr").Index(jen.Id("k"))
+	return []jen.Code{
+		jen.Var().Id("_").Qual(modelPkg, "DelayEventDerivs").Op("=").Id("Model").Values(),
+		meth("RootGradDelayed is RootGrad with the delayed values d (length NumDelays); it also writes the derivatives in them into dd (length NumDelays).", "RootGradDelayed").
+			Params(jen.Id("j").Int(), jen.Id("t").Float64(), jen.List(x, p, d, jen.Id("dx"), jen.Id("dp"), dd).Index().Float64()).Float64().Block(
+			jen.If(jen.Id("j").Op("<").Lit(0).Op("||").Id("j").Op(">=").Id("NumRoots")).Block(
+				jen.Panic(jen.Lit(g.pkg+": RootGradDelayed: root index out of range"))),
+			lenCheck("RootGradDelayed", jen.Len(x).Op("!=").Id("NumStates").Op("||").Len(p).Op("!=").Id("NumParams").Op("||").Len(d).Op("!=").Id("NumDelays").Op("||").
+				Len(jen.Id("dx")).Op("!=").Id("NumStates").Op("||").Len(jen.Id("dp")).Op("!=").Id("NumParams").Op("||").Len(dd).Op("!=").Id("NumDelays")),
+			jen.Id("clear").Call(jen.Id("dx")),
+			jen.Id("clear").Call(jen.Id("dp")),
+			jen.Id("clear").Call(dd),
+			jen.Var().Id("v").Index(jen.Lit(1)).Float64(),
+			jen.Switch(jen.Id("j")).BlockFunc(func(grp *jen.Group) {
+				for j := range g.evRoots {
+					grp.Case(jen.Lit(j)).Block(jen.Id(rootGradName(j)).Call(jen.Id("v").Index(jen.Op(":")), t, x, p, jen.Id("dx"), jen.Id("dp"), d, dd))
+				}
+			}),
+			jen.Return(jen.Id("v").Index(jen.Lit(0)))),
+		meth("EventDerivDelayed is EventDeriv with the delayed values d (length NumDelays); it also writes the derivatives in them into dd, row-major (n+1) x NumDelays in the rows of ed.", "EventDerivDelayed").
+			Params(jen.Id("k").Int(), jen.Id("t").Float64(), jen.List(x, p, d).Index().Float64(), jen.Id("ed").Op("*").Qual(modelPkg, "EventDeriv"), dd.Clone().Index().Float64()).Block(
+			jen.If(jen.Id("k").Op("<").Lit(0).Op("||").Id("k").Op(">=").Id("NumEvents")).Block(
+				jen.Panic(jen.Lit(g.pkg+": EventDerivDelayed: event index out of range"))),
+			jen.Id("n").Op(":=").Add(nTargets).Op("+").Lit(1),
+			lenCheck("EventDerivDelayed", jen.Len(x).Op("!=").Id("NumStates").Op("||").Len(p).Op("!=").Id("NumParams").Op("||").Len(d).Op("!=").Id("NumDelays").Op("||").
+				Len(jen.Id("ed").Dot("X")).Op("!=").Id("n").Op("*").Id("NumStates").Op("||").Len(jen.Id("ed").Dot("P")).Op("!=").Id("n").Op("*").Id("NumParams").Op("||").
+				Len(jen.Id("ed").Dot("T")).Op("!=").Id("n").Op("||").Len(dd).Op("!=").Id("n").Op("*").Id("NumDelays")),
+			jen.Id("clear").Call(jen.Id("ed").Dot("X")),
+			jen.Id("clear").Call(jen.Id("ed").Dot("P")),
+			jen.Id("clear").Call(jen.Id("ed").Dot("T")),
+			jen.Id("clear").Call(dd),
+			jen.Switch(jen.Id("k")).BlockFunc(func(grp *jen.Group) {
+				for i := range g.evs {
+					grp.Case(jen.Lit(i)).Block(jen.Id(evDerivName(i)).Call(t, x, p, jen.Id("ed"), d, dd))
+				}
+			})),
+	}
 }
 
 // delayEventDecls emits, in a model with delayed values, the plain

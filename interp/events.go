@@ -248,8 +248,8 @@ func (m *Model) EventAssignDelayed(k int, t float64, x, p, d, dst []float64) {
 }
 
 // derivProg is a list of expressions' derivatives compiled: root r of c
-// is the derivative of expression row[r] in t (kind 't'), a state or a
-// parameter (kind 'x' or 'p', index col[r]).
+// is the derivative of expression row[r] in t (kind 't'), a state, a
+// parameter or a delayed value (kind 'x', 'p' or 'd', index col[r]).
 type derivProg struct {
 	c    *symbolic.Compiled
 	row  []int
@@ -270,6 +270,7 @@ func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
 	for j, s := range m.paramNames {
 		paramIdx[s] = j
 	}
+	delayIdx := m.sys.ODE.DelayIndex()
 	dp := &derivProg{}
 	var roots []*symbolic.Node
 	for r, e := range exprs {
@@ -283,6 +284,8 @@ func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
 				kind, col = 'x', stateIdx[s.Name]
 			case symbolic.KindParam:
 				kind, col = 'p', paramIdx[s.Name]
+			case symbolic.KindDelay:
+				kind, col = 'd', delayIdx[s.Name]
 			default:
 				continue
 			}
@@ -297,9 +300,9 @@ func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
 			dp.row, dp.kind, dp.col = append(dp.row, r), append(dp.kind, kind), append(dp.col, col)
 		}
 	}
-	// Derivatives in the delayed values are not formed (sensitivities
-	// through events of a delay model are refused); the delayed values
-	// that remain in these read as NaN.
+	// The derivatives read the delayed values: NaN through the plain
+	// methods (RootGrad, EventDeriv), the solver's through the Delayed
+	// ones (model.DelayEventDerivs).
 	c, err := symbolic.CompileDelayed(roots, m.stateNames, m.paramNames, delayNames(m.sys))
 	if err != nil {
 		return nil, err
@@ -308,33 +311,50 @@ func (m *Model) compileDerivs(exprs []*symbolic.Node) (*derivProg, error) {
 	return dp, nil
 }
 
-// eval evaluates the derivatives at (t, x, p) and passes each non-zero
-// one to f.
-func (dp *derivProg) eval(t float64, x, p []float64, f func(row int, kind byte, col int, v float64)) {
+// eval evaluates the derivatives at (t, x, p) with the delayed values d
+// (nil: NaN) and passes each non-zero one to f.
+func (dp *derivProg) eval(t float64, x, p, d []float64, f func(row int, kind byte, col int, v float64)) {
 	s, _ := dp.pool.Get().(*evScratch)
 	if s == nil {
 		s = &evScratch{out: make([]float64, dp.c.NumRoots()), slots: make([]float64, dp.c.ScratchLen())}
 	}
-	dp.c.EvalDelayedTo(s.out, s.slots, t, x, p, nil)
+	dp.c.EvalDelayedTo(s.out, s.slots, t, x, p, d)
 	for r, v := range s.out {
 		f(dp.row[r], dp.kind[r], dp.col[r], v)
 	}
 	dp.pool.Put(s)
 }
 
-var _ model.EventDerivs = (*Model)(nil)
+var (
+	_ model.EventDerivs      = (*Model)(nil)
+	_ model.DelayEventDerivs = (*Model)(nil)
+)
 
 // RootGrad writes the gradient of root function j in x and p into dx and
 // dp and returns its derivative in t. Scratch space is pooled: after the first
 // calls it allocates nothing.
 func (m *Model) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
+	return m.rootGrad(j, t, x, p, nil, dx, dp, nil)
+}
+
+// RootGradDelayed is RootGrad with the delayed values d, writing the
+// gradient in them into dd (model.DelayEventDerivs).
+func (m *Model) RootGradDelayed(j int, t float64, x, p, d, dx, dp, dd []float64) float64 {
+	if len(d) != m.NumDelays() || len(dd) != m.NumDelays() {
+		panic("interp: RootGradDelayed: d or dd length mismatch")
+	}
+	return m.rootGrad(j, t, x, p, d, dx, dp, dd)
+}
+
+func (m *Model) rootGrad(j int, t float64, x, p, d, dx, dp, dd []float64) float64 {
 	if len(x) != m.nx || len(p) != m.np || len(dx) != m.nx || len(dp) != m.np {
 		panic("interp: RootGrad: x, p, dx or dp length mismatch")
 	}
 	clear(dx)
 	clear(dp)
+	clear(dd)
 	var dt float64
-	m.ev.rootDeriv.eval(t, x, p, func(row int, kind byte, col int, v float64) {
+	m.ev.rootDeriv.eval(t, x, p, d, func(row int, kind byte, col int, v float64) {
 		if row != j {
 			return
 		}
@@ -345,6 +365,10 @@ func (m *Model) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
 			dx[col] = v
 		case 'p':
 			dp[col] = v
+		case 'd':
+			if dd != nil {
+				dd[col] = v
+			}
 		}
 	})
 	return dt
@@ -353,6 +377,19 @@ func (m *Model) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
 // EventDeriv writes the derivatives of event k's delay and assigned
 // values into d (model.EventDerivs).
 func (m *Model) EventDeriv(k int, t float64, x, p []float64, d *model.EventDeriv) {
+	m.eventDeriv(k, t, x, p, nil, d, nil)
+}
+
+// EventDerivDelayed is EventDeriv with the delayed values d, writing the
+// derivatives in them into dd, (n+1) x NumDelays (model.DelayEventDerivs).
+func (m *Model) EventDerivDelayed(k int, t float64, x, p, d []float64, der *model.EventDeriv, dd []float64) {
+	if len(d) != m.NumDelays() || len(dd) != (len(m.ev.targets[k])+1)*m.NumDelays() {
+		panic("interp: EventDerivDelayed: d or dd length mismatch")
+	}
+	m.eventDeriv(k, t, x, p, d, der, dd)
+}
+
+func (m *Model) eventDeriv(k int, t float64, x, p, dl []float64, d *model.EventDeriv, dd []float64) {
 	n := len(m.ev.targets[k]) + 1
 	if len(x) != m.nx || len(p) != m.np || len(d.X) != n*m.nx || len(d.P) != n*m.np || len(d.T) != n {
 		panic("interp: EventDeriv: x, p or derivative slice length mismatch")
@@ -360,7 +397,9 @@ func (m *Model) EventDeriv(k int, t float64, x, p []float64, d *model.EventDeriv
 	clear(d.X)
 	clear(d.P)
 	clear(d.T)
-	m.ev.deriv[k].eval(t, x, p, func(row int, kind byte, col int, v float64) {
+	clear(dd)
+	nd := m.NumDelays()
+	m.ev.deriv[k].eval(t, x, p, dl, func(row int, kind byte, col int, v float64) {
 		switch kind {
 		case 't':
 			d.T[row] = v
@@ -368,6 +407,10 @@ func (m *Model) EventDeriv(k int, t float64, x, p []float64, d *model.EventDeriv
 			d.X[row*m.nx+col] = v
 		case 'p':
 			d.P[row*m.np+col] = v
+		case 'd':
+			if dd != nil {
+				dd[row*nd+col] = v
+			}
 		}
 	})
 }

@@ -47,7 +47,27 @@ func TestDelayGradients(t *testing.T) {
 // gradient's largest component, and the method does not matter (the
 // same solves, so bit for bit).
 func TestDelayGradientTight(t *testing.T) {
-	p := loadDelay(t)
+	checkDelayGradientTight(t, loadDelay(t))
+}
+
+// testdata/delayevents is testdata/delay with an event at an estimated
+// time tev whose assignment, A := A + b delay(A, tau), reads a delayed
+// value (b estimated too): S jumps at tev and again at tev + tau, where
+// the jump of A reaches A', both times moving with the thetas. Its
+// gradient and FIM pass the same checks as the fixture's without the
+// event.
+func TestDelayEventsGradients(t *testing.T) {
+	p, err := Load("testdata/delayevents/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGradients(t, "delayevents", p)
+	checkDelayGradientTight(t, p)
+	checkDelayFIM(t, p)
+}
+
+func checkDelayGradientTight(t *testing.T, p *Problem) {
+	t.Helper()
 	ref, err := objective.New(p.Model, p.Objective, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +133,11 @@ func TestDelayGradientTight(t *testing.T) {
 // taken independently: five-point differences of the simulated values
 // and sigmas at rtol 1e-12 (as runtime/objective's TestFIMGaussNewton).
 func TestDelayFIMGaussNewton(t *testing.T) {
-	p := loadDelay(t)
+	checkDelayFIM(t, loadDelay(t))
+}
+
+func checkDelayFIM(t *testing.T, p *Problem) {
+	t.Helper()
 	prob := p.Objective
 	ref, err := objective.New(p.Model, prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})
 	if err != nil {
@@ -222,9 +246,9 @@ type noDelaySens struct {
 // What runtime/dde cannot differentiate is refused by New with
 // objective.ErrDelaySens, naming the delays and why: a model without
 // model.DelaySens, a delay whose length depends on the state, a model
-// with events or an algebraic rule too. The log-likelihood of each is still evaluated (a
-// model with delays and events through runtime/dde's event handling),
-// and so is the gradient of a problem whose estimated parameters are no
+// with an algebraic rule too, a model with events whose derivatives in
+// the delayed values are hidden. The log-likelihood of each is still
+// evaluated, and so is the gradient of a problem whose estimated parameters are no
 // model parameters (observable and noise placeholders), which needs no
 // S: without model.DelaySens it equals the full model's.
 func TestDelaySensRefused(t *testing.T) {
@@ -276,10 +300,6 @@ func TestDelaySensRefused(t *testing.T) {
 		// tau + A/100: the length depends on the state.
 		return strings.Replace(s, delayTau, `<ci>A</ci><apply><plus/><ci>tau</ci><apply><times/><cn>0.01</cn><ci>A</ci></apply></apply></apply></apply>`, 1)
 	}
-	withEvent := func(s string) string {
-		// A := A + 0.5 at t = 1.2.
-		return strings.Replace(s, "</listOfReactions>", `</listOfReactions><listOfEvents><event id="bump" useValuesFromTriggerTime="true"><trigger initialValue="false" persistent="true"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><geq/><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><cn>1.2</cn></apply></math></trigger><listOfEventAssignments><eventAssignment variable="A"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><plus/><ci>A</ci><cn>0.5</cn></apply></math></eventAssignment></listOfEventAssignments></event></listOfEvents>`, 1)
-	}
 	algebraic := func(s string) string {
 		// 0 = B - 2 A: an algebraic variable beside the delay.
 		return strings.Replace(s, "</listOfParameters>", `<parameter id="B" value="1" constant="false"/></listOfParameters><listOfRules><algebraicRule><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><minus/><ci>B</ci><apply><times/><cn>2</cn><ci>A</ci></apply></apply></math></algebraicRule></listOfRules>`, 1)
@@ -292,7 +312,6 @@ func TestDelaySensRefused(t *testing.T) {
 	}{
 		{"no DelaySens", same, true, "the model does not give the derivatives through its delays (model.DelaySens)"},
 		{"state-dependent delay", stateDep, false, "the length of delay(A, 0.01*A + tau) depends on the state or time"},
-		{"events", withEvent, false, "it has events too"},
 		{"algebraic rule", algebraic, false, "its algebraic rules or fast reactions are eliminated by runtime/dae, which does not carry the derivatives through the delays"},
 	} {
 		t.Run(c.what, func(t *testing.T) {

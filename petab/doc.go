@@ -143,9 +143,9 @@
 // and simulated values by dde.Solve, the gradient and FIM by forward
 // sensitivity through the delays (dde.SolveSens, whatever the method) in
 // the estimated parameters, through conditions, overrides and initial
-// values as for an ODE. Where runtime/dde cannot differentiate (a delay
-// whose length depends on the state or time, events or algebraic rules
-// beside the delays) a gradient or FIM request is an error at evaluation
+// values as for an ODE, across events too. Where runtime/dde cannot
+// differentiate (a delay whose length depends on the state or time,
+// algebraic rules beside the delays) a gradient or FIM request is an error at evaluation
 // (objective.ErrDelaySens, saying why); Summary says which. Load refuses,
 // by row, pre-equilibration, data at steady state, experiments with
 // several periods and observable or noise formulas that read a delayed

@@ -85,8 +85,6 @@ func (p *Problem) Summary(w io.Writer) {
 		switch {
 		case ode.Algebraic > 0:
 			why = "runtime/dae does not carry derivatives through the delays"
-		case len(ode.Events) > 0:
-			why = "events with delays: states only"
 		default:
 			idx := ode.DelayIndex()
 			for k, d := range ode.Delays {

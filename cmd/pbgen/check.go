@@ -44,6 +44,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events))
 	if nd := len(sys.ODE.Delays); nd > 0 {
 		// Only for models that have them, so other output is unchanged.
+		// Events no longer matter: fs carries S across them.
 		how := "sim -method none or fs solves them"
 		index := sys.ODE.DelayIndex()
 		for k := range sys.ODE.Delays {
@@ -55,8 +56,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		switch {
 		case len(sys.ODE.Params) == 0:
 			how = "sim -method none or fs solves them"
-		case len(sys.ODE.Events) > 0:
-			how = "sim -method none solves them; fs refuses delays with events"
 		case sys.ODE.Algebraic > 0:
 			how = "sim -method none solves them; fs refuses delays in a DAE"
 		}

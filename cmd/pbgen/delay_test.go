@@ -99,3 +99,59 @@ func TestSimDelaySens(t *testing.T) {
 		}
 	}
 }
+
+// hutchEventNet is x' = -x(t - 1), x = 1 before the start, with an event
+// at t >= T that reads the delayed value: x := x + a x(t - 1), T = 1.25,
+// a = 0.8.
+var hutchEventNet = sbml(`<listOfParameters>
+<parameter id="x" value="1" constant="false"/><parameter id="T" value="1.25" constant="true"/><parameter id="a" value="0.8" constant="true"/></listOfParameters>
+<listOfRules>
+<rateRule variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><minus/><apply><csymbol definitionURL="http://www.sbml.org/sbml/symbols/delay">delay</csymbol><ci>x</ci><cn>1</cn></apply></apply></math></rateRule>
+</listOfRules>
+<listOfEvents><event id="E0" useValuesFromTriggerTime="true"><trigger initialValue="false" persistent="true"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><geq/><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><ci>T</ci></apply></math></trigger>
+<listOfEventAssignments><eventAssignment variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><plus/><ci>x</ci><apply><times/><ci>a</ci><apply><csymbol definitionURL="http://www.sbml.org/sbml/symbols/delay">delay</csymbol><ci>x</ci><cn>1</cn></apply></apply></apply></math></eventAssignment></listOfEventAssignments></event></listOfEvents>`)
+
+// pbgen sim -method fs carries the sensitivities through the event of a
+// delay model: by the method of steps, x is Hutchinson's solution plus
+// a (2 - T) on (T, 1 + T), with dx/d(T, a) = (-a, 2 - T), and plus
+// a (2 - T)(2 + T - t) after 1 + T, where the event's jump reaches
+// x(t - 1): dx/d(T, a) = (a (t - 2T), (2 - T)(2 + T - t)).
+func TestSimDelayEventSens(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hutchev.xml")
+	if err := os.WriteFile(path, []byte(hutchEventNet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	times := filepath.Join(dir, "times")
+	if err := os.WriteFile(times, []byte("0.5\n1.5\n2\n2.5\n2.9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := pbgen(t, "sim", "-method", "fs", "-rtol", "1e-10", "-atol", "1e-12", "-times", times, path)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if lines[0] != "t\tx\tS:x:T\tS:x:a" {
+		t.Fatalf("header %q", lines[0])
+	}
+	const T, a = 1.25, 0.8
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		var v [4]float64
+		for i := range v {
+			v[i], _ = strconv.ParseFloat(f[i], 64)
+		}
+		tt := v[0]
+		var want [2]float64
+		switch {
+		case tt < T:
+		case tt < 1+T:
+			want = [2]float64{-a, 2 - T}
+		default:
+			want = [2]float64{a * (tt - 2*T), (2 - T) * (2 + T - tt)}
+		}
+		if math.Abs(v[2]-want[0]) > 1e-8 || math.Abs(v[3]-want[1]) > 1e-8 {
+			t.Errorf("row %q: dx/d(T, a) = (%g, %g), want %v", l, v[2], v[3], want)
+		}
+	}
+}

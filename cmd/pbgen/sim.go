@@ -248,9 +248,10 @@ nothing is written if it fails. pbgen check counts a model's events.
 Delays: a model with csymbol delay is a delay differential equation,
 solved by runtime/dde with -method none, or with -method fs for the
 sensitivities through the delays (dde.SolveSens: delays whose length
-depends on parameters only, dtau/dp included; pbs, pbsr and exp are
-refused by name, and -check does not apply), like a model with events
-in one call over all output times. Its history before -t0 is SBML's:
+depends on parameters only, dtau/dp included, and across the events
+of a model that has them; pbs, pbsr and exp are refused by name, and
+-check does not apply), like a model with events in one call over all
+output times. Its history before -t0 is SBML's:
 every variable at its initial value.
 
 Initial sensitivities: S(t0) = dx0/dp from the model. A state set with

@@ -39,3 +39,8 @@ func benchSolve(b *testing.B, m model.Model, withS bool) {
 // read the delayed value (three executions over [0, 10]).
 func BenchmarkSolveHutch(b *testing.B)       { benchSolve(b, hutch{}, false) }
 func BenchmarkSolveHutchEvents(b *testing.B) { benchSolve(b, hutchEv{}, false) }
+
+// hutchEvS (x' = -x(t-1) with three events reading the delayed value,
+// p = (T, a, c)) with and without its sensitivities through the events.
+func BenchmarkSolveHutchEvS(b *testing.B)     { benchSolve(b, hutchEvS{}, false) }
+func BenchmarkSolveSensHutchEvS(b *testing.B) { benchSolve(b, hutchEvS{}, true) }

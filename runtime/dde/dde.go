@@ -139,9 +139,6 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	}
 	ev, _ := m.(model.Events)
 	hasEvents := ev != nil && ev.NumEvents() > 0
-	if hasEvents && withS {
-		return nil, fmt.Errorf("%w: model %q: events combined with csymbol delay (Solve computes its states)", ErrSens, m.Name())
-	}
 	var oset ode.Settings
 	maxOrder, maxBreaks := 5, 10000
 	if set != nil {
@@ -193,6 +190,16 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 				return nil, fmt.Errorf("%w: model %q: the length of %s depends on the state or time (only delays of parameters are supported)", ErrSens, m.Name(), i.Name)
 			}
 		}
+		if hasEvents {
+			if _, ok := m.(model.EventDerivs); !ok {
+				return nil, fmt.Errorf("%w: model %q has events but not their derivatives (model.EventDerivs)", ErrSens, m.Name())
+			}
+			if _, ok := m.(model.DelayEvents); ok {
+				if _, ok := m.(model.DelayEventDerivs); !ok {
+					return nil, fmt.Errorf("%w: model %q: its events may read delayed values, and it does not give their derivatives in them (model.DelayEventDerivs)", ErrSens, m.Name())
+				}
+			}
+		}
 	}
 	// The integrated vector z: x, then with sensitivities S column by
 	// column (z[nx+j*nx+i] = S_ij), so that the Newton matrix is block
@@ -213,6 +220,16 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	h.delayedTo(d0, ts[0], x0, tau)
 	if h.err != nil {
 		return nil, h.err
+	}
+	if withS && hasEvents {
+		for k := 0; k < nd; k++ {
+			if tau[k] == 0 {
+				// The delayed value is e_k(t, x(t)) itself, which jumps
+				// with the state at an event: the instant's derivatives
+				// would need S on both sides of it.
+				return nil, fmt.Errorf("%w: model %q: %s has length zero, with events", ErrSens, m.Name(), dm.DelayInfo(k).Name)
+			}
+		}
 	}
 	var consts []float64
 	for k := 0; k < nd; k++ {
@@ -238,6 +255,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	if withS {
 		sr = newSensRHS(m, ds, h, p, tau)
 		sr.d0 = d0
+		sr.startSource()
 		r, ip = sr, nil
 	}
 	ig := ode.NewSolver(r, &oset)
@@ -248,7 +266,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	restartH0 := oset.Method == ode.DOPRI5 && oset.H0 == 0
 
 	if hasEvents {
-		el := &evLoop{m: m, h: h, r: r, ig: ig, oset: oset, res: res, ts: ts, p: p, consts: consts,
+		el := &evLoop{m: m, h: h, r: r, sr: sr, ig: ig, ip: ip, oset: oset, res: res, ts: ts, p: p, consts: consts,
 			maxOrder: maxOrder, maxBreaks: maxBreaks, restartH0: restartH0}
 		if set != nil {
 			el.eset = set.Events
@@ -262,14 +280,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	z := slices.Clone(z0)
 	iout, ib := 0, 0
 	var tout []float64
-	emit := func(zk []float64) {
-		res.X = append(res.X, zk[:nx]...)
-		for i := 0; i < nx; i++ {
-			for j := 0; j < ns; j++ {
-				res.S = append(res.S, zk[nx+j*nx+i])
-			}
-		}
-	}
+	emit := res.emit
 	for iout < len(ts) && ts[iout] <= t {
 		emit(z)
 		iout++
@@ -327,6 +338,18 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		copy(z, tr.XAt(tr.Len()-1))
 	}
 	return res, h.outputsDelayed(res, tau)
+}
+
+// emit appends the state and S at an output from z = (x, S column by
+// column).
+func (r *Result) emit(z []float64) {
+	nx, ns := r.NX, r.NS
+	r.X = append(r.X, z[:nx]...)
+	for i := 0; i < nx; i++ {
+		for j := 0; j < ns; j++ {
+			r.S = append(r.S, z[nx+j*nx+i])
+		}
+	}
 }
 
 // outputsDelayed writes the delayed values at the outputs into res.D,

@@ -62,6 +62,13 @@ func (e *evModel) Priority(k int, t float64, x, p []float64) float64 {
 	return e.de.PriorityDelayed(k, t, x, p, e.d)
 }
 
+// F is f with the delayed values looked up: runtime/events' sensitivity
+// update evaluates f- and f+ at an instant through it.
+func (e *evModel) F(dst []float64, t float64, x, p []float64) {
+	e.lookup(t, x)
+	e.h.dm.FDelayed(dst, t, x, p, e.d)
+}
+
 func (e *evModel) EventAssign(k int, t float64, x, p, dst []float64) {
 	if e.de == nil {
 		e.ev.EventAssign(k, t, x, p, dst)
@@ -84,7 +91,9 @@ type evLoop struct {
 	m         model.Model
 	h         *history
 	r         model.Model // the right-hand side handed to the integrator
+	sr        *sensRHS    // r with sensitivities (SolveSens), or nil
 	ig        *ode.Solver
+	ip        []float64 // the parameters passed to the integrator (nil with sr)
 	oset      ode.Settings
 	eset      *events.Settings
 	res       *Result
@@ -94,11 +103,14 @@ type evLoop struct {
 	maxBreaks int
 	restartH0 bool
 	in        *events.Instants
-	span      int // outputs the next segment covers (as runtime/events)
+	span      int       // outputs the next segment covers (as runtime/events)
+	xm        []float64 // the state before an instant (sensitivities)
+	lastJ     float64   // the last time handle applied sensRHS.jump
 }
 
 func (l *evLoop) run(z0 []float64) error {
 	h, res, ts := l.h, l.res, l.ts
+	nx := h.nx
 	ev := l.m.(model.Events)
 	em := &evModel{Model: l.m, ev: ev, h: h, d: make([]float64, h.nd)}
 	if de, ok := l.m.(model.DelayEvents); ok {
@@ -106,25 +118,38 @@ func (l *evLoop) run(z0 []float64) error {
 	}
 	l.consts = l.readByF(l.consts)
 	l.in = events.NewInstants(em, l.p, l.eset)
+	if l.sr != nil {
+		l.in.Sens(newEvSens(em, l.sr))
+		l.xm = make([]float64, nx)
+		l.lastJ = math.NaN()
+	}
 	l.span = 1
 	t := ts[0]
-	x := slices.Clone(z0)
+	// z is the integrated vector: x, and with sensitivities S column by
+	// column after it; the events see x = z[:nx].
+	z := slices.Clone(z0)
+	x := z[:nx]
 	nfired := 0
+	l.toS(z)
 	if err := l.in.Start(t, x); err != nil {
 		return err
 	}
 	if h.err != nil {
 		return h.err
 	}
+	l.fromS(z)
 	// The solution at t0 is the state after the events there: the
 	// history's value at t0 (its left limit is DelayHistory).
-	copy(h.x0, x)
+	copy(h.x0, z)
+	if l.sr != nil {
+		l.sr.startSource()
+	}
 	nfired = l.addBreaks(t, nfired)
 	iout, ib := 0, 0
 	var tout []float64
 	for iout < len(ts) {
 		for iout < len(ts) && ts[iout] <= t {
-			res.X = append(res.X, x...)
+			res.emit(z)
 			iout++
 		}
 		if iout == len(ts) {
@@ -146,7 +171,7 @@ func (l *evLoop) run(z0 []float64) error {
 		if tend-t <= l.in.Tol(t) {
 			// Closer than the location tolerance: the state does not move.
 			t = tend
-			if err := l.handle(t, x); err != nil {
+			if err := l.handle(t, z); err != nil {
 				return err
 			}
 			nfired = l.addBreaks(t, nfired)
@@ -169,7 +194,7 @@ func (l *evLoop) run(z0 []float64) error {
 			}
 		}
 		h.cur, h.segEnd = tr, tend
-		err := l.ig.Integrate(tr, l.p, x, t, tout)
+		err := l.ig.Integrate(tr, l.ip, z, t, tout)
 		if h.err != nil {
 			return h.err
 		}
@@ -187,7 +212,7 @@ func (l *evLoop) run(z0 []float64) error {
 		}
 		n := 0
 		for j := first; j < len(ts) && ts[j] <= tend && ts[j] < tcut; j++ {
-			res.X = append(res.X, tr.XAt(tr.Out[j-first])...)
+			res.emit(tr.XAt(tr.Out[j-first]))
 			n++
 		}
 		iout = first + n
@@ -200,13 +225,16 @@ func (l *evLoop) run(z0 []float64) error {
 		h.starts = append(h.starts, t)
 		h.cur = nil
 		if found {
+			// x and S at the change, on the step Locate found it in
+			// (the state as Locate's, which is this interpolation's).
 			t = tc
-			copy(x, xc)
+			tr.InterpTo(z, tc)
+			copy(z[:nx], xc)
 		} else {
 			t = tend
-			copy(x, tr.XAt(tr.Len()-1))
+			copy(z, tr.XAt(tr.Len()-1))
 		}
-		if err := l.handle(t, x); err != nil {
+		if err := l.handle(t, z); err != nil {
 			return err
 		}
 		nfired = l.addBreaks(t, nfired)
@@ -215,14 +243,69 @@ func (l *evLoop) run(z0 []float64) error {
 	return nil
 }
 
-// handle handles the events at (t, x), the history's lookups failing
-// on an invalid delay included.
-func (l *evLoop) handle(t float64, x []float64) error {
+// toS hands S in z to the instants' sensitivities (row-major), fromS
+// takes it back: the integrator keeps S column by column.
+func (l *evLoop) toS(z []float64) {
+	S := l.in.SensView()
+	if S == nil {
+		return
+	}
+	nx, np := l.h.nx, l.sr.np
+	for i := 0; i < nx; i++ {
+		for j := 0; j < np; j++ {
+			S[i*np+j] = z[nx+j*nx+i]
+		}
+	}
+}
+
+func (l *evLoop) fromS(z []float64) {
+	S := l.in.SensView()
+	if S == nil {
+		return
+	}
+	nx, np := l.h.nx, l.sr.np
+	for i := 0; i < nx; i++ {
+		for j := 0; j < np; j++ {
+			z[nx+j*nx+i] = S[i*np+j]
+		}
+	}
+}
+
+// handle handles the events at t on z (x and, with sensitivities, S:
+// the instants update S across them, runtime/events' jumps), the
+// history's lookups failing on an invalid delay included.
+//
+// With sensitivities, S first takes the jumps of the delayed values that
+// reach f at t (sensRHS.jump: a jump source's t_s + tau_k), so that an
+// event there starts from S on the left of the instant with f on its
+// right, D = S- + f(x-, d-) dtau; an event whose trigger changes there
+// because such a value jumped (it reads d_k) moves with that time,
+// dt_s/dp + dtau_k/dp (Instants.MovesWith), not with its root function,
+// which jumps rather than crosses. An instant that moved the state is
+// recorded as a jump source (sensRHS.eventSource).
+func (l *evLoop) handle(t float64, z []float64) error {
+	x := z[:l.h.nx]
+	if l.sr != nil {
+		if t > l.ts[0] && !(math.Abs(t-l.lastJ) <= near(t)) {
+			l.sr.jump(t, z)
+			l.lastJ = t
+		}
+		l.in.MovesWith(l.sr.jumpTime(t, 2*l.in.Tol(t)))
+		copy(l.xm, x)
+		l.toS(z)
+	}
 	err := l.in.Handle(t, x)
 	if l.h.err != nil {
 		return l.h.err
 	}
-	return err
+	if err != nil || l.sr == nil {
+		return err
+	}
+	l.fromS(z)
+	if dt, ok := l.in.DTau(); ok && !slices.Equal(l.xm, x) {
+		l.sr.eventSource(t, l.xm, x, dt)
+	}
+	return nil
 }
 
 // addBreaks adds the breaking points of the executions at t (if any
@@ -279,4 +362,96 @@ func (l *evLoop) readByF(consts []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// evSens is the event derivatives handed to the instants' sensitivities
+// (events.Instants.Sens) for a model whose events read delayed values:
+// the derivatives in d fold into those in p and t, since at an instant
+// t_e(p) the delayed value d_k(t_e) moves by
+//
+//	D_k + d_k' dtau/dp,
+//
+// D_k = dd_k/dp at fixed t (sensRHS.sensAt: S of the history at
+// t - tau_k, less e_k' dtau_k/dp) and d_k' its derivative along the
+// solution. So a root g(t, x, p, d) gives g_p + g_d D as its derivative
+// in p and g_t + g_d d' as its derivative in t, and an assigned value or
+// an event delay alike: runtime/events' formulas, dtau/dp = -(g_x S +
+// g_p) / (g_x f + g_t) and h_x D + h_t dtau + h_p, are then the total
+// ones. Every delay is longer than zero (SolveSens checks), so D and d'
+// at t_e come from the history before t_e alone: the state at t_e, which
+// the executions change, is not read.
+type evSens struct {
+	*evModel
+	ed model.EventDerivs
+	de model.DelayEventDerivs // nil: the events read no delayed value
+	sr *sensRHS
+	z  []float64 // x at the instant, and S (unread: see above)
+	dd []float64 // the derivatives in d
+}
+
+func newEvSens(em *evModel, sr *sensRHS) *evSens {
+	e := &evSens{evModel: em, ed: em.ev.(model.EventDerivs), sr: sr, z: make([]float64, sr.nx*(1+sr.np))}
+	if em.de != nil {
+		e.de = em.de.(model.DelayEventDerivs) // SolveSens checked
+		n := 0
+		for k := 0; k < em.ev.NumEvents(); k++ {
+			n = max(n, len(em.ev.EventTargets(k)))
+		}
+		e.dd = make([]float64, (n+1)*sr.nd)
+	}
+	return e
+}
+
+// at computes the delayed values at (t, x), their derivatives D in p
+// and d' in t, into sr.lv[0].
+func (e *evSens) at(t float64, x []float64) *sensLevel {
+	copy(e.z, x)
+	e.sr.sensAt(t, e.z, e.sr.nd, true, 0)
+	return &e.sr.lv[0]
+}
+
+// RootGrad is root j's gradient with the delayed values' folded in.
+func (e *evSens) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
+	if e.de == nil {
+		return e.ed.RootGrad(j, t, x, p, dx, dp)
+	}
+	lv := e.at(t, x)
+	nd, np := e.sr.nd, e.sr.np
+	dd := e.dd[:nd]
+	gt := e.de.RootGradDelayed(j, t, x, p, lv.d, dx, dp, dd)
+	for k, w := range dd {
+		if w != 0 {
+			Dk := lv.D[k*np : (k+1)*np]
+			for c := range dp {
+				dp[c] += w * Dk[c]
+			}
+			gt += w * lv.dt[k]
+		}
+	}
+	return gt
+}
+
+// EventDeriv is event k's derivatives with the delayed values' folded in.
+func (e *evSens) EventDeriv(k int, t float64, x, p []float64, der *model.EventDeriv) {
+	if e.de == nil {
+		e.ed.EventDeriv(k, t, x, p, der)
+		return
+	}
+	lv := e.at(t, x)
+	nd, np := e.sr.nd, e.sr.np
+	rows := len(e.ev.EventTargets(k)) + 1
+	dd := e.dd[:rows*nd]
+	e.de.EventDerivDelayed(k, t, x, p, lv.d, der, dd)
+	for r := 0; r < rows; r++ {
+		for q, w := range dd[r*nd : (r+1)*nd] {
+			if w != 0 {
+				Dq := lv.D[q*np : (q+1)*np]
+				P := der.P[r*np : (r+1)*np]
+				for c := range P {
+					P[c] += w * Dq[c]
+				}
+				der.T[r] += w * lv.dt[q]
+			}
+		}
+	}
 }

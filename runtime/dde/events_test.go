@@ -3,6 +3,7 @@ package dde
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -146,14 +147,43 @@ func TestEventsExact(t *testing.T) {
 	}
 }
 
-// TestEventsSensRefused: SolveSens refuses a model with delays and events
-// by name.
+// TestEventsSensRefused: SolveSens refuses, by name, a model with delays
+// and events whose sensitivities it cannot carry across the events:
+// without model.DelaySens (hutchEv), with events that may read delayed
+// values but without their derivatives in them (model.DelayEventDerivs),
+// and with a delay of length zero (its delayed value jumps with the state
+// at an event).
 func TestEventsSensRefused(t *testing.T) {
-	_, err := SolveSens(hutchEv{}, []float64{1}, []float64{1, 0}, make([]float64, 2), []float64{0, 1}, nil)
-	if !errors.Is(err, ErrSens) {
-		t.Fatalf("SolveSens: %v, want ErrSens", err)
+	p := []float64{1.25, 0.8, 0.6}
+	for _, c := range []struct {
+		m    model.Model
+		p    []float64
+		want string
+	}{
+		{hutchEv{}, []float64{1}, "model.DelaySens"},
+		{noDelayEventDerivs{hutchEvS{}}, p, "model.DelayEventDerivs"},
+		{zeroDelayEvS{}, p, "has length zero, with events"},
+	} {
+		x0 := make([]float64, model.NumStates(c.m))
+		x0[0] = 1
+		_, err := SolveSens(c.m, c.p, x0, nil, []float64{0, 1}, nil)
+		if !errors.Is(err, ErrSens) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: SolveSens: %v, want ErrSens naming %s", c.m.Name(), err, c.want)
+		}
 	}
 }
+
+// noDelayEventDerivs is hutchEvS without model.DelayEventDerivs: its
+// RootGradDelayed has another signature.
+type noDelayEventDerivs struct{ hutchEvS }
+
+func (noDelayEventDerivs) RootGradDelayed() {}
+
+// zeroDelayEvS is hutchEvS with a delay of length zero.
+type zeroDelayEvS struct{ hutchEvS }
+
+func (zeroDelayEvS) Name() string                                          { return "zeroDelayEvS" }
+func (zeroDelayEvS) DelayTime(k int, t float64, x, p, d []float64) float64 { return 0 }
 
 // hutchEv0 is hutchEv with the delay fixed at 1 and no parameters.
 type hutchEv0 struct{ hutchEv }
@@ -203,5 +233,35 @@ func TestEventModelNoAlloc(t *testing.T) {
 	// d = x(0.5 - 1), the history: 1.
 	if em.EventAssign(0, 0.5, x, p, v); v[0] != 1.5 {
 		t.Errorf("x := x + d = %g, want 1.5", v[0])
+	}
+}
+
+// TestEvSensNoAlloc: the folded event derivatives the instants'
+// sensitivities call (evSens, with its history lookups and D, d') and
+// the event model's F allocate nothing.
+func TestEvSensNoAlloc(t *testing.T) {
+	m := hutchEvS{}
+	p := []float64{1.25, 0.8, 0.6}
+	z0 := make([]float64, 3*(1+3))
+	z0[0] = 1
+	h := newHistory(m, m, p, z0, 0)
+	em := &evModel{Model: m, ev: m, de: m, h: h, d: make([]float64, 1)}
+	sr := newSensRHS(m, m, h, p, []float64{1})
+	sr.d0 = []float64{1}
+	es := newEvSens(em, sr)
+	x := []float64{0.5, 0, 0}
+	dx, dp, f := make([]float64, 3), make([]float64, 3), make([]float64, 3)
+	der := model.EventDeriv{X: make([]float64, 6), P: make([]float64, 6), T: make([]float64, 2)}
+	if n := testing.AllocsPerRun(100, func() {
+		es.RootGrad(1, 0.5, x, p, dx, dp)
+		es.EventDeriv(0, 0.5, x, p, &der)
+		em.F(f, 0.5, x, p)
+	}); n != 0 {
+		t.Errorf("evSens allocates %v times", n)
+	}
+	// At t = 0.5, d = x(-0.5) is the history: D = 0, d' = 0, so E0's
+	// value derivative in a is d = 1 and that in x is 1.
+	if der.P[3+1] != 1 || der.X[3] != 1 {
+		t.Errorf("E0's value derivatives: P %v, X %v", der.P, der.X)
 	}
 }

@@ -40,6 +40,8 @@ type sensRHS struct {
 	zeroDep    bool      // some tau_k is 0 and depends on a parameter
 	lv         []sensLevel
 	d0         []float64 // the delayed values at the start
+	srcs       []jumpSrc // the times the state jumped (jump)
+	jt         []float64 // jumpTime's result (np)
 }
 
 // sensLevel is the scratch of one depth of the lookups of sensAt: a
@@ -60,7 +62,7 @@ func newSensRHS(m model.Model, ds model.DelaySens, h *history, p, tau []float64)
 	nz := nx * (1 + np)
 	r := &sensRHS{Model: m, ds: ds, h: h, p: p, nx: nx, np: np, nd: nd,
 		jxPat: m.JxPattern(), jpPat: m.JpPattern(), fdPat: ds.FdPattern(),
-		tau: slices.Clone(tau), tauP: make([]float64, nd*np), tauDep: make([]bool, nd)}
+		tau: slices.Clone(tau), tauP: make([]float64, nd*np), tauDep: make([]bool, nd), jt: make([]float64, np)}
 	r.names = make([]string, nz)
 	sn := m.StateNames()
 	pn := m.ParamNames()
@@ -256,36 +258,106 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-// jump adds to S in z, at a breaking point t, the jumps of delays that
-// depend on p: where t = t0 + tau_k and the history H_k(t0) differs from
-// e_k at the start, d_k and so x' jump at a time that moves with tau_k,
-// and S jumps by (f- - f+) dtau_k/dp, f- and f+ being f with d_k = H_k(t0)
-// and with d_k = e_k(t0) (the other delayed values as they are at t). A
-// history that meets the solution at the start, as SBML's does unless
-// the initial state is set apart from it, gives no jump.
+// jumpSrc is a time at which the state jumps, so that every delayed
+// value of it jumps tau_k later: the start, where the history H_k(t0)
+// may not meet e_k(t0, x0), and each event instant that executed. Its
+// time moves with p by dt (zero at the start; dtau/dp of the event
+// instant), em and ep are e_k on its left and right (NumDelays each).
+type jumpSrc struct {
+	t      float64
+	dt     []float64
+	em, ep []float64
+	zero   bool // dt is zero
+}
+
+// startSource records the start as a jump source: e_k on its left is the
+// history H_k(t0), on its right e_k(t0, x0) (h.x0, after any events at
+// the start), with the delayed values at the start r.d0.
+func (r *sensRHS) startSource() {
+	h := r.h
+	src := jumpSrc{t: h.t0, dt: make([]float64, r.np), em: make([]float64, r.nd), ep: make([]float64, r.nd), zero: true}
+	for k := 0; k < r.nd; k++ {
+		src.em[k] = r.ds.DelayHistory(k, h.t0, r.p)
+		src.ep[k] = r.ds.DelayArg(k, h.t0, h.x0[:r.nx], r.p, r.d0[:k])
+	}
+	r.srcs = append(r.srcs[:0], src)
+}
+
+// eventSource records an event instant at t that moved the state from
+// xm to xp, with dtau/dp dt: e_k before and after, the delayed values
+// at t as they are (they do not jump at t: every delay is longer than
+// zero where there are events).
+func (r *sensRHS) eventSource(t float64, xm, xp, dt []float64) {
+	lv := &r.lv[0]
+	src := jumpSrc{t: t, dt: slices.Clone(dt), em: make([]float64, r.nd), ep: make([]float64, r.nd), zero: true}
+	for _, v := range dt {
+		if v != 0 {
+			src.zero = false
+		}
+	}
+	r.h.delayed(lv.d, r.nd, t, xm, nil, 0)
+	for k := 0; k < r.nd; k++ {
+		src.em[k] = r.ds.DelayArg(k, t, xm, r.p, lv.d[:k])
+		src.ep[k] = r.ds.DelayArg(k, t, xp, r.p, lv.d[:k])
+	}
+	r.srcs = append(r.srcs, src)
+}
+
+// jumpTime returns, when t is within tol of a time t_s + tau_k at which
+// a delayed value jumps (e_k jumped at the source t_s), that time's
+// derivative in p, dt_s/dp + dtau_k/dp (in r.jt, a view), else nil.
+func (r *sensRHS) jumpTime(t, tol float64) []float64 {
+	for si := range r.srcs {
+		src := &r.srcs[si]
+		for k := 0; k < r.nd; k++ {
+			if r.tau[k] == 0 || src.em[k] == src.ep[k] || math.Abs(t-(src.t+r.tau[k])) > tol+near(t) {
+				continue
+			}
+			tp := r.tauP[k*r.np : (k+1)*r.np]
+			for j := range r.jt {
+				r.jt[j] = src.dt[j] + tp[j]
+			}
+			return r.jt
+		}
+	}
+	return nil
+}
+
+// jump adds to S in z, at a breaking point t, the jumps of S where a
+// delayed value jumps at a time that moves with p: where t = t_s + tau_k
+// for a jump source t_s (the start, or an event instant) at which e_k
+// jumped from e- to e+, d_k and so x' jump at t, a time that moves by
+// dt_s/dp + dtau_k/dp, and S jumps by (f- - f+) (dt_s/dp + dtau_k/dp),
+// f- and f+ being f with d_k = e- and with d_k = e+ (the other delayed
+// values as they are at t). A history that meets the solution at the
+// start, as SBML's does unless the initial state is set apart from it,
+// gives no jump there; an event instant whose time does not depend on p
+// gives none at t_s + tau_k unless tau_k does.
 func (r *sensRHS) jump(t float64, z []float64) {
 	h, nx, np := r.h, r.nx, r.np
 	lv := &r.lv[0]
-	for k := 0; k < r.nd; k++ {
-		if !r.tauDep[k] || math.Abs(t-(h.t0+r.tau[k])) > near(t) {
-			continue
-		}
-		eMinus := r.ds.DelayHistory(k, h.t0, r.p)
-		ePlus := r.ds.DelayArg(k, h.t0, h.x0[:nx], r.p, r.d0[:k])
-		if eMinus == ePlus {
-			continue
-		}
-		x := z[:nx]
-		h.delayed(lv.d, r.nd, t, z, nil, 0)
-		lv.d[k] = eMinus
-		r.ds.FDelayed(lv.f, t, x, r.p, lv.d)
-		lv.d[k] = ePlus
-		r.ds.FDelayed(lv.gx, t, x, r.p, lv.d)
-		tp := r.tauP[k*np : (k+1)*np]
-		for i := 0; i < nx; i++ {
-			df := lv.f[i] - lv.gx[i]
-			for j := 0; j < np; j++ {
-				z[nx+j*nx+i] += df * tp[j]
+	for si := range r.srcs {
+		src := &r.srcs[si]
+		for k := 0; k < r.nd; k++ {
+			if r.tau[k] == 0 || src.zero && !r.tauDep[k] || math.Abs(t-(src.t+r.tau[k])) > near(t) {
+				continue
+			}
+			eMinus, ePlus := src.em[k], src.ep[k]
+			if eMinus == ePlus {
+				continue
+			}
+			x := z[:nx]
+			h.delayed(lv.d, r.nd, t, z, nil, 0)
+			lv.d[k] = eMinus
+			r.ds.FDelayed(lv.f, t, x, r.p, lv.d)
+			lv.d[k] = ePlus
+			r.ds.FDelayed(lv.gx, t, x, r.p, lv.d)
+			tp := r.tauP[k*np : (k+1)*np]
+			for i := 0; i < nx; i++ {
+				df := lv.f[i] - lv.gx[i]
+				for j := 0; j < np; j++ {
+					z[nx+j*nx+i] += df * (src.dt[j] + tp[j])
+				}
 			}
 		}
 	}

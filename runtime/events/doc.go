@@ -142,7 +142,13 @@
 // output, the SBML semantics at an instant) without the integration,
 // for a solver that integrates the state itself: runtime/dde, whose
 // right-hand side and event functions read a history of the solution
-// only it keeps. It ignores switches of f.
+// only it keeps. It ignores switches of f. With Instants.Sens it carries
+// S across the instants with the jumps above (the caller hands S in and
+// out, SensView), dtau/dp from the root Locate found or the queued
+// execution, or from the caller where it knows better (MovesWith: in
+// runtime/dde a trigger that changes because a delayed value jumps);
+// the trajectories Locate scans may carry more than the state (x first:
+// runtime/dde's x and S), of which the model sees the state.
 //
 // # Limits
 //

@@ -20,6 +20,12 @@ import (
 type Instants struct {
 	s   solver
 	res Result
+	// The instant Locate found, for the sensitivities' dtau at Handle:
+	// located, its time and the root that crossed (or modeNearest).
+	located bool
+	locT    float64
+	locMode int
+	jumped  bool // the last Handle's instant moved S
 }
 
 // NewInstants returns the event handling of m (which must implement
@@ -61,21 +67,114 @@ func (v *Instants) Start(t0 float64, x0 []float64) error {
 	for k := range s.trig {
 		s.trig[k] = s.info[k].InitialValue
 	}
-	return s.handle(t0, x0)
+	v.located = false
+	s.setMode(modeFixed)
+	return v.doHandle(t0, x0)
+}
+
+// Sens makes the instants carry the sensitivities S = dx/dp (all of the
+// model's parameters) across the events, as SolveSens does (see
+// "Sensitivities"), with ed's derivatives and the model's F for f- and
+// f+: the caller writes S (SensView) before Start or Handle and reads it
+// after. A caller whose event functions read values only it knows (the
+// delayed values of runtime/dde) passes an ed that folds their
+// derivatives in: dg/dp and dg/dt of the totals along the solution.
+func (v *Instants) Sens(ed model.EventDerivs) {
+	s := &v.s
+	if s.ev == nil {
+		return
+	}
+	params := make([]int, len(s.p))
+	for j := range params {
+		params[j] = j
+	}
+	s.sv = newSensState(s, ed, params)
+}
+
+// SensView is S, nx x NumParams row-major, that Handle updates (a view;
+// nil without Sens).
+func (v *Instants) SensView() []float64 {
+	if v.s.sv == nil {
+		return nil
+	}
+	return v.s.sv.sm
+}
+
+// DTau returns dtau/dp of the last instant handled (a view) and whether
+// S moved there (an execution, which also moves the state); false when
+// nothing executed or without Sens.
+func (v *Instants) DTau() ([]float64, bool) {
+	if v.s.sv == nil {
+		return nil, false
+	}
+	return v.s.sv.dtau, v.jumped
+}
+
+// MovesWith sets the time derivative dtau/dp (NumParams values, copied)
+// of the next instant Handle handles, for a caller that knows why the
+// triggers change there: runtime/dde, where a delayed value that a
+// trigger reads jumps at t_s + tau_k, a time that moves with p by its own
+// derivative, not by the root function's crossing (whose formula assumes
+// a continuous root). A queued execution due there keeps its own. nil
+// (or a Handle) clears it.
+func (v *Instants) MovesWith(dtau []float64) {
+	sv := v.s.sv
+	if sv == nil {
+		return
+	}
+	if dtau == nil {
+		sv.moves = nil
+		return
+	}
+	if cap(sv.movesBuf) < len(dtau) {
+		sv.movesBuf = make([]float64, len(dtau))
+	}
+	sv.moves = sv.movesBuf[:len(dtau)]
+	copy(sv.moves, dtau)
+}
+
+// doHandle is handle with the sensitivities' record of whether S moved.
+func (v *Instants) doHandle(t float64, x []float64) error {
+	v.jumped = false
+	if sv := v.s.sv; sv != nil {
+		sv.jumped = false
+		err := v.s.handle(t, x)
+		v.jumped, sv.moves = sv.jumped, nil
+		return err
+	}
+	return v.s.handle(t, x)
 }
 
 // Locate looks for the first trigger change in the integration tr, step
 // by step with its dense output (as Solve does). It returns the time and
 // the state there (a view, valid until the next call) and whether one was
 // found.
+// The points of tr may be longer than the state (x first, then what the
+// caller integrates with it, such as S): the model sees the state alone.
 func (v *Instants) Locate(tr *ode.Trajectory) (float64, []float64, bool) {
-	return v.s.scan(tr)
+	t, x, ok := v.s.scan(tr)
+	v.located, v.locT, v.locMode = ok, t, modeNearest
+	if ok && v.s.root >= 0 {
+		v.locMode = v.s.root
+	}
+	return t, x, ok
 }
 
 // Handle applies the events at (t, x): trigger changes queue or cancel
 // executions, due executions run by priority (x is modified). It returns
 // ErrTooManyEvents (wrapped) or an invalid event delay as an error.
-func (v *Instants) Handle(t float64, x []float64) error { return v.s.handle(t, x) }
+// With Sens, an instant at the time Locate returned moves with the root
+// that crossed there; any other (a queued execution, a segment's end)
+// with the queued execution's time, or not at all.
+func (v *Instants) Handle(t float64, x []float64) error {
+	if v.located && t == v.locT {
+		v.s.setMode(v.locMode)
+	} else {
+		v.s.setMode(modeQueue)
+	}
+	v.located = false
+	return v.doHandle(t, x)
+}
 
 // Next is where an integration that would end at tout must stop: tout,
 // or the earliest queued execution before it.

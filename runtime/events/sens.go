@@ -325,19 +325,22 @@ func (s *solver) setMode(m int) {
 // their delay d and, with values from the trigger time, those values'
 // derivatives.
 type sensState struct {
-	s      *solver
-	ed     model.EventDerivs
-	params []int
-	ns     int
-	mode   int
-	begun  bool
-	dtau   []float64 // ns
-	sm     []float64 // S, nx x ns
-	d      []float64 // D, nx x ns
-	f      []float64
-	gx, gp []float64
-	rows   []float64
-	der    model.EventDeriv
+	s        *solver
+	ed       model.EventDerivs
+	params   []int
+	ns       int
+	mode     int
+	begun    bool
+	jumped   bool      // an instant was finished since the caller cleared it (Instants.DTau)
+	moves    []float64 // the next instant's dtau/dp, when the caller knows it (Instants.MovesWith)
+	movesBuf []float64
+	dtau     []float64 // ns
+	sm       []float64 // S, nx x ns
+	d        []float64 // D, nx x ns
+	f        []float64
+	gx, gp   []float64
+	rows     []float64
+	der      model.EventDeriv
 }
 
 func newSensState(s *solver, ed model.EventDerivs, params []int) *sensState {
@@ -379,7 +382,12 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 	} else {
 		s.m.F(v.f, t, x, s.p)
 	}
+	queued := mode == modeQueue && (q != nil && q.dtex != nil || v.dueDtex(t) != nil)
 	switch {
+	case v.moves != nil && !queued:
+		// The caller's (Instants.MovesWith): the triggers changed at a
+		// time it knows the derivative of.
+		copy(v.dtau, v.moves)
 	case mode >= 0:
 		// g(tau, x(tau), p) = 0: dtau = -(g_x S + g_p) / (g_x f- + g_t).
 		gt := v.ed.RootGrad(mode, t, x, s.p, v.gx, v.gp)
@@ -402,11 +410,8 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 			copy(v.dtau, q.dtex)
 			break
 		}
-		for _, e := range s.queue {
-			if !e.cancel && e.t <= t+s.tol(t) && e.dtex != nil {
-				copy(v.dtau, e.dtex)
-				break
-			}
+		if d := v.dueDtex(t); d != nil {
+			copy(v.dtau, d)
 		}
 	}
 	for i := 0; i < nx; i++ {
@@ -415,6 +420,18 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 		}
 	}
 	v.begun = true
+	return nil
+}
+
+// dueDtex is the execution time's derivative of the first queued
+// execution due at t that has one, or nil.
+func (v *sensState) dueDtex(t float64) []float64 {
+	s := v.s
+	for _, e := range s.queue {
+		if !e.cancel && e.t <= t+s.tol(t) && e.dtex != nil {
+			return e.dtex
+		}
+	}
 	return nil
 }
 
@@ -512,7 +529,7 @@ func (v *sensState) finish(t float64, x []float64) error {
 			v.sm[i*ns+c] = v.d[i*ns+c] - v.f[i]*v.dtau[c]
 		}
 	}
-	v.begun = false
+	v.begun, v.jumped = false, true
 	return nil
 }
 

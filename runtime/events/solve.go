@@ -111,6 +111,7 @@ type solver struct {
 	xl    []float64
 	fl    []float64
 	sv    *sensState // SolveSens's jump bookkeeping; nil in Solve
+	wide  []float64  // interp's scratch for trajectories longer than the state
 	// sensErr is an error of sv met during an execution, returned when
 	// the instant ends.
 	sensErr error
@@ -367,9 +368,9 @@ func (s *solver) scan(tr *ode.Trajectory) (float64, []float64, bool) {
 func (s *solver) scanStep(tr *ode.Trajectory, k int) (float64, []float64, bool) {
 	x := s.xbuf
 	ta, tb := tr.T[k], tr.T[k+1]
-	s.ev.RootsTo(s.gl, ta, tr.XAt(k), s.p)
+	s.ev.RootsTo(s.gl, ta, s.row(tr, k), s.p)
 	for ta < tb {
-		s.ev.RootsTo(s.gr, tb, tr.XAt(k+1), s.p)
+		s.ev.RootsTo(s.gr, tb, s.row(tr, k+1), s.p)
 		tc, tl := math.Inf(1), ta
 		s.root = -1
 		for j := range s.gl {
@@ -380,10 +381,10 @@ func (s *solver) scanStep(tr *ode.Trajectory, k int) (float64, []float64, bool) 
 			}
 		}
 		if !math.IsInf(tc, 1) {
-			tr.InterpStep(x, tc, k)
+			s.interp(x, tr, tc, k)
 			// The left end of the bracket, for f- at the instant.
 			s.tl = tl
-			tr.InterpStep(s.xl, tl, k)
+			s.interp(s.xl, tr, tl, k)
 			if s.nsw > 0 {
 				s.ev.RootsTo(s.gc, tc, x, s.p)
 				for j := s.nr - s.nsw; j < s.nr; j++ {
@@ -406,11 +407,11 @@ func (s *solver) scanStep(tr *ode.Trajectory, k int) (float64, []float64, bool) 
 			// or a trigger true only until another root crosses in
 			// the same step is missed (SBML Test Suite 01575).
 			if tn := tc + s.tol(tc); tn < tb {
-				tr.InterpStep(x, tn, k)
+				s.interp(x, tr, tn, k)
 				if s.changed(tn, x) {
 					return tn, x, true
 				}
-				tr.InterpStep(x, tc, k)
+				s.interp(x, tr, tc, k)
 			}
 			// A root crossed without changing a trigger: go on from it.
 			// A root that is exactly zero there keeps its value from
@@ -429,9 +430,9 @@ func (s *solver) scanStep(tr *ode.Trajectory, k int) (float64, []float64, bool) 
 			continue
 		}
 		// No root crossed; a trigger may still have changed.
-		if s.changed(tb, tr.XAt(k+1)) {
+		if s.changed(tb, s.row(tr, k+1)) {
 			tc, s.root = s.bisect(tr, k, ta, tb), -1
-			tr.InterpStep(x, tc, k)
+			s.interp(x, tr, tc, k)
 			return tc, x, true
 		}
 		break
@@ -483,6 +484,25 @@ func crossed(a, b float64) bool {
 	return a < 0 && b >= 0 || a > 0 && b <= 0
 }
 
+// row is the state at grid point k of tr: the first nx entries, since
+// a caller that integrates more than the state (runtime/dde's x and S,
+// through Instants) stores it first.
+func (s *solver) row(tr *ode.Trajectory, k int) []float64 { return tr.XAt(k)[:s.nx] }
+
+// interp writes the state at t on step k of tr into dst (nx), through
+// s.wide when tr's points are longer than the state (see row).
+func (s *solver) interp(dst []float64, tr *ode.Trajectory, t float64, k int) {
+	if tr.NX == s.nx {
+		tr.InterpStep(dst, t, k)
+		return
+	}
+	if len(s.wide) < tr.NX {
+		s.wide = make([]float64, tr.NX)
+	}
+	tr.InterpStep(s.wide[:tr.NX], t, k)
+	copy(dst, s.wide[:s.nx])
+}
+
 // changed reports whether any trigger at (t, x) differs from s.trig.
 func (s *solver) changed(t float64, x []float64) bool {
 	s.ev.TriggersTo(s.tmpT, t, x, s.p)
@@ -502,7 +522,7 @@ func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) (f
 		if !(c > a && c < b) || it%8 == 7 {
 			c = a + (b-a)/2
 		}
-		tr.InterpStep(x, c, k)
+		s.interp(x, tr, c, k)
 		s.ev.RootsTo(s.gc, c, x, s.p)
 		fc := s.gc[j]
 		if crossed(fa, fc) {
@@ -588,7 +608,7 @@ func (s *solver) bisect(tr *ode.Trajectory, k int, a, b float64) float64 {
 	x := s.xbuf
 	for it := 0; it < 200 && b-a > s.tol(b); it++ {
 		c := a + (b-a)/2
-		tr.InterpStep(x, c, k)
+		s.interp(x, tr, c, k)
 		if s.changed(c, x) {
 			b = c
 		} else {

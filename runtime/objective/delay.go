@@ -37,11 +37,21 @@ import (
 // measurement table only) needs no S and is solved by dde.Solve even
 // with Grad or FIM, whatever the model lacks.
 //
+// A model with events too is solved by runtime/dde with its events, S
+// carried across them (dde.SolveSens): the model is presented as a
+// thetaDelays with the events of a thetaEvents, their derivatives in the
+// theta columns, and, where the events read delayed values
+// (model.DelayEvents), their variants with d and the derivatives in d
+// (model.DelayEventDerivs), chained the same way.
+//
 // What runtime/dde cannot differentiate is refused by New with
 // ErrDelaySens, naming the delays and why: a model without
 // model.DelaySens (one with algebraic rules or fast reactions, whose
 // reduction by runtime/dae does not carry the delay derivatives), a delay
-// whose length depends on the state or time, and a model with events too.
+// whose length depends on the state or time, and a model with events
+// without model.EventDerivs, or whose events may read delayed values
+// without model.DelayEventDerivs (a delay of length zero with events is
+// refused by runtime/dde when it solves).
 // Refused whatever is asked: pre-equilibration and data at steady state
 // (a steady state of a DDE would need the history's own treatment),
 // periods (the history across a condition change), and
@@ -121,8 +131,10 @@ func (c *core) checkDelaySens() error {
 		if c.alg != nil {
 			why = "its algebraic rules or fast reactions are eliminated by runtime/dae, which does not carry the derivatives through the delays (model.DelaySens)"
 		}
-	} else if c.ev != nil {
-		why = "it has events too: runtime/dde solves the states of a model with delays and events, not their sensitivities"
+	} else if _, ok := c.ev.(model.EventDerivs); c.ev != nil && !ok {
+		why = "it has events and does not give their derivatives (model.EventDerivs)"
+	} else if _, ok := c.ev.(model.DelayEventDerivs); c.ev != nil && !ok && isDelayEvents(c.ev) {
+		why = "its events may read delayed values, and it does not give their derivatives in them (model.DelayEventDerivs)"
 	} else {
 		for k := 0; k < c.dl.NumDelays(); k++ {
 			if in := c.dl.DelayInfo(k); !in.Constant {
@@ -264,4 +276,104 @@ func (w *worker) solveDelays(e int, out *Result) error {
 // objective's tolerances and the solver options' integrator settings.
 func newDelaySettings(oset ode.Settings) dde.Settings {
 	return dde.Settings{ODE: &oset}
+}
+
+func isDelayEvents(ev model.Events) bool {
+	_, ok := ev.(model.DelayEvents)
+	return ok
+}
+
+// thetaDelayEvents is a thetaDelays with the events of te (a thetaEvents
+// of the same thetaModel), for dde.SolveSens on a model with delays and
+// events: model.Events and model.EventDerivs in the theta columns. Its
+// events read no delayed value; thetaDelayEventsD adds the variants
+// that do.
+type thetaDelayEvents struct {
+	*thetaDelays
+	te *thetaEvents
+}
+
+func (m *thetaDelayEvents) NumEvents() int                  { return m.te.NumEvents() }
+func (m *thetaDelayEvents) EventInfo(k int) model.EventInfo { return m.te.EventInfo(k) }
+func (m *thetaDelayEvents) NumRoots() int                   { return m.te.NumRoots() }
+func (m *thetaDelayEvents) EventTargets(k int) []int        { return m.te.EventTargets(k) }
+func (m *thetaDelayEvents) TriggersTo(dst []bool, t float64, x, p []float64) {
+	m.te.TriggersTo(dst, t, x, p)
+}
+func (m *thetaDelayEvents) RootsTo(dst []float64, t float64, x, p []float64) {
+	m.te.RootsTo(dst, t, x, p)
+}
+func (m *thetaDelayEvents) Delay(k int, t float64, x, p []float64) float64 {
+	return m.te.Delay(k, t, x, p)
+}
+func (m *thetaDelayEvents) Priority(k int, t float64, x, p []float64) float64 {
+	return m.te.Priority(k, t, x, p)
+}
+func (m *thetaDelayEvents) EventAssign(k int, t float64, x, p, dst []float64) {
+	m.te.EventAssign(k, t, x, p, dst)
+}
+func (m *thetaDelayEvents) RootGrad(j int, t float64, x, p, dx, dp []float64) float64 {
+	return m.te.RootGrad(j, t, x, p, dx, dp)
+}
+func (m *thetaDelayEvents) EventDeriv(k int, t float64, x, p []float64, d *model.EventDeriv) {
+	m.te.EventDeriv(k, t, x, p, d)
+}
+
+// thetaDelayEventsD is thetaDelayEvents for a model whose events read
+// delayed values: model.DelayEvents and model.DelayEventDerivs, the
+// derivatives in p in the theta columns (those in t, x and d as they
+// are).
+type thetaDelayEventsD struct {
+	*thetaDelayEvents
+	de model.DelayEventDerivs
+}
+
+func (m *thetaDelayEventsD) TriggersDelayedTo(dst []bool, t float64, x, _, d []float64) {
+	m.de.TriggersDelayedTo(dst, t, x, m.te.p, d)
+}
+func (m *thetaDelayEventsD) RootsDelayedTo(dst []float64, t float64, x, _, d []float64) {
+	m.de.RootsDelayedTo(dst, t, x, m.te.p, d)
+}
+func (m *thetaDelayEventsD) EventDelayDelayed(k int, t float64, x, _, d []float64) float64 {
+	return m.de.EventDelayDelayed(k, t, x, m.te.p, d)
+}
+func (m *thetaDelayEventsD) PriorityDelayed(k int, t float64, x, _, d []float64) float64 {
+	return m.de.PriorityDelayed(k, t, x, m.te.p, d)
+}
+func (m *thetaDelayEventsD) EventAssignDelayed(k int, t float64, x, _, d, dst []float64) {
+	m.de.EventAssignDelayed(k, t, x, m.te.p, d, dst)
+}
+
+// RootGradDelayed is the model's, dp in the theta columns.
+func (m *thetaDelayEventsD) RootGradDelayed(j int, t float64, x, _, d, dx, dp, dd []float64) float64 {
+	te := m.te
+	gt := m.de.RootGradDelayed(j, t, x, te.p, d, dx, te.gp, dd)
+	clear(dp)
+	te.toTheta(dp, te.gp)
+	return gt
+}
+
+// EventDerivDelayed is the model's, der.P in the theta columns.
+func (m *thetaDelayEventsD) EventDerivDelayed(k int, t float64, x, _, d []float64, der *model.EventDeriv, dd []float64) {
+	te := m.te
+	n := len(te.ev.EventTargets(k)) + 1
+	np, nc := te.np, te.nc
+	te.der.X, te.der.T, te.der.P = der.X, der.T, te.pd[:n*np]
+	m.de.EventDerivDelayed(k, t, x, te.p, d, &te.der, dd)
+	clear(der.P)
+	for r := 0; r < n; r++ {
+		te.toTheta(der.P[r*nc:(r+1)*nc], te.der.P[r*np:(r+1)*np])
+	}
+}
+
+// delayEventModel is the model dde.SolveSens solves for a model with
+// delays and events: with the delayed variants only when the model has
+// them (checkDelaySens refused one whose events may read delayed values
+// without their derivatives).
+func delayEventModel(td *thetaDelays, te *thetaEvents) model.Model {
+	m := &thetaDelayEvents{thetaDelays: td, te: te}
+	if de, ok := te.ev.(model.DelayEventDerivs); ok {
+		return &thetaDelayEventsD{thetaDelayEvents: m, de: de}
+	}
+	return m
 }

@@ -184,3 +184,96 @@ func TestDelaySensMissing(t *testing.T) {
 		t.Fatal("llh NaN")
 	}
 }
+
+// lagEv is lag with an event at t >= 0.6 that reads the delayed value,
+// x := x + 0.5 d (d = x(t - tau)), as model.DelayEvents, with
+// model.EventDerivs but without the derivatives in d
+// (model.DelayEventDerivs); lagEvD adds them.
+type lagEv struct{ *lag }
+
+func (lagEv) NumEvents() int                                      { return 1 }
+func (lagEv) EventInfo(int) model.EventInfo                       { return model.EventInfo{Name: "bump", Persistent: true} }
+func (lagEv) NumRoots() int                                       { return 1 }
+func (lagEv) EventTargets(int) []int                              { return []int{0} }
+func (lagEv) TriggersTo(dst []bool, t float64, _, _ []float64)    { dst[0] = t >= 0.6 }
+func (lagEv) RootsTo(dst []float64, t float64, _, _ []float64)    { dst[0] = t - 0.6 }
+func (lagEv) Delay(int, float64, []float64, []float64) float64    { return 0 }
+func (lagEv) Priority(int, float64, []float64, []float64) float64 { return 0 }
+func (lagEv) EventAssign(_ int, _ float64, x, _, dst []float64)   { dst[0] = math.NaN() }
+func (e lagEv) TriggersDelayedTo(dst []bool, t float64, x, p, _ []float64) {
+	e.TriggersTo(dst, t, x, p)
+}
+func (e lagEv) RootsDelayedTo(dst []float64, t float64, x, p, _ []float64) {
+	e.RootsTo(dst, t, x, p)
+}
+func (lagEv) EventDelayDelayed(int, float64, []float64, []float64, []float64) float64 { return 0 }
+func (lagEv) PriorityDelayed(int, float64, []float64, []float64, []float64) float64   { return 0 }
+func (lagEv) EventAssignDelayed(_ int, _ float64, x, _, d, dst []float64)             { dst[0] = x[0] + 0.5*d[0] }
+func (lagEv) RootGrad(_ int, _ float64, _, _, dx, dp []float64) float64 {
+	clear(dx)
+	clear(dp)
+	return 1
+}
+func (lagEv) EventDeriv(_ int, _ float64, _, _ []float64, d *model.EventDeriv) {
+	clear(d.X)
+	clear(d.P)
+	clear(d.T)
+	d.X[1] = 1 // row 1, the value: dx/dx (d NaN: its derivative is not here)
+}
+
+type lagEvD struct{ lagEv }
+
+func (e lagEvD) RootGradDelayed(j int, t float64, x, p, _, dx, dp, dd []float64) float64 {
+	clear(dd)
+	return e.RootGrad(j, t, x, p, dx, dp)
+}
+func (e lagEvD) EventDerivDelayed(k int, t float64, x, p, _ []float64, der *model.EventDeriv, dd []float64) {
+	e.EventDeriv(k, t, x, p, der)
+	clear(dd)
+	dd[1] = 0.5
+}
+
+var _ model.DelayEventDerivs = lagEvD{}
+
+// A model with delays and events: without the derivatives in the delayed
+// values its events may read, a gradient is refused by name; with them,
+// the gradient (dde.SolveSens through the event, S jumping at 0.6 and at
+// 0.6 + tau) agrees with central differences of the llh.
+func TestDelayEventsGradient(t *testing.T) {
+	_, err := objective.New(lagEv{newLag()}, lagProblem(), &objective.Options{Grad: true})
+	if !errors.Is(err, objective.ErrDelaySens) || !strings.Contains(err.Error(), "model.DelayEventDerivs") {
+		t.Fatalf("err = %v, want ErrDelaySens naming model.DelayEventDerivs", err)
+	}
+	m := lagEvD{lagEv{newLag()}}
+	o, err := objective.New(m, lagProblem(), &objective.Options{Grad: true, RTol: 1e-10, ATol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	ref, err := objective.New(m, lagProblem(), &objective.Options{RTol: 1e-12, ATol: 1e-14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	theta := o.Nominal()
+	g := evalAt(t, o, theta).Grad
+	scale, worst := 0.0, 0.0
+	fd := make([]float64, len(theta))
+	for a := range theta {
+		h := 1e-4
+		th := append([]float64(nil), theta...)
+		th[a] = theta[a] + h
+		up := evalAt(t, ref, th).LLH
+		th[a] = theta[a] - h
+		fd[a] = (up - evalAt(t, ref, th).LLH) / (2 * h)
+		scale = math.Max(scale, math.Abs(fd[a]))
+	}
+	for a := range fd {
+		e := math.Abs(g[a]-fd[a]) / scale
+		worst = math.Max(worst, e)
+		if e > 1e-6 {
+			t.Errorf("grad[%d] %.10g, central differences %.10g", a, g[a], fd[a])
+		}
+	}
+	t.Logf("worst gradient error %.2g of max |grad| %.4g", worst, scale)
+}

@@ -190,8 +190,10 @@
 // (ErrDelaySens, saying why) where runtime/dde cannot differentiate: a
 // model without model.DelaySens (with algebraic rules or fast reactions
 // too), a delay whose length depends on the state or time, a model with
-// events too (whose llh dde.Solve computes). Such an Eval allocates, in
-// runtime/dde. See delay.go.
+// events without model.EventDerivs or, where its events may read delayed
+// values, model.DelayEventDerivs (the llh dde.Solve computes). With
+// events and those, dde.SolveSens carries S across the events. Such an
+// Eval allocates, in runtime/dde. See delay.go.
 //
 // # Workers, allocation, errors
 //

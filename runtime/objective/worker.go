@@ -42,7 +42,7 @@ type worker struct {
 	// per group the model in theta columns (nil without columns).
 	ddeSet dde.Settings
 	dts    []float64
-	tds    []*thetaDelays
+	tds    []model.Model // per group, what dde.SolveSens solves: a thetaDelays, with events a delayEventModel
 	// st is the start of a solve, kept here because a pointer passed
 	// through the Solver interface escapes (a local would allocate).
 	st sens.Start
@@ -135,10 +135,14 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 			// runtime/dde solves it (delay.go); no sensitivity solvers.
 			if g.nc > 0 {
 				if w.tds == nil {
-					w.tds = make([]*thetaDelays, len(c.groups))
+					w.tds = make([]model.Model, len(c.groups))
 				}
 				// New checked that the model has the derivatives.
-				w.tds[i] = newThetaDelays(tm, c.m.(model.DelaySens))
+				td := newThetaDelays(tm, c.m.(model.DelaySens))
+				w.tds[i] = td
+				if c.ev != nil {
+					w.tds[i] = delayEventModel(td, newThetaEvents(tm, c.ev))
+				}
 			}
 			maxC = max(maxC, g.nc)
 			continue
