@@ -257,7 +257,11 @@
 // initial assignment or events set enters L as an expression; an event
 // that sets a fast species or such a stoichiometry sets the pools from
 // the values after its assignments, and the fast species go to the
-// equilibrium that keeps them. Refused: stoichiometries that a rule
+// equilibrium that keeps them. A fast reaction whose rate has a factor
+// that only events change is switched off while that factor is 0 (it
+// runs nowhere then: its equation becomes one that holds the amount it
+// would move, in a state "fast_held_<id>" that every event sets anew).
+// Refused: stoichiometries that a rule
 // sets (unless to a constant), linearly dependent fast reactions,
 // conversion factors that are not constants, a fast species that a rule
 // sets, csymbol rateOf of a fast species.

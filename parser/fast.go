@@ -31,6 +31,11 @@ import (
 // independent and the equilibrium is regular: index 1. The states y are
 // named "fast_pool<k>" (k from 1).
 //
+// A fast reaction whose rate has a factor that only events change (a
+// parameter an event sets, say) is switched off while that factor is 0:
+// it does not run then, and the amount it would move is held in a state
+// "fast_held_<id>" taken anew at every event (heldReactions).
+//
 // A stoichiometry that an initial assignment or events set is constant
 // between events: L is then formed from it as an expression, with the
 // pivots its value at t = 0 picks. An event that sets a fast species or
@@ -55,6 +60,7 @@ type fastSystem struct {
 	// stoichiometry of species k, and plan is the elimination that
 	// found L from their values at t = 0 (pivot column and the row
 	// swapped in, per step), replayed on the expressions.
+	held      []heldFast // the fast reactions events can switch off (heldReactions)
 	varying   bool
 	terms     []map[int][]fastTerm
 	plan      []rrefStep
@@ -254,7 +260,118 @@ func (l *lowering) collectFast() {
 	for _, v := range fs.species {
 		v.fast = true
 	}
+	if !l.heldReactions(fs, cols, plan) {
+		return
+	}
 	l.fast = fs
+}
+
+// heldFast is a fast reaction that events can switch off: its rate has a
+// factor off makes 0 (a product's factor that reads no fast species and
+// no state but those only events change), so that between events it is
+// either a fast reaction or none at all.
+type heldFast struct {
+	j   int            // index in fastSystem.rx
+	off *symbolic.Node // true where the factor is 0
+	P   []*big.Rat     // row j of a left inverse of N_f, over the fast species (amounts)
+}
+
+// heldReactions finds the fast reactions that events can switch off
+// (fs.held) and reports false, with an error, when it cannot take them.
+//
+// While such a reaction's rate is 0 whatever the species (its switch
+// factor 0: SBML test 00987's k1 A with k1 = 0 until an event), rapid
+// equilibrium does not hold it anywhere: it does not run, and the
+// species keep what the other reactions give them. Its equation 0 = v_j
+// determines nothing then (runtime/dae would find g_z singular), and
+// the amount it would move is history, not a function of the state: in
+// coordinates w = P a n (P N_f = I), reaction j's extent moves only w_j,
+// the slow reactions move it by (P N_s v_s)_j. So a state w_j ("held"),
+// with that rate, holds it: while the factor is 0 the reaction's residual
+// is P_j a n - w_j instead of v_j, still index 1. Every event sets w_j to
+// P_j a n from the values after its assignments: only an event can switch
+// the factor to 0, and w_j must start from the species' values then
+// (while the reaction runs, w_j is not used, and drifts).
+func (l *lowering) heldReactions(fs *fastSystem, cols []map[int]*big.Rat, plan []rrefStep) bool {
+	isFast := make(map[string]bool, len(fs.species))
+	for _, v := range fs.species {
+		isFast[v.id] = true
+	}
+	eventOnly := func(name string) bool {
+		v := l.vars[name]
+		return v != nil && v.isState && v.evTarget && v.rr == nil && v.alg == nil && !isFast[name] && !(v.kind == vSpecies && v.reacting)
+	}
+	for j, rx := range fs.rx {
+		r := l.value(l.vars[rx.ID])
+		if r == nil {
+			continue // reported where the residual is formed
+		}
+		factors := []*symbolic.Node{r}
+		if r.Op == symbolic.OpMul {
+			factors = r.Args
+		}
+		var offs []*symbolic.Node
+		for _, f := range factors {
+			switches, fixed := false, true
+			for _, sym := range symbolic.FreeSymbols(f) {
+				switch {
+				case sym.Kind == symbolic.KindParam:
+				case sym.Kind == symbolic.KindState && eventOnly(sym.Name):
+					switches = true
+				default:
+					fixed = false
+				}
+			}
+			if switches && fixed {
+				offs = append(offs, l.b.Rel(symbolic.OpEq, f, l.b.Const(0)))
+			}
+		}
+		if len(offs) == 0 {
+			continue
+		}
+		if fs.varying {
+			l.errs.add(l.m.File, rx.Line, "reaction", rx.ID, "a fast reaction that events can switch off (a factor of its rate that events set) in a system whose stoichiometry events or initial assignments set is not supported")
+			return false
+		}
+		off := offs[0]
+		if len(offs) > 1 {
+			off = l.b.Logic(symbolic.OpOr, offs...)
+		}
+		fs.held = append(fs.held, heldFast{j: j, off: off})
+	}
+	if len(fs.held) == 0 {
+		return true
+	}
+	// P = rows of the inverse of N_f^T's pivot columns (square and
+	// invertible: rank nf), zero elsewhere, so that N_f^T P^T = I.
+	nf, ns := len(fs.rx), len(fs.species)
+	aug := make([][]*big.Rat, nf)
+	for j := range aug {
+		aug[j] = make([]*big.Rat, 2*nf)
+		for r, st := range plan {
+			aug[j][r] = new(big.Rat)
+			if c := cols[j][st.col]; c != nil {
+				aug[j][r].Set(c)
+			}
+		}
+		for k := nf; k < 2*nf; k++ {
+			aug[j][k] = new(big.Rat)
+		}
+		aug[j][nf+j].SetInt64(1)
+	}
+	rref(aug) // [I | inverse]
+	for h := range fs.held {
+		j := fs.held[h].j
+		P := make([]*big.Rat, ns)
+		for k := range P {
+			P[k] = new(big.Rat)
+		}
+		for r, st := range plan {
+			P[st.col].Set(aug[r][nf+j])
+		}
+		fs.held[h].P = P
+	}
+	return true
 }
 
 // constFactor is the conversion factor of species v as a constant, and
@@ -504,6 +621,67 @@ func (l *lowering) fastStates(ode *symbolic.ODE) {
 		ode.States = append(ode.States, symbolic.State{Name: name, Rate: b.Add(rate...), Init: y0,
 			Meta: map[string]string{"sbml": "fast", "about": "amount conserved by the fast reactions"}})
 	}
+	for _, h := range fs.held {
+		var rate, init []*symbolic.Node
+		for i, c := range h.P {
+			if c.Sign() == 0 {
+				continue
+			}
+			v := fs.species[i]
+			l.cur = v
+			cv := ratConst(b, c)
+			rate = append(rate, b.Mul(cv, slow[i]))
+			x0, a0 := l.fastInit(v), l.amountFactor(v, true)
+			if x0 == nil || a0 == nil {
+				l.reportUndef(v, "initial value", v)
+				return
+			}
+			init = append(init, b.Mul(cv, b.Mul(a0, x0)))
+		}
+		w0 := b.Add(init...)
+		if a := l.algDependence(w0); a != nil {
+			l.algInitUse(a, "initial value")
+			return
+		}
+		ode.States = append(ode.States, symbolic.State{Name: l.heldName(fs.rx[h.j]), Rate: b.Add(rate...), Init: w0,
+			Meta: map[string]string{"sbml": "fast_held", "reaction": fs.rx[h.j].ID,
+				"about": "amount only fast reaction " + fs.rx[h.j].ID + " moves, held while events switch it off"}})
+	}
+}
+
+// heldName is the name of the held state of fast reaction rx, made
+// unique against the SBML ids.
+func (l *lowering) heldName(rx *Reaction) string {
+	name := "fast_held_" + rx.ID
+	for l.vars[name] != nil {
+		name += "_"
+	}
+	return name
+}
+
+// heldValue is P_j a n for held reaction h, n the fast species' states
+// (n(v) gives each; nil for the current state), or nil with the error
+// reported.
+func (l *lowering) heldValue(h heldFast, n func(*variable) *symbolic.Node) *symbolic.Node {
+	b := l.b
+	var terms []*symbolic.Node
+	for i, c := range h.P {
+		if c.Sign() == 0 {
+			continue
+		}
+		v := l.fast.species[i]
+		a := l.amountFactor(v, false)
+		if a == nil {
+			l.reportUndef(v, "size", v.comp)
+			return nil
+		}
+		x := b.Sym(v.id, symbolic.KindState)
+		if n != nil {
+			x = n(v)
+		}
+		terms = append(terms, b.Mul(ratConst(b, c), b.Mul(a, x)))
+	}
+	return b.Add(terms...)
 }
 
 // fastStoichUndef reports the first varying stoichiometry of the fast
@@ -579,13 +757,24 @@ func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
 		}
 		res = append(res, b.Add(terms...))
 	}
-	for _, rx := range fs.rx {
+	heldOf := make(map[int]heldFast, len(fs.held))
+	for _, h := range fs.held {
+		heldOf[h.j] = h
+	}
+	for j, rx := range fs.rx {
 		rv := l.vars[rx.ID]
 		l.cur = rv
 		r := l.value(rv)
 		if r == nil {
 			l.reportUndef(rv, "rate of fast reaction", rv)
 			return
+		}
+		if h, ok := heldOf[j]; ok {
+			pan := l.heldValue(h, nil)
+			if pan == nil {
+				return
+			}
+			r = b.Piecewise(b.Sub(pan, b.Sym(l.heldName(rx), symbolic.KindState)), h.off, r)
 		}
 		res = append(res, r)
 	}
@@ -762,7 +951,8 @@ func (l *lowering) relax(ode *symbolic.ODE, guesses []*symbolic.Node) []float64 
 	return x
 }
 
-// fastEvent returns the assignments of the conserved pools for an event
+// fastEvent returns the assignments of the conserved pools (and held
+// amounts) for an event
 // that sets fast species (fastNew: their new states) or a stoichiometry
 // of the fast reactions (vals: every assigned value, in math's units),
 // and whether they could be formed. The fast species are algebraic:
@@ -772,19 +962,35 @@ func (l *lowering) relax(ode *symbolic.ODE, guesses []*symbolic.Node) []float64 
 // species' values after the assignments (the assigned ones, the others
 // at their equilibrium before the event) and with the stoichiometries
 // after it; runtime/dae then solves the new equilibrium (starting from
-// the one before the event). All of it sees the values before the
-// event, like every assignment. Nothing when the event touches neither.
+// the one before the event). Every event also sets the held amounts
+// w_j = P_j a n of the fast reactions events can switch off, from the
+// same values (heldReactions). All of it sees the values before the
+// event, like every assignment. No pools when the event sets neither
+// fast species nor stoichiometries.
 func (l *lowering) fastEvent(vals, fastNew map[*variable]*symbolic.Node, idx map[string]int) ([]symbolic.EventAssign, bool) {
 	fs, b := l.fast, l.b
 	if fs == nil {
 		return nil, true
+	}
+	var out []symbolic.EventAssign
+	for _, h := range fs.held {
+		w := l.heldValue(h, func(v *variable) *symbolic.Node {
+			if n, ok := fastNew[v]; ok {
+				return n
+			}
+			return b.Sym(v.id, symbolic.KindState)
+		})
+		if w == nil {
+			return nil, false
+		}
+		out = append(out, symbolic.EventAssign{State: idx[l.heldName(fs.rx[h.j])], Value: w})
 	}
 	touched := len(fastNew) > 0
 	for v := range vals {
 		touched = touched || fs.stoichVar[v]
 	}
 	if !touched {
-		return nil, true
+		return out, true
 	}
 	rows := l.conserved(func(v *variable) *symbolic.Node {
 		if n, ok := vals[v]; ok {
@@ -796,7 +1002,6 @@ func (l *lowering) fastEvent(vals, fastNew map[*variable]*symbolic.Node, idx map
 		l.fastStoichUndef()
 		return nil, false
 	}
-	var out []symbolic.EventAssign
 	for k, row := range rows {
 		var terms []*symbolic.Node
 		for i, c := range row {

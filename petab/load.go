@@ -259,6 +259,7 @@ func (l *lowering) lower() {
 	}
 	l.checkTargets()
 	l.checkDelays()
+	l.checkHeld()
 	if len(e.list) > 0 {
 		return
 	}
