@@ -260,7 +260,8 @@
 // equilibrium that keeps them. A fast reaction whose rate has a factor
 // that only events change is switched off while that factor is 0 (it
 // runs nowhere then: its equation becomes one that holds the amount it
-// would move, in a state "fast_held_<id>" that every event sets anew).
+// would move, in a state "fast_held_<id>" that the events switching it
+// set anew).
 // Refused: stoichiometries that a rule
 // sets (unless to a constant), linearly dependent fast reactions,
 // conversion factors that are not constants, a fast species that a rule

@@ -231,7 +231,7 @@ func (l *lowering) events(ode *symbolic.ODE) {
 			}
 			se.Assign = append(se.Assign, symbolic.EventAssign{State: idx[v.id], Value: val})
 		}
-		if pools, done := l.fastEvent(vals, fastNew, idx); !done {
+		if pools, done := l.fastEvent(&se, ev.Line, vals, fastNew, idx); !done {
 			ok = false
 		} else {
 			se.Assign = append(se.Assign, pools...)

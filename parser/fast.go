@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 
 	"github.com/pbgen/pbgen/symbolic"
 )
@@ -34,7 +35,8 @@ import (
 // A fast reaction whose rate has a factor that only events change (a
 // parameter an event sets, say) is switched off while that factor is 0:
 // it does not run then, and the amount it would move is held in a state
-// "fast_held_<id>" taken anew at every event (heldReactions).
+// "fast_held_<id>" taken anew at the events that can switch it
+// (heldReactions).
 //
 // A stoichiometry that an initial assignment or events set is constant
 // between events: L is then formed from it as an expression, with the
@@ -271,9 +273,10 @@ func (l *lowering) collectFast() {
 // no state but those only events change), so that between events it is
 // either a fast reaction or none at all.
 type heldFast struct {
-	j   int            // index in fastSystem.rx
-	off *symbolic.Node // true where the factor is 0
-	P   []*big.Rat     // row j of a left inverse of N_f, over the fast species (amounts)
+	j        int                // index in fastSystem.rx
+	off      *symbolic.Node     // true where the factor is 0
+	P        []*big.Rat         // row j of a left inverse of N_f, over the fast species (amounts)
+	switches map[*variable]bool // the states only events change that the factor reads
 }
 
 // heldReactions finds the fast reactions that events can switch off
@@ -288,10 +291,15 @@ type heldFast struct {
 // coordinates w = P a n (P N_f = I), reaction j's extent moves only w_j,
 // the slow reactions move it by (P N_s v_s)_j. So a state w_j ("held"),
 // with that rate, holds it: while the factor is 0 the reaction's residual
-// is P_j a n - w_j instead of v_j, still index 1. Every event sets w_j to
-// P_j a n from the values after its assignments: only an event can switch
-// the factor to 0, and w_j must start from the species' values then
-// (while the reaction runs, w_j is not used, and drifts).
+// is P_j a n - w_j instead of v_j, still index 1. An event that sets a
+// state the factor reads, or a fast species, sets w_j to P_j a n from the
+// values after its assignments: only such an event can switch the factor
+// to 0 or move what the reaction holds, and w_j must start from the
+// species' values then (while the reaction runs, w_j is not used, and
+// drifts; while it is off, w_j follows P_j a n by its rate). The switch
+// is recognised only as a factor of a product (k1 A, k1 (A - B/K)), not
+// in a sum (k1 A - k1 B): such a rate at k1 = 0 is still refused by
+// runtime/dae, not index 1.
 func (l *lowering) heldReactions(fs *fastSystem, cols []map[int]*big.Rat, plan []rrefStep) bool {
 	isFast := make(map[string]bool, len(fs.species))
 	for _, v := range fs.species {
@@ -311,19 +319,24 @@ func (l *lowering) heldReactions(fs *fastSystem, cols []map[int]*big.Rat, plan [
 			factors = r.Args
 		}
 		var offs []*symbolic.Node
+		sw := make(map[*variable]bool)
 		for _, f := range factors {
-			switches, fixed := false, true
+			var reads []*variable
+			fixed := true
 			for _, sym := range symbolic.FreeSymbols(f) {
 				switch {
 				case sym.Kind == symbolic.KindParam:
 				case sym.Kind == symbolic.KindState && eventOnly(sym.Name):
-					switches = true
+					reads = append(reads, l.vars[sym.Name])
 				default:
 					fixed = false
 				}
 			}
-			if switches && fixed {
+			if len(reads) > 0 && fixed {
 				offs = append(offs, l.b.Rel(symbolic.OpEq, f, l.b.Const(0)))
+				for _, v := range reads {
+					sw[v] = true
+				}
 			}
 		}
 		if len(offs) == 0 {
@@ -337,7 +350,7 @@ func (l *lowering) heldReactions(fs *fastSystem, cols []map[int]*big.Rat, plan [
 		if len(offs) > 1 {
 			off = l.b.Logic(symbolic.OpOr, offs...)
 		}
-		fs.held = append(fs.held, heldFast{j: j, off: off})
+		fs.held = append(fs.held, heldFast{j: j, off: off, switches: sw})
 	}
 	if len(fs.held) == 0 {
 		return true
@@ -962,18 +975,37 @@ func (l *lowering) relax(ode *symbolic.ODE, guesses []*symbolic.Node) []float64 
 // species' values after the assignments (the assigned ones, the others
 // at their equilibrium before the event) and with the stoichiometries
 // after it; runtime/dae then solves the new equilibrium (starting from
-// the one before the event). Every event also sets the held amounts
-// w_j = P_j a n of the fast reactions events can switch off, from the
-// same values (heldReactions). All of it sees the values before the
-// event, like every assignment. No pools when the event sets neither
-// fast species nor stoichiometries.
-func (l *lowering) fastEvent(vals, fastNew map[*variable]*symbolic.Node, idx map[string]int) ([]symbolic.EventAssign, bool) {
+// the one before the event). An event that sets fast species or a
+// factor that switches a fast reaction off also sets its held amount
+// w_j = P_j a n from the same values (heldReactions). All of it sees the
+// values before the event, like every assignment: an event with a delay
+// whose values are its trigger time's is refused when it sets any of
+// these, as the species move between trigger and execution.
+func (l *lowering) fastEvent(se *symbolic.Event, line int, vals, fastNew map[*variable]*symbolic.Node, idx map[string]int) ([]symbolic.EventAssign, bool) {
 	fs, b := l.fast, l.b
 	if fs == nil {
 		return nil, true
 	}
+	// The values the pools and held amounts take are those at the
+	// event's execution: a delayed event whose values are its trigger
+	// time's would set them from species that have moved since.
+	lateValues := se.Delay != nil && se.UseValuesFromTriggerTime
+	refuseLate := func(what string) {
+		l.errs.add(l.m.File, line, "event", se.Name, "an event with a delay that uses the values of its trigger time and %s is not supported (the fast species' conserved amounts must be taken at its execution)", what)
+	}
 	var out []symbolic.EventAssign
 	for _, h := range fs.held {
+		switches := len(fastNew) > 0
+		for v := range vals {
+			switches = switches || h.switches[v]
+		}
+		if !switches {
+			continue // the held amount is unchanged, or not in use
+		}
+		if lateValues {
+			refuseLate("sets fast species or a factor that switches fast reaction " + strconv.Quote(fs.rx[h.j].ID) + " off")
+			return nil, false
+		}
 		w := l.heldValue(h, func(v *variable) *symbolic.Node {
 			if n, ok := fastNew[v]; ok {
 				return n
@@ -991,6 +1023,10 @@ func (l *lowering) fastEvent(vals, fastNew map[*variable]*symbolic.Node, idx map
 	}
 	if !touched {
 		return out, true
+	}
+	if lateValues {
+		refuseLate("sets fast species or a stoichiometry of the fast reactions")
+		return nil, false
 	}
 	rows := l.conserved(func(v *variable) *symbolic.Node {
 		if n, ok := vals[v]; ok {
