@@ -147,7 +147,11 @@ func (l *lowering) collectFast() {
 					sv := l.vars[sr.ID]
 					val := l.value(sv)
 					switch {
-					case sv.rr != nil || sv.alg != nil || val == nil || (sv.ar != nil && val.Op != symbolic.OpConst):
+					case val == nil:
+						l.reportUndef(sv, "stoichiometry in fast reaction "+rx.ID, sv)
+						ok = false
+						continue
+					case sv.rr != nil || sv.alg != nil || (sv.ar != nil && val.Op != symbolic.OpConst):
 						refuse(sr.Line, "speciesReference", sr.ID, "stoichiometry set by a rule in fast reaction %q is not supported (only constants, initial assignments and events)", rx.ID)
 						ok = false
 						continue
