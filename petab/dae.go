@@ -243,6 +243,40 @@ func (l *lowering) checkHeld() {
 	}
 }
 
+// checkFastStoich refuses a condition that sets a stoichiometry of the
+// fast reactions (a species reference that events set, which the
+// conserved pools' residuals read, parser/fast.go): the pools' values
+// and initial values are formed with the stoichiometry the model's
+// events leave, and a condition would change it without them.
+func (l *lowering) checkFastStoich() {
+	nAlg := len(l.ode.States) - l.ode.Algebraic
+	reads := make(map[string]bool)
+	for _, st := range l.ode.States[nAlg:] {
+		if st.Meta["fast"] == "" {
+			continue
+		}
+		for _, sym := range symbolic.FreeSymbols(st.Rate) {
+			if sym.Kind == symbolic.KindState {
+				reads[sym.Name] = true
+			}
+		}
+	}
+	for _, c := range l.p.Conditions {
+		for _, t := range c.Targets {
+			id := l.resolve(t)
+			i, ok := l.stateIdx[id]
+			if !ok || l.ode.States[i].Meta["sbml"] != "speciesReference" || !reads[id] {
+				continue
+			}
+			line := c.Line
+			if c.Lines != nil {
+				line = c.Lines[t]
+			}
+			l.e.add(c.File, line, t, "condition sets %q, a stoichiometry of the fast reactions that events set: not supported (the conserved amounts are formed with the values the model's events leave)", t)
+		}
+	}
+}
+
 // isAlgebraic reports whether state i is an algebraic variable.
 func (l *lowering) isAlgebraic(i int) bool {
 	return i >= len(l.ode.States)-l.ode.Algebraic

@@ -693,8 +693,9 @@ func TestFastHeldRefused(t *testing.T) {
 // TestFastEventStoichiometryCondition: with a stoichiometry of the fast
 // reaction that an event sets, the conserved amounts' coefficients are
 // states (parser/fast.go), so a condition's initial value of a fast
-// species cannot move them at t0: refused by name; the model itself
-// loads.
+// species cannot move them at t0, and a condition that sets the
+// stoichiometry would leave them formed with the old one: both refused
+// by name; the model itself loads.
 func TestFastEventStoichiometryCondition(t *testing.T) {
 	load := func(cond string) error {
 		dir := t.TempDir()
@@ -726,6 +727,10 @@ func TestFastEventStoichiometryCondition(t *testing.T) {
 	}
 	err := load("conditionId\tu\tC\tA\nc0\t1\t0\t2\nc1\t2\t0.5\tNaN\n")
 	if want := `condition sets fast species "A", whose conserved amounts depend on "sA", a stoichiometry that events set: not supported`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
+	}
+	err = load("conditionId\tu\tC\tsA\nc0\t1\t0\t2\nc1\t2\t0.5\t1\n")
+	if want := `condition sets "sA", a stoichiometry of the fast reactions that events set: not supported`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}
 }
