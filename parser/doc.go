@@ -253,10 +253,19 @@
 // flow from the declared values (at the default parameters), so that
 // Newton's method finds the equilibrium they reach, not another root of
 // their rates. A fast reaction whose rate is identically 0, or that
-// changes no species, is an ordinary one. Refused: stoichiometries that are not constant, linearly
-// dependent fast reactions, conversion factors that are not constants, a
-// fast species that a rule or event sets, csymbol rateOf of a fast
-// species.
+// changes no species, is an ordinary one. A stoichiometry that an
+// initial assignment or events set enters L as an expression; an event
+// that sets a fast species or such a stoichiometry sets the pools from
+// the values after its assignments, and the fast species go to the
+// equilibrium that keeps them. A fast reaction whose rate has a factor
+// that only events change is switched off while that factor is 0 (it
+// runs nowhere then: its equation becomes one that holds the amount it
+// would move, in a state "fast_held_<id>" that the events switching it
+// set anew).
+// Refused: stoichiometries that a rule
+// sets (unless to a constant), linearly dependent fast reactions,
+// conversion factors that are not constants, a fast species that a rule
+// sets, csymbol rateOf of a fast species.
 //
 // # Lowering: outputs
 //

@@ -203,6 +203,7 @@ func (l *lowering) events(ode *symbolic.ODE) {
 				vals[v] = r
 			}
 		}
+		fastNew := make(map[*variable]*symbolic.Node) // fast species assigned: their new states
 		for _, a := range ev.Assignments {
 			v := l.vars[a.Variable]
 			val, has := vals[v]
@@ -224,7 +225,16 @@ func (l *lowering) events(ode *symbolic.ODE) {
 					val = b.Div(b.Mul(val, old), newSize)
 				}
 			}
+			if v.fast {
+				fastNew[v] = val
+				continue
+			}
 			se.Assign = append(se.Assign, symbolic.EventAssign{State: idx[v.id], Value: val})
+		}
+		if pools, done := l.fastEvent(&se, ev.Line, vals, fastNew, idx); !done {
+			ok = false
+		} else {
+			se.Assign = append(se.Assign, pools...)
 		}
 		// A species whose state is a concentration (a rate rule sets it)
 		// keeps its amount when the event resizes its compartment (01505).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 
 	"github.com/pbgen/pbgen/symbolic"
 )
@@ -31,17 +32,54 @@ import (
 // independent and the equilibrium is regular: index 1. The states y are
 // named "fast_pool<k>" (k from 1).
 //
-// Refused by name: fast reactions whose stoichiometries are not constant
-// numbers, linearly dependent fast reactions, conversion factors that
-// are not constants, and an event or rule that sets a fast species.
+// A fast reaction whose rate has a factor that only events change (a
+// parameter an event sets, say) is switched off while that factor is 0:
+// it does not run then, and the amount it would move is held in a state
+// "fast_held_<id>" taken anew at the events that can switch it
+// (heldReactions).
+//
+// A stoichiometry that an initial assignment or events set is constant
+// between events: L is then formed from it as an expression, with the
+// pivots its value at t = 0 picks. An event that sets a fast species or
+// such a stoichiometry sets the pools instead, y = L(s) a n from the
+// values after its assignments (fastEvent): the fast reactions take the
+// species to their equilibrium at once, keeping those amounts.
+//
+// Refused by name: a stoichiometry that a rule sets (other than to a
+// constant: it can vary continuously, and the pools would then have to
+// follow a changing L), linearly dependent fast reactions, conversion
+// factors that are not constants, and a rule that sets a fast species.
 
 // fastSystem is what lowering needs of the fast subsystem.
 type fastSystem struct {
 	species []*variable  // the fast species, in lowering's order
-	L       [][]*big.Rat // conserved combinations: rows over species (amounts)
+	L       [][]*big.Rat // conserved combinations: rows over species (amounts); nil when stoich varies
 	rx      []*Reaction  // the fast reactions, in document order
-	N       [][]float64  // amount stoichiometry, species x reactions
+	N       [][]float64  // amount stoichiometry at t = 0 and the default parameters, species x reactions
+	// With a stoichiometry that an event or an initial assignment sets
+	// (varying), L is formed as expressions of the stoichiometries,
+	// where it is used: terms[j][k] sums reaction j's amount
+	// stoichiometry of species k, and plan is the elimination that
+	// found L from their values at t = 0 (pivot column and the row
+	// swapped in, per step), replayed on the expressions.
+	held      []heldFast // the fast reactions events can switch off (heldReactions)
+	varying   bool
+	terms     []map[int][]fastTerm
+	plan      []rrefStep
+	stoichVar map[*variable]bool // the species references whose values terms use
 }
+
+// fastTerm is one species reference's part of a fast stoichiometry:
+// coef (the conversion factor, negated for a reactant) times the value
+// of sv, or coef alone when sv is nil (a constant stoichiometry, folded
+// into coef).
+type fastTerm struct {
+	coef *big.Rat
+	sv   *variable
+}
+
+// rrefStep is one pivot of rref: column col, the row swapped into place.
+type rrefStep struct{ col, from int }
 
 // collectFast marks the fast species and forms the conservation laws.
 func (l *lowering) collectFast() {
@@ -82,9 +120,11 @@ func (l *lowering) collectFast() {
 	fs := &fastSystem{rx: rxs}
 	// Stoichiometry in amounts: cols[j][species index] for reaction j.
 	cols := make([]map[int]*big.Rat, len(rxs))
+	terms := make([]map[int][]fastTerm, len(rxs))
 	ok := true
 	for j, rx := range rxs {
 		cols[j] = make(map[int]*big.Rat)
+		terms[j] = make(map[int][]fastTerm)
 		for i, list := range [][]*SpeciesReference{rx.Reactants, rx.Products} {
 			for _, sr := range list {
 				v := l.vars[sr.Species]
@@ -92,20 +132,38 @@ func (l *lowering) collectFast() {
 					continue
 				}
 				st := stoich(sr)
+				var varSV *variable
 				if sr.ID != "" {
 					// A stoichiometry set by a rule (stoichiometryMath
 					// included) is taken when its value is a constant.
+					// One that only an initial assignment or events set
+					// is constant between events, which is all the
+					// pools need (their conserved combinations are
+					// formed anew at each event that sets it): its
+					// value at t = 0 picks the elimination's pivots.
+					// A rule can change it continuously, and the fast
+					// flux then moves the pools along the changing
+					// stoichiometry, which L n = y does not describe.
 					sv := l.vars[sr.ID]
 					val := l.value(sv)
-					if val == nil || val.Op != symbolic.OpConst || sv.rr != nil || sv.evTarget || sv.alg != nil {
-						refuse(sr.Line, "speciesReference", sr.ID, "variable stoichiometry in fast reaction %q is not supported", rx.ID)
+					switch {
+					case val == nil:
+						l.reportUndef(sv, "stoichiometry in fast reaction "+rx.ID, sv)
 						ok = false
 						continue
+					case sv.rr != nil || sv.alg != nil || (sv.ar != nil && val.Op != symbolic.OpConst):
+						refuse(sr.Line, "speciesReference", sr.ID, "stoichiometry set by a rule in fast reaction %q is not supported (only constants, initial assignments and events)", rx.ID)
+						ok = false
+						continue
+					case val.Op == symbolic.OpConst && !sv.evTarget:
+						st = val.Val
+					default:
+						st = l.evalDefault(l.init(sv))
+						varSV = sv
 					}
-					st = val.Val
 				}
-				if v.rr != nil || v.ar != nil || v.evTarget || v.alg != nil {
-					refuse(v.line, "species", v.id, "a species of fast reaction %q that a rule or event also sets is not supported", rx.ID)
+				if v.rr != nil || v.ar != nil || v.alg != nil {
+					refuse(v.line, "species", v.id, "a species of fast reaction %q that a rule also sets is not supported", rx.ID)
 					ok = false
 					continue
 				}
@@ -128,9 +186,21 @@ func (l *lowering) collectFast() {
 					continue
 				}
 				s.Mul(s, cf)
+				coef := new(big.Rat).Set(cf)
 				if i == 0 {
 					s.Neg(s)
+					coef.Neg(coef)
 				}
+				if varSV == nil {
+					coef.Set(s)
+				} else {
+					fs.varying = true
+					if fs.stoichVar == nil {
+						fs.stoichVar = make(map[*variable]bool)
+					}
+					fs.stoichVar[varSV] = true
+				}
+				terms[j][k] = append(terms[j][k], fastTerm{coef: coef, sv: varSV})
 				if c := cols[j][k]; c != nil {
 					s.Add(s, c)
 				}
@@ -154,16 +224,23 @@ func (l *lowering) collectFast() {
 			}
 		}
 	}
-	pivots := rref(A)
-	if len(pivots) < len(rxs) {
-		refuse(rxs[0].Line, "reaction", rxs[0].ID, "linearly dependent fast reactions (%d reactions of rank %d) are not supported", len(rxs), len(pivots))
+	plan := rref(A)
+	if len(plan) < len(rxs) {
+		refuse(rxs[0].Line, "reaction", rxs[0].ID, "linearly dependent fast reactions (%d reactions of rank %d) are not supported", len(rxs), len(plan))
 		return
+	}
+	if fs.varying {
+		fs.terms, fs.plan = terms, plan
+	}
+	pivots := make([]int, len(plan))
+	for r, st := range plan {
+		pivots[r] = st.col
 	}
 	isPivot := make(map[int]int)
 	for r, c := range pivots {
 		isPivot[c] = r
 	}
-	for f := 0; f < ns; f++ {
+	for f := 0; f < ns && !fs.varying; f++ {
 		if _, p := isPivot[f]; p {
 			continue
 		}
@@ -189,7 +266,129 @@ func (l *lowering) collectFast() {
 	for _, v := range fs.species {
 		v.fast = true
 	}
+	if !l.heldReactions(fs, cols, plan) {
+		return
+	}
 	l.fast = fs
+}
+
+// heldFast is a fast reaction that events can switch off: its rate has a
+// factor off makes 0 (a product's factor that reads no fast species and
+// no state but those only events change), so that between events it is
+// either a fast reaction or none at all.
+type heldFast struct {
+	j        int                // index in fastSystem.rx
+	off      *symbolic.Node     // true where the factor is 0
+	P        []*big.Rat         // row j of a left inverse of N_f, over the fast species (amounts)
+	switches map[*variable]bool // the states only events change that the factor reads
+}
+
+// heldReactions finds the fast reactions that events can switch off
+// (fs.held) and reports false, with an error, when it cannot take them.
+//
+// While such a reaction's rate is 0 whatever the species (its switch
+// factor 0: SBML test 00987's k1 A with k1 = 0 until an event), rapid
+// equilibrium does not hold it anywhere: it does not run, and the
+// species keep what the other reactions give them. Its equation 0 = v_j
+// determines nothing then (runtime/dae would find g_z singular), and
+// the amount it would move is history, not a function of the state: in
+// coordinates w = P a n (P N_f = I), reaction j's extent moves only w_j,
+// the slow reactions move it by (P N_s v_s)_j. So a state w_j ("held"),
+// with that rate, holds it: while the factor is 0 the reaction's residual
+// is P_j a n - w_j instead of v_j, still index 1. An event that sets a
+// state the factor reads, or a fast species, sets w_j to P_j a n from the
+// values after its assignments: only such an event can switch the factor
+// to 0 or move what the reaction holds, and w_j must start from the
+// species' values then (while the reaction runs, w_j is not used, and
+// drifts; while it is off, w_j follows P_j a n by its rate). The switch
+// is recognised only as a factor of a product (k1 A, k1 (A - B/K)), not
+// in a sum (k1 A - k1 B): such a rate at k1 = 0 is still refused by
+// runtime/dae, not index 1.
+func (l *lowering) heldReactions(fs *fastSystem, cols []map[int]*big.Rat, plan []rrefStep) bool {
+	isFast := make(map[string]bool, len(fs.species))
+	for _, v := range fs.species {
+		isFast[v.id] = true
+	}
+	eventOnly := func(name string) bool {
+		v := l.vars[name]
+		return v != nil && v.isState && v.evTarget && v.rr == nil && v.alg == nil && !isFast[name] && !(v.kind == vSpecies && v.reacting)
+	}
+	for j, rx := range fs.rx {
+		r := l.value(l.vars[rx.ID])
+		if r == nil {
+			continue // reported where the residual is formed
+		}
+		factors := []*symbolic.Node{r}
+		if r.Op == symbolic.OpMul {
+			factors = r.Args
+		}
+		var offs []*symbolic.Node
+		sw := make(map[*variable]bool)
+		for _, f := range factors {
+			var reads []*variable
+			fixed := true
+			for _, sym := range symbolic.FreeSymbols(f) {
+				switch {
+				case sym.Kind == symbolic.KindParam:
+				case sym.Kind == symbolic.KindState && eventOnly(sym.Name):
+					reads = append(reads, l.vars[sym.Name])
+				default:
+					fixed = false
+				}
+			}
+			if len(reads) > 0 && fixed {
+				offs = append(offs, l.b.Rel(symbolic.OpEq, f, l.b.Const(0)))
+				for _, v := range reads {
+					sw[v] = true
+				}
+			}
+		}
+		if len(offs) == 0 {
+			continue
+		}
+		if fs.varying {
+			l.errs.add(l.m.File, rx.Line, "reaction", rx.ID, "a fast reaction that events can switch off (a factor of its rate that events set) in a system whose stoichiometry events or initial assignments set is not supported")
+			return false
+		}
+		off := offs[0]
+		if len(offs) > 1 {
+			off = l.b.Logic(symbolic.OpOr, offs...)
+		}
+		fs.held = append(fs.held, heldFast{j: j, off: off, switches: sw})
+	}
+	if len(fs.held) == 0 {
+		return true
+	}
+	// P = rows of the inverse of N_f^T's pivot columns (square and
+	// invertible: rank nf), zero elsewhere, so that N_f^T P^T = I.
+	nf, ns := len(fs.rx), len(fs.species)
+	aug := make([][]*big.Rat, nf)
+	for j := range aug {
+		aug[j] = make([]*big.Rat, 2*nf)
+		for r, st := range plan {
+			aug[j][r] = new(big.Rat)
+			if c := cols[j][st.col]; c != nil {
+				aug[j][r].Set(c)
+			}
+		}
+		for k := nf; k < 2*nf; k++ {
+			aug[j][k] = new(big.Rat)
+		}
+		aug[j][nf+j].SetInt64(1)
+	}
+	rref(aug) // [I | inverse]
+	for h := range fs.held {
+		j := fs.held[h].j
+		P := make([]*big.Rat, ns)
+		for k := range P {
+			P[k] = new(big.Rat)
+		}
+		for r, st := range plan {
+			P[st.col].Set(aug[r][nf+j])
+		}
+		fs.held[h].P = P
+	}
+	return true
 }
 
 // constFactor is the conversion factor of species v as a constant, and
@@ -213,14 +412,14 @@ func (l *lowering) constFactor(v *variable) (*big.Rat, bool) {
 	return one, true
 }
 
-// rref brings A to reduced row echelon form in place and returns the
-// pivot column of each non-zero row.
-func rref(A [][]*big.Rat) []int {
+// rref brings A to reduced row echelon form in place and returns, for
+// each non-zero row, its pivot column and the row swapped into place.
+func rref(A [][]*big.Rat) []rrefStep {
 	if len(A) == 0 {
 		return nil
 	}
 	rows, cols := len(A), len(A[0])
-	var pivots []int
+	var pivots []rrefStep
 	r := 0
 	for c := 0; c < cols && r < rows; c++ {
 		p := -1
@@ -247,10 +446,101 @@ func rref(A [][]*big.Rat) []int {
 				A[i][k].Sub(A[i][k], new(big.Rat).Mul(f, A[r][k]))
 			}
 		}
-		pivots = append(pivots, c)
+		pivots = append(pivots, rrefStep{col: c, from: p})
 		r++
 	}
 	return pivots
+}
+
+// conserved returns the rows of L (over the fast species, in amounts) as
+// expressions, nil for a zero entry: the constants of fs.L, or, when a
+// stoichiometry varies, the elimination of fs.plan replayed on the
+// stoichiometries' values that val gives (the value at t, at t = 0, or
+// assigned by an event), or nil when val gives none. The pivots are
+// those of the values at t = 0; where a later value makes one 0, L's
+// entries are not finite and so are the residuals, which runtime/dae
+// reports as a failure at that time rather than a wrong equilibrium.
+func (l *lowering) conserved(val func(*variable) *symbolic.Node) [][]*symbolic.Node {
+	fs, b := l.fast, l.b
+	ns := len(fs.species)
+	if !fs.varying {
+		out := make([][]*symbolic.Node, len(fs.L))
+		for k, row := range fs.L {
+			out[k] = make([]*symbolic.Node, ns)
+			for i, c := range row {
+				if c.Sign() != 0 {
+					out[k][i] = ratConst(b, c)
+				}
+			}
+		}
+		return out
+	}
+	A := make([][]*symbolic.Node, len(fs.rx))
+	for j := range A {
+		A[j] = make([]*symbolic.Node, ns)
+		for k, ts := range fs.terms[j] {
+			var sum []*symbolic.Node
+			for _, t := range ts {
+				c := ratConst(b, t.coef)
+				if t.sv != nil {
+					sv := val(t.sv)
+					if sv == nil {
+						return nil
+					}
+					c = b.Mul(c, sv)
+				}
+				sum = append(sum, c)
+			}
+			A[j][k] = b.Add(sum...)
+		}
+	}
+	isPivot := make(map[int]int)
+	for r, st := range fs.plan {
+		c := st.col
+		isPivot[c] = r
+		A[r], A[st.from] = A[st.from], A[r]
+		piv := A[r][c]
+		for k := range A[r] {
+			if A[r][k] != nil {
+				A[r][k] = b.Div(A[r][k], piv)
+			}
+		}
+		A[r][c] = b.Const(1)
+		for i := range A {
+			f := A[i][c]
+			if i == r || f == nil {
+				continue
+			}
+			for k := range A[i] {
+				if A[r][k] != nil {
+					A[i][k] = b.Sub(orZero(b, A[i][k]), b.Mul(f, A[r][k]))
+				}
+			}
+			A[i][c] = nil
+		}
+	}
+	var out [][]*symbolic.Node
+	for f := 0; f < ns; f++ {
+		if _, p := isPivot[f]; p {
+			continue
+		}
+		row := make([]*symbolic.Node, ns)
+		row[f] = b.Const(1)
+		for c, r := range isPivot {
+			if A[r][f] != nil {
+				row[c] = b.Neg(A[r][f])
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func orZero(b *symbolic.Builder, n *symbolic.Node) *symbolic.Node {
+	if n == nil {
+		return b.Const(0)
+	}
+	return n
 }
 
 // amountFactor is the amount per unit of a fast species' state (the
@@ -318,10 +608,39 @@ func (l *lowering) fastStates(ode *symbolic.ODE) {
 		}
 		slow[i] = sum
 	}
-	for k, row := range fs.L {
+	rowsT, rows0 := l.conserved(l.value), l.conserved(l.init)
+	if rowsT == nil || rows0 == nil {
+		l.fastStoichUndef()
+		return
+	}
+	for k, row := range rowsT {
 		name := l.fastName(k)
 		var rate, init []*symbolic.Node
-		for i, c := range row {
+		for i, cv := range row {
+			if cv == nil {
+				continue
+			}
+			v := fs.species[i]
+			l.cur = v
+			rate = append(rate, b.Mul(cv, slow[i]))
+			x0, a0 := l.fastInit(v), l.amountFactor(v, true)
+			if x0 == nil || a0 == nil {
+				l.reportUndef(v, "initial value", v)
+				return
+			}
+			init = append(init, b.Mul(rows0[k][i], b.Mul(a0, x0)))
+		}
+		y0 := b.Add(init...)
+		if a := l.algDependence(y0); a != nil {
+			l.algInitUse(a, "initial value")
+			return
+		}
+		ode.States = append(ode.States, symbolic.State{Name: name, Rate: b.Add(rate...), Init: y0,
+			Meta: map[string]string{"sbml": "fast", "about": "amount conserved by the fast reactions"}})
+	}
+	for _, h := range fs.held {
+		var rate, init []*symbolic.Node
+		for i, c := range h.P {
 			if c.Sign() == 0 {
 				continue
 			}
@@ -336,14 +655,65 @@ func (l *lowering) fastStates(ode *symbolic.ODE) {
 			}
 			init = append(init, b.Mul(cv, b.Mul(a0, x0)))
 		}
-		y0 := b.Add(init...)
-		if a := l.algDependence(y0); a != nil {
+		w0 := b.Add(init...)
+		if a := l.algDependence(w0); a != nil {
 			l.algInitUse(a, "initial value")
 			return
 		}
-		ode.States = append(ode.States, symbolic.State{Name: name, Rate: b.Add(rate...), Init: y0,
-			Meta: map[string]string{"sbml": "fast", "about": "amount conserved by the fast reactions"}})
+		ode.States = append(ode.States, symbolic.State{Name: l.heldName(fs.rx[h.j]), Rate: b.Add(rate...), Init: w0,
+			Meta: map[string]string{"sbml": "fast_held", "reaction": fs.rx[h.j].ID,
+				"about": "amount only fast reaction " + fs.rx[h.j].ID + " moves, held while events switch it off"}})
 	}
+}
+
+// heldName is the name of the held state of fast reaction rx, made
+// unique against the SBML ids.
+func (l *lowering) heldName(rx *Reaction) string {
+	name := "fast_held_" + rx.ID
+	for l.vars[name] != nil {
+		name += "_"
+	}
+	return name
+}
+
+// heldValue is P_j a n for held reaction h, n the fast species' states
+// (n(v) gives each; nil for the current state), or nil with the error
+// reported.
+func (l *lowering) heldValue(h heldFast, n func(*variable) *symbolic.Node) *symbolic.Node {
+	b := l.b
+	var terms []*symbolic.Node
+	for i, c := range h.P {
+		if c.Sign() == 0 {
+			continue
+		}
+		v := l.fast.species[i]
+		a := l.amountFactor(v, false)
+		if a == nil {
+			l.reportUndef(v, "size", v.comp)
+			return nil
+		}
+		x := b.Sym(v.id, symbolic.KindState)
+		if n != nil {
+			x = n(v)
+		}
+		terms = append(terms, b.Mul(ratConst(b, c), b.Mul(a, x)))
+	}
+	return b.Add(terms...)
+}
+
+// fastStoichUndef reports the first varying stoichiometry of the fast
+// reactions without a value (collectFast formed each once, so this is
+// reached only through a failure reported already, or not at all).
+func (l *lowering) fastStoichUndef() {
+	for _, v := range l.list {
+		if l.fast.stoichVar[v] {
+			if _, bad := l.undef[v]; bad {
+				l.reportUndef(v, "stoichiometry in a fast reaction", v)
+				return
+			}
+		}
+	}
+	l.errs.add(l.m.File, l.fast.rx[0].Line, "reaction", l.fast.rx[0].ID, "a stoichiometry of the fast reactions has no value")
 }
 
 // fastInit is the initial value of a fast species' state (an amount
@@ -383,10 +753,15 @@ func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
 	}
 	b := l.b
 	var res []*symbolic.Node
-	for k, row := range fs.L {
+	rows := l.conserved(l.value)
+	if rows == nil {
+		l.fastStoichUndef()
+		return
+	}
+	for k, row := range rows {
 		terms := []*symbolic.Node{b.Neg(b.Sym(l.fastName(k), symbolic.KindState))}
 		for i, c := range row {
-			if c.Sign() == 0 {
+			if c == nil {
 				continue
 			}
 			v := fs.species[i]
@@ -395,17 +770,28 @@ func (l *lowering) fastAlgebraic(ode *symbolic.ODE) {
 				l.reportUndef(v, "size", v.comp)
 				return
 			}
-			terms = append(terms, b.Mul(ratConst(b, c), b.Mul(a, b.Sym(v.id, symbolic.KindState))))
+			terms = append(terms, b.Mul(c, b.Mul(a, b.Sym(v.id, symbolic.KindState))))
 		}
 		res = append(res, b.Add(terms...))
 	}
-	for _, rx := range fs.rx {
+	heldOf := make(map[int]heldFast, len(fs.held))
+	for _, h := range fs.held {
+		heldOf[h.j] = h
+	}
+	for j, rx := range fs.rx {
 		rv := l.vars[rx.ID]
 		l.cur = rv
 		r := l.value(rv)
 		if r == nil {
 			l.reportUndef(rv, "rate of fast reaction", rv)
 			return
+		}
+		if h, ok := heldOf[j]; ok {
+			pan := l.heldValue(h, nil)
+			if pan == nil {
+				return
+			}
+			r = b.Piecewise(b.Sub(pan, b.Sym(l.heldName(rx), symbolic.KindState)), h.off, r)
 		}
 		res = append(res, r)
 	}
@@ -580,4 +966,101 @@ func (l *lowering) relax(ode *symbolic.ODE, guesses []*symbolic.Node) []float64 
 		}
 	}
 	return x
+}
+
+// fastEvent returns the assignments of the conserved pools (and held
+// amounts) for an event
+// that sets fast species (fastNew: their new states) or a stoichiometry
+// of the fast reactions (vals: every assigned value, in math's units),
+// and whether they could be formed. The fast species are algebraic:
+// an event cannot set them directly, since the fast reactions take any
+// value it sets to their equilibrium at once, keeping the conserved
+// amounts. So the event sets those amounts, y = L(s) a n, from the
+// species' values after the assignments (the assigned ones, the others
+// at their equilibrium before the event) and with the stoichiometries
+// after it; runtime/dae then solves the new equilibrium (starting from
+// the one before the event). An event that sets fast species or a
+// factor that switches a fast reaction off also sets its held amount
+// w_j = P_j a n from the same values (heldReactions). All of it sees the
+// values before the event, like every assignment: an event with a delay
+// whose values are its trigger time's is refused when it sets any of
+// these, as the species move between trigger and execution.
+func (l *lowering) fastEvent(se *symbolic.Event, line int, vals, fastNew map[*variable]*symbolic.Node, idx map[string]int) ([]symbolic.EventAssign, bool) {
+	fs, b := l.fast, l.b
+	if fs == nil {
+		return nil, true
+	}
+	// The values the pools and held amounts take are those at the
+	// event's execution: a delayed event whose values are its trigger
+	// time's would set them from species that have moved since.
+	lateValues := se.Delay != nil && se.UseValuesFromTriggerTime
+	refuseLate := func(what string) {
+		l.errs.add(l.m.File, line, "event", se.Name, "an event with a delay that uses the values of its trigger time and %s is not supported (the fast species' conserved amounts must be taken at its execution)", what)
+	}
+	var out []symbolic.EventAssign
+	for _, h := range fs.held {
+		switches := len(fastNew) > 0
+		for v := range vals {
+			switches = switches || h.switches[v]
+		}
+		if !switches {
+			continue // the held amount is unchanged, or not in use
+		}
+		if lateValues {
+			refuseLate("sets fast species or a factor that switches fast reaction " + strconv.Quote(fs.rx[h.j].ID) + " off")
+			return nil, false
+		}
+		w := l.heldValue(h, func(v *variable) *symbolic.Node {
+			if n, ok := fastNew[v]; ok {
+				return n
+			}
+			return b.Sym(v.id, symbolic.KindState)
+		})
+		if w == nil {
+			return nil, false
+		}
+		out = append(out, symbolic.EventAssign{State: idx[l.heldName(fs.rx[h.j])], Value: w})
+	}
+	touched := len(fastNew) > 0
+	for v := range vals {
+		touched = touched || fs.stoichVar[v]
+	}
+	if !touched {
+		return out, true
+	}
+	if lateValues {
+		refuseLate("sets fast species or a stoichiometry of the fast reactions")
+		return nil, false
+	}
+	rows := l.conserved(func(v *variable) *symbolic.Node {
+		if n, ok := vals[v]; ok {
+			return n
+		}
+		return l.value(v)
+	})
+	if rows == nil {
+		l.fastStoichUndef()
+		return nil, false
+	}
+	for k, row := range rows {
+		var terms []*symbolic.Node
+		for i, c := range row {
+			if c == nil {
+				continue
+			}
+			v := fs.species[i]
+			n, ok := fastNew[v]
+			if !ok {
+				n = b.Sym(v.id, symbolic.KindState)
+			}
+			a := l.amountFactor(v, false)
+			if a == nil {
+				l.reportUndef(v, "size", v.comp)
+				return nil, false
+			}
+			terms = append(terms, b.Mul(c, b.Mul(a, n)))
+		}
+		out = append(out, symbolic.EventAssign{State: idx[l.fastName(k)], Value: b.Add(terms...)})
+	}
+	return out, true
 }

@@ -2,6 +2,8 @@ package petab
 
 import (
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/symbolic"
@@ -53,6 +55,15 @@ func (l *lowering) fastInit(i int, init, flag *symbolic.Node) {
 		delta = b.Mul(flag, delta)
 	}
 	for k, coef := range l.poolCoefs(i) {
+		for _, sym := range symbolic.FreeSymbols(coef) {
+			if sym.Kind == symbolic.KindState {
+				// A stoichiometry that events set (parser/fast.go):
+				// the coefficient is a state's, not a value at t0.
+				c, line := l.firstSetter(st.Name)
+				l.e.add(c.File, line, st.Name, "condition sets fast species %q, whose conserved amounts depend on %q, a stoichiometry that events set: not supported", st.Name, sym.Name)
+				return
+			}
+		}
 		pool := &l.ode.States[k]
 		pool.Init = b.Add(pool.Init, b.Mul(coef, delta))
 	}
@@ -194,6 +205,76 @@ func (l *lowering) firstSetterIn(c *Condition, id string) (*Condition, int) {
 		}
 	}
 	return c, 0
+}
+
+// checkHeld refuses what a model with a fast reaction that events can
+// switch off (a "fast_held" state, parser/fast.go) cannot do: its held
+// amount is the fast species' combination at the last model event, which
+// the model's events take anew, but a condition that sets a fast species
+// at the start, pre-equilibration or a later period (which may switch
+// the reaction off by a parameter or a state) does not. Refused by the
+// reaction's name, with the experiment or condition.
+func (l *lowering) checkHeld() {
+	var held []string
+	for _, st := range l.ode.States {
+		if st.Meta["sbml"] == "fast_held" {
+			held = append(held, strconv.Quote(st.Meta["reaction"]))
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	what := "fast reaction " + strings.Join(held, ", ") + ", which events can switch off (a factor of its rate that events set)"
+	for _, c := range l.p.Conditions {
+		for _, t := range c.Targets {
+			if i, ok := l.stateIdx[l.resolve(t)]; ok && l.ode.States[i].Meta["fast"] != "" {
+				line := c.Line
+				if c.Lines != nil {
+					line = c.Lines[t]
+				}
+				l.e.add(c.File, line, t, "condition sets fast species %q of a model with %s: not supported", t, what)
+			}
+		}
+	}
+	for _, d := range l.exps {
+		if d.preeq != nil || len(d.periods) > 0 {
+			l.e.add(l.p.Path, 0, "", "experiment %q has pre-equilibration or conditions applied after its start, in a model with %s: not supported (the amount it holds is taken anew only at the model's events)", d.id, what)
+		}
+	}
+}
+
+// checkFastStoich refuses a condition that sets a stoichiometry of the
+// fast reactions (a species reference that events set, which the
+// conserved pools' residuals read, parser/fast.go): the pools' values
+// and initial values are formed with the stoichiometry the model's
+// events leave, and a condition would change it without them.
+func (l *lowering) checkFastStoich() {
+	nAlg := len(l.ode.States) - l.ode.Algebraic
+	reads := make(map[string]bool)
+	for _, st := range l.ode.States[nAlg:] {
+		if st.Meta["fast"] == "" {
+			continue
+		}
+		for _, sym := range symbolic.FreeSymbols(st.Rate) {
+			if sym.Kind == symbolic.KindState {
+				reads[sym.Name] = true
+			}
+		}
+	}
+	for _, c := range l.p.Conditions {
+		for _, t := range c.Targets {
+			id := l.resolve(t)
+			i, ok := l.stateIdx[id]
+			if !ok || l.ode.States[i].Meta["sbml"] != "speciesReference" || !reads[id] {
+				continue
+			}
+			line := c.Line
+			if c.Lines != nil {
+				line = c.Lines[t]
+			}
+			l.e.add(c.File, line, t, "condition sets %q, a stoichiometry of the fast reactions that events set: not supported (the conserved amounts are formed with the values the model's events leave)", t)
+		}
+	}
 }
 
 // isAlgebraic reports whether state i is an algebraic variable.

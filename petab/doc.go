@@ -138,6 +138,13 @@
 // pre-equilibration and at a later period it becomes an assignment of the
 // pools, y_k := y_k + c_ki a_i (value - z_i), the other fast species
 // kept; either way the species then take the equilibrium of the pools.
+// Load refuses by name what the model's own events handle but a
+// condition would not: in a model with a fast reaction that events
+// switch off (a state fast_held_<id>, holding what it would move, taken
+// anew only at the events), a condition on a fast species,
+// pre-equilibration and later periods; a condition on a fast species
+// whose pools depend on a stoichiometry events set, and a condition on
+// that stoichiometry (checkHeld, checkFastStoich).
 //
 // A model with csymbol delay is evaluated through runtime/dde: the llh
 // and simulated values by dde.Solve, the gradient and FIM by forward

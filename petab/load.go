@@ -259,6 +259,8 @@ func (l *lowering) lower() {
 	}
 	l.checkTargets()
 	l.checkDelays()
+	l.checkHeld()
+	l.checkFastStoich()
 	if len(e.list) > 0 {
 		return
 	}

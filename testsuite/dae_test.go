@@ -2,11 +2,13 @@ package testsuite
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/runtime/dae"
+	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
@@ -209,4 +211,121 @@ func daeFD(t *testing.T, m *dae.Model, p, ts []float64, nz int) (fx, fz []float6
 		}
 	}
 	return fx, fz
+}
+
+// TestFastSwitchedOff simulates testdata/dae/held.xml: a fast reaction
+// A -> B at rate k1 A with k1 = 0 until t = 1, 1 until t = 2, then 0
+// again (events), A produced at rate 1 and B -> C at rate B. While k1 = 0
+// the fast reaction does not run (rapid equilibrium holds it nowhere):
+// A grows as the production makes it, B does not; at t = 1 A goes to B at
+// once; at t = 2 A stays 0 and then grows again from there. The exact
+// solution:
+//
+//	t < 1:      A = 1 + t,  B = 0,                       C = 0
+//	1 < t < 2:  A = 0,      B = 1 + e^-(t-1),            C = t - e^-(t-1)
+//	t > 2:      A = t - 2,  B = (1 + e^-1) e^-(t-2),     C = 2 - e^-1 + (1 + e^-1)(1 - e^-(t-2))
+//
+// It was refused before (g_z singular at t = 0: "not index 1"), and
+// A = 1 + t (or another value than t - 2) after t = 2 would show a held
+// amount not taken anew at the second event. The sensitivities to kp
+// and kd (FS through runtime/events) are checked against central
+// differences and, for the pool and the held amount at the end, exactly.
+func TestFastSwitchedOff(t *testing.T) {
+	sys, err := Lower("testdata/dae/held.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := []float64{0, 0.5, 0.99, 1.5, 2, 2.5, 3.5}
+	sim, err := Simulate(sys, ts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := math.Exp
+	exact := func(tt float64) (a, b, c float64) {
+		switch {
+		case tt <= 1:
+			return 1 + tt, 0, 0
+		case tt <= 2:
+			return 0, 1 + e(-(tt - 1)), tt - e(-(tt - 1))
+		}
+		b2 := 1 + e(-1)
+		return tt - 2, b2 * e(-(tt - 2)), 2 - e(-1) + b2*(1-e(-(tt-2)))
+	}
+	col := map[string]int{}
+	for j, n := range sim.Names {
+		if _, seen := col[n]; !seen {
+			col[n] = j
+		}
+	}
+	for k, tt := range ts {
+		a, b, c := exact(tt)
+		for _, v := range []struct {
+			name string
+			want float64
+		}{{"A", a}, {"B", b}, {"C", c}} {
+			j, ok := col[v.name]
+			if !ok {
+				t.Fatalf("no output %q among %v", v.name, sim.Names)
+			}
+			if got := sim.Values[k][j]; !(math.Abs(got-v.want) <= 1e-8*(1+math.Abs(v.want))) {
+				t.Errorf("%s(%v) = %.12g, want %.12g", v.name, tt, got, v.want)
+			}
+		}
+	}
+
+	// S = dx/d(kp, kd) through the switched reaction and its events, FS
+	// against central differences (no event time depends on them).
+	im, err := interp.NewWithEvents(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := dae.New(im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nx, np := model.NumStates(m), model.NumParams(m)
+	p := make([]float64, np)
+	m.DefaultParams(p)
+	if pn := m.ParamNames(); len(pn) != 2 || pn[0] != "kp" || pn[1] != "kd" {
+		t.Fatalf("parameters %v, want kp and kd", pn)
+	}
+	r, err := events.SolveSens(m, p, nil, nil, ts, &events.SensSettings{Sens: &sens.Options{Method: sens.FS,
+		ErrCon: true, RTol: 1e-10, ATol: 1e-12, ODE: ode.Settings{RTol: 1e-10, ATol: 1e-12, MaxSteps: 1000000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := suiteFD(t, m, p, ts, 1e-5)
+	worst := 0.0
+	for k := range ts {
+		for i := 0; i < nx; i++ {
+			for j := 0; j < np; j++ {
+				at := (k*nx+i)*np + j
+				worst = math.Max(worst, math.Abs(r.SAt(k)[i*np+j]-fd[at])/(1+math.Abs(fd[at])))
+			}
+		}
+	}
+	t.Logf("FS against central differences: worst %.2g", worst)
+	if !(worst <= 1e-6) {
+		t.Errorf("FS sensitivities differ from central differences by %.2g", worst)
+	}
+	// Exactly, at t = 3.5 (kp = kd = 1): the held amount w = -A = -kp
+	// (t - 2), and the pool y = A + B = kp (t - 2) + B(2) e^-kd(t-2),
+	// B(2) = kp/kd + (1 + kp - kp/kd) e^-kd, dB(2)/dkp = 1, dB(2)/dkd = -1.
+	k, tt := len(ts)-1, ts[len(ts)-1]
+	b2, d := 1+e(-1), e(-(tt - 2))
+	names := m.StateNames()
+	for i, want := range map[string][2]float64{
+		"fast_held_F": {-(tt - 2), 0},
+		"fast_pool1":  {tt - 2 + d, -d - b2*(tt-2)*d},
+	} {
+		row := slices.Index(names, i)
+		if row < 0 {
+			t.Fatalf("no state %q among %v", i, names)
+		}
+		for j := range 2 {
+			if got := r.SAt(k)[row*np+j]; !(math.Abs(got-want[j]) <= 1e-7) {
+				t.Errorf("d%s/d%s at t = %v: %.10g, exactly %.10g", i, m.ParamNames()[j], tt, got, want[j])
+			}
+		}
+	}
 }

@@ -166,9 +166,10 @@ type work struct {
 
 // ErrNotIndex1 is wrapped by Consistent's error when the equations hold
 // at the start but g_z is singular there: the variables are not
-// determined (a fast reaction whose rate constant is 0, say), a DAE of
-// higher index or a degenerate equilibrium, which elimination cannot
-// solve.
+// determined (a fast reaction whose rate constant is a parameter equal
+// to 0, say: one that only events change is lowered to an index-1 form,
+// parser/fast.go), a DAE of higher index or a degenerate equilibrium,
+// which elimination cannot solve.
 var ErrNotIndex1 = errors.New("a DAE that is not index 1 (g_z singular where the equations hold) is not supported")
 
 // ErrStructure is wrapped by New's error for a structurally singular g_z.
