@@ -61,4 +61,9 @@ int pbcv_solve(pbcv *pb, double t0, const double *x0, const double *s0,
 int pbcv_stats(pbcv *pb, long *dst);
 void pbcv_free(pbcv *pb);
 
+/* pbcv_trace's numbers per step before y and S (trace_bridge.c). */
+#define PBCV_TRACE_FIELDS 13
+int pbcv_trace(pbcv *pb, double t0, const double *x0, const double *s0,
+	double tfirst, double tend, const double *tstops, int ntstop, int maxrec, double *rec);
+
 #endif
