@@ -92,14 +92,20 @@ type withoutEventsModel struct{ model.Model }
 // AMICI carries them) at the same RTol 1e-10, ATol 1e-12, and compares
 // both errors against the closed forms: what "within 10x the tolerance"
 // asks of our FS (issue #12), CVODES is held to as well. Measured
-// (ours, CVODES): 1.3e-9, 4.4e-10 on the baseline without events (322
-// and 354 steps: the same BDF choosing other steps; at rtol 1e-6 and 1e-8
-// the two are 4.7 and 5.3 against 4.7 and 4.0 times the tolerance),
-// 1.1e-9, 9.0e-10 (bolus), 3.4e-10, 3.6e-10 (event time), 1.2e-8,
-// 1.2e-8 (state trigger) and 1.4e-9, 1.2e-9 (piecewise). Our FS must be
-// within 4x of CVODES's error on each model (the baseline's 3x is the
-// two step sequences), so an error above 10x the tolerance on a model
-// with events is the integrators', not the event handling's.
+// (ours, CVODES): 4.3e-10, 4.4e-10 on the baseline without events,
+// 8.4e-10, 9.0e-10 (bolus), 3.6e-10, 3.6e-10 (event time), 1.2e-8,
+// 1.2e-8 (state trigger) and 1.4e-9, 1.2e-9 (piecewise). Ours lands on
+// the output times, where CVODES steps over them and interpolates; with
+// ODE.Interpolate ours is CVODES's to the two digits shown on every
+// model but the piecewise one, at RTol 1e-6, 1e-8 and 1e-10. Before our
+// initial step took S into account as CVODES's does (errconS), the
+// baseline was 1.3e-9 in 322 steps: the same algorithm, but a step
+// sequence that after the output at t = 1 sat near the top of the band
+// where the step is kept (local error estimates 0.45 of the tolerance,
+// where CVODES's sat lower). Perturbing RTol by 1e-12 to 1e-6 of itself
+// moves CVODES's own error on the piecewise model between 1.2e-9 and
+// 2.3e-9 (ours stays at 1.4e-9): these are draws of step sequences, and
+// the bound, 1.5 times CVODES's error, is for that scatter.
 func TestEventSensModelsCVODES(t *testing.T) {
 	const rtol = 1e-10
 	for _, c := range eventSensCases() {
@@ -131,7 +137,7 @@ func TestEventSensModelsCVODES(t *testing.T) {
 		}
 		theirs := worstSensErr(t, c.name+" CVODES FS", m, c.ts, ref, ss)
 		t.Logf("%s: FS %.2g, CVODES FS %.2g (x rtol: %.1f, %.1f)", c.name, ours, theirs, ours/rtol, theirs/rtol)
-		if ours > 4*theirs+rtol {
+		if ours > 1.5*theirs+rtol {
 			t.Errorf("%s: our FS is %.2g off, CVODES FS %.2g", c.name, ours, theirs)
 		}
 	}

@@ -61,4 +61,10 @@ int pbcv_solve(pbcv *pb, double t0, const double *x0, const double *s0,
 int pbcv_stats(pbcv *pb, long *dst);
 void pbcv_free(pbcv *pb);
 
+/* pbcv_trace_step's numbers per step before y and S (trace_bridge.c). */
+#define PBCV_TRACE_FIELDS 13
+int pbcv_trace_start(pbcv *pb, double t0, const double *x0, const double *s0);
+int pbcv_trace_step(pbcv *pb, double tout, double tstop, int has_tstop,
+	double *ele_w, double *ewt_w, double *rec);
+
 #endif

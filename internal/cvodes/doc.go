@@ -37,6 +37,12 @@
 // Output times are reached the way CVODE is normally run: CVode(tout,
 // CV_NORMAL) steps past tout and interpolates, with no stop time.
 //
+// Solver.Trace integrates one step at a time (CV_ONE_STEP) and records
+// every accepted step (its size and order, the norm of the state's local
+// error estimate, the cumulative failure, iteration and setup counters),
+// for comparing step sequences with runtime/ode's BDF
+// (TestStepSequenceMatchesCVODES).
+//
 // # Events and the PEtab objective
 //
 // EventSolver (NewEvents) adds CVODES's root finding (CVodeRootInit on

@@ -53,7 +53,22 @@ func (s *Solver) bdf(tr *Trajectory, dstS, p []float64, t0 float64, tout []float
 
 	h := s.set.H0
 	if h == 0 {
-		h = s.hin(p, s.tstop)
+		// With S in the error test (ErrCon), the first output bounds
+		// the initial step, as the tout of CVODES's first call does,
+		// also when the integration steps over outputs (Interpolate,
+		// CV_NORMAL) and tstop is the last one: on CaMKII at rtol 1e-5
+		// the bound of the last output, 600, gave h0 = 5.8e-12 against
+		// CVODES's 6.9e-13. Otherwise Interpolate keeps the last
+		// output's bound, so that the state's trajectory does not
+		// depend on the outputs before it (PBSR and Exp compute S on a
+		// state pass, sens.Solver.SolveOn; TestFrozenSteadyState's
+		// errors are measured on it) and x of FS without ErrCon is
+		// Integrate's to the bit.
+		hout := s.tstop
+		if s.sens && s.errcon {
+			hout = tout[iout]
+		}
+		h = s.hin(p, hout)
 	}
 	if s.hmaxInv*h > 1 {
 		h = 1 / s.hmaxInv
@@ -138,13 +153,65 @@ func (s *Solver) bdf(tr *Trajectory, dstS, p []float64, t0 float64, tout []float
 }
 
 // dkySens evaluates the sensitivity part of the Nordsieck polynomial at t
-// (CVodeGetDky with k = 0), valid in [tn - hu, tn].
+// (CVodeGetDky with k = 0), valid in [tn - hu, tn]: Horner's scheme
+// v = zn[j] + r v from j = q down, unrolled per order (dkySensLoops is
+// the loop it unrolls, operation for operation, so the results are bit
+// for bit the same; TestDkySensUnrolled). With Interpolate every output
+// is one such pass over the nx x nsp block: the loop indexed the
+// Nordsieck columns per entry and order and was 20% of FS on CaMKII
+// (600 outputs, 59 columns).
 func (s *Solver) dkySens(dst []float64, t float64) {
+	nx, nz := s.nx, s.nz
 	if t == s.tn {
-		copy(dst, s.zn[0][s.nx:s.nz])
+		copy(dst, s.zn[0][nx:nz])
 		return
 	}
 	r := (t - s.tn) / s.h
+	n := len(dst)
+	z0, z1 := s.zn[0][nx:nx+n], s.zn[1][nx:nx+n]
+	switch s.q {
+	case 1:
+		for e := range dst {
+			dst[e] = z0[e] + r*z1[e]
+		}
+	case 2:
+		z2 := s.zn[2][nx : nx+n]
+		for e := range dst {
+			v := z1[e] + r*z2[e]
+			dst[e] = z0[e] + r*v
+		}
+	case 3:
+		z2, z3 := s.zn[2][nx:nx+n], s.zn[3][nx:nx+n]
+		for e := range dst {
+			v := z2[e] + r*z3[e]
+			v = z1[e] + r*v
+			dst[e] = z0[e] + r*v
+		}
+	case 4:
+		z2, z3, z4 := s.zn[2][nx:nx+n], s.zn[3][nx:nx+n], s.zn[4][nx:nx+n]
+		for e := range dst {
+			v := z3[e] + r*z4[e]
+			v = z2[e] + r*v
+			v = z1[e] + r*v
+			dst[e] = z0[e] + r*v
+		}
+	case 5:
+		z2, z3, z4, z5 := s.zn[2][nx:nx+n], s.zn[3][nx:nx+n], s.zn[4][nx:nx+n], s.zn[5][nx:nx+n]
+		for e := range dst {
+			v := z4[e] + r*z5[e]
+			v = z3[e] + r*v
+			v = z2[e] + r*v
+			v = z1[e] + r*v
+			dst[e] = z0[e] + r*v
+		}
+	default:
+		s.dkySensLoops(dst, r)
+	}
+}
+
+// dkySensLoops is dkySens's Horner scheme as loops over the orders, for
+// r = (t - tn)/h.
+func (s *Solver) dkySensLoops(dst []float64, r float64) {
 	q := s.q
 	off := s.nx
 	for e := range dst {
@@ -1344,6 +1411,32 @@ func rootN(x float64, n int) float64 {
 	return math.Exp(1 / float64(n) * math.Log(x))
 }
 
+// hinSensDD is hin's estimate of S's second derivative with ErrCon: the
+// sensNorm of (fS(t, y, yS) - fS0)/hg at the trial point t = t0 + hg,
+// y = s.y[:nx] (set by hin), yS = S0 + hg fS0, where fS0 = zn[1] (hg = 1
+// in its scaling) is S' at t0. Non-finite is NaN, which makes hin shrink
+// hg as for x.
+func (s *Solver) hinSensDD(p []float64, t, hg float64) float64 {
+	nx, nz := s.nx, s.nz
+	y := s.y[:nx]
+	yS, dd := s.y[nx:nz], s.tmp[nx:nz]
+	zS, fS0 := s.zn[0][nx:nz], s.zn[1][nx:nz]
+	for i := range yS {
+		yS[i] = zS[i] + hg*fS0[i]
+	}
+	s.m.Jx(s.jvS, t, y, p)
+	s.jpFn(s.jpv, t, y, p)
+	s.stats.SensJacEvals++
+	s.sensApply(dd, yS)
+	for i := range dd {
+		dd[i] = (dd[i] - fS0[i]) / hg
+	}
+	if !dense.Finite(dd) {
+		return math.NaN()
+	}
+	return s.sensNorm(dd, s.ewt[nx:nz])
+}
+
 // setEta is cvSetEta: small changes of h are not worth the rescaling.
 func (s *Solver) setEta() {
 	if s.eta < thresh {
@@ -1362,6 +1455,13 @@ func (s *Solver) setEta() {
 // hin is CVODE's initial step estimate (cvHin): the step for which the
 // second-derivative term of the local error is about the tolerance, bounded
 // by 0.1|tout - t0| and by the size of x relative to x'.
+//
+// With S in the error test (ErrCon), S takes part as in CVODES with
+// errconS: its entries bound the step as x's do, and the norm of the
+// second derivative is the larger of x's and S's (sensNorm, the norm of
+// the error test). Without it h0 was the state's alone, up to 17 times
+// CVODES's on CaMKII (1.18e-11 against 6.93e-13 at rtol 1e-5), and the
+// whole step sequence differed from CVODES's from the first step on.
 func (s *Solver) hin(p []float64, tout float64) float64 {
 	nx := s.nx
 	t0 := s.tn
@@ -1378,6 +1478,21 @@ func (s *Solver) hin(p []float64, tout float64) float64 {
 		v := math.Abs(f0[i]) / (0.1*math.Abs(x0[i]) + s.atol[i])
 		if v > hubInv {
 			hubInv = v
+		}
+	}
+	sensErr := s.sens && s.errcon
+	if sensErr {
+		m := s.nsp
+		zS, fS := s.zn[0][nx:s.nz], s.zn[1][nx:s.nz]
+		for i := 0; i < nx; i++ {
+			a := s.atol[i]
+			zi, fi := zS[i*m:(i+1)*m], fS[i*m:(i+1)*m]
+			fi = fi[:len(zi)]
+			for c, z := range zi {
+				if v := math.Abs(fi[c]) / (0.1*math.Abs(z) + a); v > hubInv {
+					hubInv = v
+				}
+			}
 		}
 	}
 	hub := 0.1 * tdist
@@ -1404,6 +1519,9 @@ func (s *Solver) hin(p []float64, tout float64) float64 {
 				ft[i] = (ft[i] - f0[i]) / hg
 			}
 			yddnrm = wrms(ft, ewt)
+			if sensErr {
+				yddnrm = math.Max(yddnrm, s.hinSensDD(p, t0+hg, hg))
+			}
 			if yddnrm == yddnrm && !math.IsInf(yddnrm, 0) {
 				hgOK = true
 				break

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pbgen/pbgen/internal/testode"
+	"github.com/pbgen/pbgen/runtime/model"
 )
 
 // The unrolled prediction, and dense.Predict's kernel on long vectors
@@ -77,6 +78,38 @@ func TestKeepH(t *testing.T) {
 		}
 		if eta := 1 / (rootN(x*(1-1e-4), l) + addon); !(eta > thresh*(1-1e-4)) {
 			t.Errorf("L %d: etaq %v just below keepH: the bound is not tight", l, eta)
+		}
+	}
+}
+
+// TestDkySensUnrolled: dkySens's unrolled Horner schemes give dkySensLoops's
+// results to the bit at every order.
+func TestDkySensUnrolled(t *testing.T) {
+	pr := testode.Hires()
+	s := NewSolver(pr.Model, &Settings{})
+	s.nsp = model.NumParams(pr.Model)
+	s.nz = s.nx * (1 + s.nsp)
+	n := s.nx * s.nsp
+	if n == 0 {
+		t.Fatal("Hires has no parameters: no sensitivity block to interpolate")
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	got, want := make([]float64, n), make([]float64, n)
+	for q := 1; q <= qmax; q++ {
+		s.q, s.h, s.tn = q, 0.3, 2
+		for j := 0; j <= q; j++ {
+			for i := range s.zn[j][:s.nz] {
+				s.zn[j][i] = rng.NormFloat64() * float64(1+10*j)
+			}
+		}
+		for _, tt := range []float64{1.7, 1.9, 1.95} {
+			s.dkySens(got, tt)
+			s.dkySensLoops(want, (tt-s.tn)/s.h)
+			for e := range got {
+				if got[e] != want[e] {
+					t.Fatalf("q %d t %g: entry %d %v, loops %v", q, tt, e, got[e], want[e])
+				}
+			}
 		}
 	}
 }
