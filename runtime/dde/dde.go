@@ -457,6 +457,7 @@ type history struct {
 	// levels[l] is the scratch of a lookup at nesting depth l: a state
 	// and the delayed values at the time looked up.
 	levels [][]float64
+	left   bool // the point evaluated is a segment's end (setLeft)
 	err    error
 }
 
@@ -477,7 +478,18 @@ func newHistory(m model.Model, dm model.Delays, p, z0 []float64, t0 float64) *hi
 // nil also the delays. On an invalid delay it records h.err and writes
 // NaN, which makes the integrator fail.
 func (h *history) delayedTo(d []float64, t float64, x, tau []float64) {
+	h.setLeft(t)
 	h.delayed(d, h.nd, t, x, tau, 0)
+}
+
+// setLeft records whether the point (t, x) being evaluated is the end of
+// the segment being integrated, whose lookups then read left limits
+// (lookup). The nested lookups of a left limit are left limits too: a
+// jump of the state at t_s reaches a nested delayed value at t_s + tau_j
+// + tau_k, a breaking point whose segment must see the value before it
+// to its end.
+func (h *history) setLeft(t float64) {
+	h.left = h.cur != nil && t >= h.segEnd-near(h.segEnd)
 }
 
 // delayed writes the first n delayed values at (t, z) into d, looking
@@ -507,12 +519,13 @@ func (h *history) delayed(d []float64, n int, t float64, z, tau []float64, level
 // lookup is e_k at time s < t, where (t, x) is the point being
 // evaluated (used when s lies beyond the accepted steps).
 func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
-	// At the end of a segment, t = t0 + tau is a breaking point and the
-	// segment is the left side of it: the value there is the history's
-	// limit, which differs from the solution's at t0 when the history
-	// does not meet x0 (an integrator's last stage lands exactly on the
-	// segment's end; the + side there made an O(h) error).
-	left := h.cur != nil && t >= h.segEnd-near(h.segEnd)
+	// At the end of a segment (h.left, see setLeft), t = t0 + tau is a
+	// breaking point and the segment is the left side of it: the value
+	// there is the history's limit, which differs from the solution's at
+	// t0 when the history does not meet x0 (an integrator's last stage
+	// lands exactly on the segment's end; the + side there made an O(h)
+	// error).
+	left := h.left
 	if s < h.t0 || s <= h.t0+near(h.t0) && left {
 		return h.dm.DelayHistory(k, s, h.p)
 	}

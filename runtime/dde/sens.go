@@ -155,6 +155,7 @@ func (r *sensRHS) F(dst []float64, t float64, z, _ []float64) {
 // Jx writes the block-diagonal approximation of the Jacobian in z.
 func (r *sensRHS) Jx(dst []float64, t float64, z, _ []float64) {
 	lv := &r.lv[0]
+	r.h.setLeft(t)
 	r.h.delayed(lv.d, r.nd, t, z, nil, 0)
 	r.ds.JxDelayed(r.jx, t, z[:r.nx], r.p, lv.d)
 	for b := 0; b <= r.np; b++ {
@@ -187,6 +188,12 @@ func (r *sensRHS) sensAt(t float64, z []float64, n int, needDt bool, level int) 
 	if needDt {
 		nv = r.nd // x' = f needs them all
 	}
+	if level == 0 {
+		// At a segment's end the point's lookups are left limits, the
+		// nested ones too (history.setLeft): x and S alike.
+		h.setLeft(t)
+	}
+	left := h.left
 	h.delayed(lv.d, nv, t, z, nil, 0)
 	x := z[:nx]
 	if needDt {
@@ -205,12 +212,12 @@ func (r *sensRHS) sensAt(t float64, z []float64, n int, needDt bool, level int) 
 			if needE {
 				de = et + dot(lv.gx, lv.f) + dot(lv.gd[:k], lv.dt[:k])
 			}
-		case t-tau < h.t0:
+		case t-tau < h.t0 || left && t-tau <= h.t0+near(h.t0):
 			de = r.ds.DelayHistoryGrad(k, t-tau, r.p, Dk)
 		default:
 			s := t - tau
 			nxt := &r.lv[level+1]
-			h.stateAt(nxt.z, s, t, z, false)
+			h.stateAt(nxt.z, s, t, z, left)
 			reads := min(h.info[k].Reads, k)
 			r.sensAt(s, nxt.z, reads, needE, level+1)
 			et := r.ds.DelayArgGrad(k, s, nxt.z[:nx], r.p, nxt.d, lv.gx, lv.gp, lv.gd)
@@ -295,6 +302,7 @@ func (r *sensRHS) eventSource(t float64, xm, xp, dt []float64) {
 			src.zero = false
 		}
 	}
+	r.h.setLeft(t)
 	r.h.delayed(lv.d, r.nd, t, xm, nil, 0)
 	for k := 0; k < r.nd; k++ {
 		src.em[k] = r.ds.DelayArg(k, t, xm, r.p, lv.d[:k])
@@ -333,13 +341,19 @@ func (r *sensRHS) jumpTime(t, tol float64) []float64 {
 // start, as SBML's does unless the initial state is set apart from it,
 // gives no jump there; an event instant whose time does not depend on p
 // gives none at t_s + tau_k unless tau_k does.
+//
+// A nested delay passes the jump on: where d_k jumps at t, a delayed
+// value e_j that reads it (a nested delay) jumps at t as well, so d_j
+// jumps tau_j later; t is recorded as a jump source of those e_j
+// (nestedSource), which a later call meets at t + tau_j.
 func (r *sensRHS) jump(t float64, z []float64) {
 	h, nx, np := r.h, r.nx, r.np
 	lv := &r.lv[0]
-	for si := range r.srcs {
-		src := &r.srcs[si]
+	n := len(r.srcs) // sources recorded here act tau later, not now
+	for si := 0; si < n; si++ {
 		for k := 0; k < r.nd; k++ {
-			if r.tau[k] == 0 || src.zero && !r.tauDep[k] || math.Abs(t-(src.t+r.tau[k])) > near(t) {
+			src := &r.srcs[si]
+			if r.tau[k] == 0 || math.Abs(t-(src.t+r.tau[k])) > near(t) {
 				continue
 			}
 			eMinus, ePlus := src.em[k], src.ep[k]
@@ -347,7 +361,13 @@ func (r *sensRHS) jump(t float64, z []float64) {
 				continue
 			}
 			x := z[:nx]
+			h.setLeft(t)
 			h.delayed(lv.d, r.nd, t, z, nil, 0)
+			r.nestedSource(t, x, si, k)
+			src = &r.srcs[si]
+			if src.zero && !r.tauDep[k] {
+				continue
+			}
 			lv.d[k] = eMinus
 			r.ds.FDelayed(lv.f, t, x, r.p, lv.d)
 			lv.d[k] = ePlus
@@ -360,5 +380,42 @@ func (r *sensRHS) jump(t float64, z []float64) {
 				}
 			}
 		}
+	}
+}
+
+// nestedSource records t as a jump source of the delayed values whose
+// expressions read d_k (a nested delay, DelayInfo.Reads > k), where d_k
+// jumps from source si's e- to e+ (r.lv[0].d holds the delayed values at
+// (t, x)): each such e_j is evaluated with d_k = e- and with e+, and the
+// source moves with p as d_k's jump does, dt_s/dp + dtau_k/dp.
+func (r *sensRHS) nestedSource(t float64, x []float64, si, k int) {
+	lv := &r.lv[0]
+	var nsrc *jumpSrc
+	for j := k + 1; j < r.nd; j++ {
+		if min(r.h.info[j].Reads, j) <= k {
+			continue
+		}
+		src := &r.srcs[si]
+		lv.d[k] = src.em[k]
+		em := r.ds.DelayArg(j, t, x, r.p, lv.d[:j])
+		lv.d[k] = src.ep[k]
+		ep := r.ds.DelayArg(j, t, x, r.p, lv.d[:j])
+		if em == ep {
+			continue
+		}
+		if nsrc == nil {
+			nsrc = &jumpSrc{t: t, dt: make([]float64, r.np), em: make([]float64, r.nd), ep: make([]float64, r.nd), zero: true}
+			tp := r.tauP[k*r.np : (k+1)*r.np]
+			for c := range nsrc.dt {
+				nsrc.dt[c] = src.dt[c] + tp[c]
+				if nsrc.dt[c] != 0 {
+					nsrc.zero = false
+				}
+			}
+		}
+		nsrc.em[j], nsrc.ep[j] = em, ep
+	}
+	if nsrc != nil {
+		r.srcs = append(r.srcs, *nsrc)
 	}
 }
