@@ -137,8 +137,9 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			return nil, fmt.Errorf("dde: output times must be finite and ascending (time %d is %g)", i, ts[i])
 		}
 	}
-	ev, _ := m.(model.Events)
-	hasEvents := ev != nil && ev.NumEvents() > 0
+	// Events, or switches of f alone (model.Switches), go through the
+	// event loop, which stops at both.
+	hasEvents := events.Needed(m)
 	var oset ode.Settings
 	maxOrder, maxBreaks := 5, 10000
 	if set != nil {
@@ -177,7 +178,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		return nil, fmt.Errorf("%w: model %q has no csymbol delay: runtime/sens computes its sensitivities", ErrSens, m.Name())
 	}
 	if nd == 0 {
-		return nil, fmt.Errorf("dde: model %q has events and no csymbol delay: runtime/events solves it", m.Name())
+		return nil, fmt.Errorf("dde: model %q has events or switches and no csymbol delay: runtime/events solves it", m.Name())
 	}
 	var ds model.DelaySens
 	if withS {
@@ -192,7 +193,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		}
 		if hasEvents {
 			if _, ok := m.(model.EventDerivs); !ok {
-				return nil, fmt.Errorf("%w: model %q has events but not their derivatives (model.EventDerivs)", ErrSens, m.Name())
+				return nil, fmt.Errorf("%w: model %q has events or switches of f but not the derivatives of their root functions (model.EventDerivs)", ErrSens, m.Name())
 			}
 			if _, ok := m.(model.DelayEvents); ok {
 				if _, ok := m.(model.DelayEventDerivs); !ok {
@@ -226,8 +227,9 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			if tau[k] == 0 {
 				// The delayed value is e_k(t, x(t)) itself, which jumps
 				// with the state at an event: the instant's derivatives
-				// would need S on both sides of it.
-				return nil, fmt.Errorf("%w: model %q: %s has length zero, with events", ErrSens, m.Name(), dm.DelayInfo(k).Name)
+				// would need S on both sides of it (and the derivatives
+				// at an instant read S from the history only).
+				return nil, fmt.Errorf("%w: model %q: %s has length zero, with events or switches of f", ErrSens, m.Name(), dm.DelayInfo(k).Name)
 			}
 		}
 	}
@@ -526,7 +528,7 @@ func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
 	// lands exactly on the segment's end; the + side there made an O(h)
 	// error).
 	left := h.left
-	if s < h.t0 || s <= h.t0+near(h.t0) && left {
+	if h.beforeStart(s, left) {
 		return h.dm.DelayHistory(k, s, h.p)
 	}
 	buf := h.levels[level]
@@ -540,15 +542,39 @@ func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
 	return h.dm.DelayArg(k, s, zs[:h.nx], h.p, ds[:k])
 }
 
+// beforeStart reports whether a lookup of time s reads the history
+// before the start: s before t0, or within rounding of it on its left
+// side (left) or before it by more than rounding on its right side (a
+// segment that starts at t0 + tau reads x0 at its first point, whatever
+// the rounding of t - tau).
+func (h *history) beforeStart(s float64, left bool) bool {
+	if left {
+		return s <= h.t0+near(h.t0)
+	}
+	return s < h.t0-near(h.t0)
+}
+
 // stateAt writes x(s) into dst from the history; (t, x) is the trial
-// point, used when s is past the accepted steps. With left, a time s
-// within rounding of a segment's start reads the segment before: the
-// left limit, which differs where an event changed the state (at the end
-// of a segment ending at t_e + tau, the breaking point of the event at
-// t_e, the value before the event is read).
+// point, used when s is past the accepted steps. A time s within
+// rounding of a segment's start reads, with left, the segment before:
+// the left limit, which differs where an event or a switch changed the
+// state or S (at the end of a segment ending at t_e + tau, the breaking
+// point of the event at t_e, the value before the event is read);
+// without left, the segment that starts there, the right limit (the
+// first point of the segment starting at t_e + tau reads the value after
+// the event even where t - tau rounds to just before t_e).
 func (h *history) stateAt(dst []float64, s, t float64, x []float64, left bool) {
 	tr := h.cur
-	if tr == nil || tr.Len() == 0 || s < tr.T[0] || left && s <= tr.T[0]+near(s) && len(h.done) > 0 {
+	var before bool // s reads a finished segment
+	switch {
+	case tr == nil || tr.Len() == 0:
+		before = true
+	case left:
+		before = s < tr.T[0] || s <= tr.T[0]+near(s) && len(h.done) > 0
+	default:
+		before = s < tr.T[0]-near(s)
+	}
+	if before {
 		// A finished segment: the last that starts at or before s.
 		i := sort.SearchFloat64s(h.starts, s)
 		if i == len(h.starts) || h.starts[i] > s {
@@ -556,6 +582,9 @@ func (h *history) stateAt(dst []float64, s, t float64, x []float64, left bool) {
 		}
 		if left && i > 0 && s-h.starts[i] <= near(s) {
 			i--
+		}
+		if !left && i+1 < len(h.starts) && h.starts[i+1]-s <= near(s) {
+			i++
 		}
 		if i < 0 {
 			copy(dst, h.x0)

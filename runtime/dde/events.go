@@ -12,9 +12,9 @@ import (
 // evModel is the model handed to events.Instants: the event functions
 // with the delayed values looked up in the history at the time and
 // state they are evaluated at (model.DelayEvents), or the plain ones
-// for a model whose events read no delayed value. It does not
-// implement model.Switches: Solve steps over switches of f, with or
-// without events.
+// for a model whose events read no delayed value, and the switches of f
+// (model.Switches: the last NumSwitches roots), at which the
+// integration stops as at an event.
 type evModel struct {
 	model.Model
 	ev model.Events
@@ -28,6 +28,15 @@ func (e *evModel) EventInfo(k int) model.EventInfo { return e.ev.EventInfo(k) }
 func (e *evModel) NumRoots() int                   { return e.ev.NumRoots() }
 func (e *evModel) EventTargets(k int) []int        { return e.ev.EventTargets(k) }
 func (e *evModel) lookup(t float64, x []float64)   { e.h.delayedTo(e.d, t, x, nil) }
+
+// NumSwitches is the model's (model.Switches), 0 without it.
+func (e *evModel) NumSwitches() int {
+	if sw, ok := e.ev.(model.Switches); ok {
+		return sw.NumSwitches()
+	}
+	return 0
+}
+
 func (e *evModel) TriggersTo(dst []bool, t float64, x, p []float64) {
 	if e.de == nil {
 		e.ev.TriggersTo(dst, t, x, p)
@@ -207,8 +216,31 @@ func (l *evLoop) run(z0 []float64) error {
 			return h.err
 		}
 		tcut := tend
+		tl, sw := l.in.Switched()
 		if found {
 			tcut = tc
+		}
+		if sw {
+			// A switch of f: the steps scanned straddle its jump.
+			// Integrate again up to the old side (x and S: no step of
+			// the history straddles it), then across (Across).
+			tcut = tl
+			if tl > t {
+				tout = tout[:0]
+				for j := first; j < len(ts) && ts[j] < tl-l.in.Tol(tl); j++ {
+					tout = append(tout, ts[j])
+				}
+				tout = append(tout, tl)
+				tr = &ode.Trajectory{}
+				h.cur, h.segEnd = tr, tl
+				err := l.ig.Integrate(tr, l.ip, z, t, tout)
+				if h.err != nil {
+					return h.err
+				}
+				if err != nil {
+					return err
+				}
+			}
 		}
 		n := 0
 		for j := first; j < len(ts) && ts[j] <= tend && ts[j] < tcut; j++ {
@@ -221,16 +253,33 @@ func (l *evLoop) run(z0 []float64) error {
 		} else {
 			l.span = min(2*l.span, len(ts))
 		}
-		h.done = append(h.done, tr)
-		h.starts = append(h.starts, t)
+		if !sw || tl > t {
+			h.done = append(h.done, tr)
+			h.starts = append(h.starts, t)
+		}
 		h.cur = nil
-		if found {
+		switch {
+		case sw:
+			// x from the old side across with f- to where the switch is
+			// strictly on its new side; S as it is at the old side's
+			// time (the instant moves it by (f- - f+) dtau/dp).
+			var xs []float64
+			if tl > t {
+				tc, xs = l.in.Across(tr, tc)
+				tl, _ = l.in.Switched()
+				tr.InterpTo(z, tl)
+			} else {
+				tc, xs = l.in.Across(nil, tc)
+			}
+			t = tc
+			copy(z[:nx], xs)
+		case found:
 			// x and S at the change, on the step Locate found it in
 			// (the state as Locate's, which is this interpolation's).
 			t = tc
 			tr.InterpTo(z, tc)
 			copy(z[:nx], xc)
-		} else {
+		default:
 			t = tend
 			copy(z, tr.XAt(tr.Len()-1))
 		}
@@ -238,6 +287,10 @@ func (l *evLoop) run(z0 []float64) error {
 			return err
 		}
 		nfired = l.addBreaks(t, nfired)
+		if sw {
+			// f jumped: x' jumps at t, and f reads that a delay later.
+			l.breaksFrom(t)
+		}
 	}
 	res.Fired = append(res.Fired[:0], l.in.Fired()...)
 	return nil
@@ -314,8 +367,17 @@ func (l *evLoop) handle(t float64, z []float64) error {
 // far.
 func (l *evLoop) addBreaks(t float64, nfired int) int {
 	n := len(l.in.Fired())
-	if n == nfired || len(l.consts) == 0 {
-		return n
+	if n != nfired {
+		l.breaksFrom(t)
+	}
+	return n
+}
+
+// breaksFrom adds the breaking points t + sums of the constant delays
+// that f reads, of a jump of the state or of x' at t.
+func (l *evLoop) breaksFrom(t float64) {
+	if len(l.consts) == 0 {
+		return
 	}
 	end := l.ts[len(l.ts)-1]
 	for _, b := range breaks(t, end, slices.Clone(l.consts), l.maxOrder, l.maxBreaks) {
@@ -325,7 +387,6 @@ func (l *evLoop) addBreaks(t float64, nfired int) int {
 		}
 		l.res.Breaks = slices.Insert(l.res.Breaks, i, b)
 	}
-	return n
 }
 
 // readByF keeps, of the constant delays, those whose delayed values f

@@ -212,7 +212,7 @@ func (r *sensRHS) sensAt(t float64, z []float64, n int, needDt bool, level int) 
 			if needE {
 				de = et + dot(lv.gx, lv.f) + dot(lv.gd[:k], lv.dt[:k])
 			}
-		case t-tau < h.t0 || left && t-tau <= h.t0+near(h.t0):
+		case h.beforeStart(t-tau, left):
 			de = r.ds.DelayHistoryGrad(k, t-tau, r.p, Dk)
 		default:
 			s := t - tau

@@ -14,8 +14,10 @@ import (
 // it for models with delays, whose right-hand side and event functions
 // read the solution's history, which only that solver keeps.
 //
-// The switches of the model's right-hand side (model.Switches) are not
-// handled: the model handed to NewInstants should not implement it.
+// The switches of the model's right-hand side (model.Switches) end
+// Locate's scan as in Solve; the caller integrates again up to the old
+// side of the jump (Switched) and steps across it (Across), and the
+// instant Handle then handles moves S by (f- - f+) dtau/dp.
 // An Instants is for one solve and one goroutine.
 type Instants struct {
 	s   solver
@@ -50,7 +52,6 @@ func NewInstants(m model.Model, p []float64, set *Settings) *Instants {
 	}
 	s.rng = rand.New(rand.NewPCG(seed, seed))
 	s.setup(m)
-	s.nsw = 0
 	v.res.NX = s.nx
 	s.res = &v.res
 	return v
@@ -158,6 +159,40 @@ func (v *Instants) Locate(tr *ode.Trajectory) (float64, []float64, bool) {
 		v.locMode = v.s.root
 	}
 	return t, x, ok
+}
+
+// Switched reports whether the change the last Locate found is a switch
+// of f (model.Switches) and the left end of its bracket tl, the last
+// time known on the old side of the jump: the steps Locate scanned
+// straddle the jump, so the caller integrates again from the segment's
+// start up to tl, and steps across with Across.
+func (v *Instants) Switched() (float64, bool) {
+	if !v.located || !v.s.swHit {
+		return 0, false
+	}
+	return v.s.tl, true
+}
+
+// Across carries the state over a switch Locate found at tc (Switched),
+// as Solve does: tr is the caller's integration again from the segment's
+// start up to tl, or nil where tl is that start (the state there is
+// Locate's). If the switch has already crossed on tr, tl moves back to
+// the left end of the crossing's bracket on tr (Switched then reports
+// it; the caller takes what it integrates with the state, such as S,
+// at that tl). The state is carried from tl with f- to a time t+ at
+// which the switch is strictly on its new side: Across returns t+ and
+// the state there (a view, valid until the next call), and the instant
+// at t+ moves, for Handle's sensitivities, with the switch's root. The
+// points of tr may be longer than the state, as for Locate.
+func (v *Instants) Across(tr *ode.Trajectory, tc float64) (float64, []float64) {
+	s := &v.s
+	xl := s.xl
+	if tr != nil && tr.Len() > 0 {
+		xl, tc = s.oldSide(tr, tc)
+	}
+	tc = s.acrossSwitch(xl, tc)
+	v.locT = tc
+	return tc, s.xbuf
 }
 
 // Handle applies the events at (t, x): trigger changes queue or cancel

@@ -553,22 +553,22 @@ func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) (f
 // the gap is kept to the location tolerance.
 func (s *solver) oldSide(tr *ode.Trajectory, tc float64) ([]float64, float64) {
 	for k := 0; k+1 < tr.Len(); k++ {
-		s.ev.RootsTo(s.gr, tr.T[k+1], tr.XAt(k+1), s.p)
+		s.ev.RootsTo(s.gr, tr.T[k+1], s.row(tr, k+1), s.p)
 		for j := s.nr - s.nsw; j < s.nr; j++ {
 			if s.swOld[j] == 0 || s.gr[j]*s.swOld[j] > 0 {
 				continue
 			}
-			s.ev.RootsTo(s.gl, tr.T[k], tr.XAt(k), s.p)
+			s.ev.RootsTo(s.gl, tr.T[k], s.row(tr, k), s.p)
 			if !(s.gl[j]*s.swOld[j] > 0) {
 				continue // not on its old side at the step's start either
 			}
 			a, b := s.illinois(tr, k, j, tr.T[k], tr.T[k+1], s.gl[j], s.gr[j])
 			s.tl = a
-			tr.InterpStep(s.xl, a, k)
+			s.interp(s.xl, tr, a, k)
 			return s.xl, b
 		}
 	}
-	return tr.XAt(tr.Len() - 1), tc
+	return s.row(tr, tr.Len()-1), tc
 }
 
 // acrossSwitch returns a time t+ at or after tc and sets s.xbuf to the

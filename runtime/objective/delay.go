@@ -297,6 +297,11 @@ func (m *thetaDelayEvents) NumEvents() int                  { return m.te.NumEve
 func (m *thetaDelayEvents) EventInfo(k int) model.EventInfo { return m.te.EventInfo(k) }
 func (m *thetaDelayEvents) NumRoots() int                   { return m.te.NumRoots() }
 func (m *thetaDelayEvents) EventTargets(k int) []int        { return m.te.EventTargets(k) }
+
+// NumSwitches is the model's (model.Switches): runtime/dde stops at the
+// switches of f and moves S across them, as at an event.
+func (m *thetaDelayEvents) NumSwitches() int { return m.te.NumSwitches() }
+
 func (m *thetaDelayEvents) TriggersTo(dst []bool, t float64, x, p []float64) {
 	m.te.TriggersTo(dst, t, x, p)
 }
