@@ -3,6 +3,7 @@ package testsuite
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pbgen/pbgen/interp"
@@ -127,100 +128,107 @@ func nestedJumpExact(t float64, p []float64) (x float64, s [4]float64) {
 	return x, [4]float64{dL, dL, c * h, 1 - pos}
 }
 
-// TestDelaySwitchSens: dde.SolveSens through a switch of f of a delay
-// model, at rtol 1e-10 with BDF and DOPRI5 (interpreted SBML models of
-// testdata/delayswitch): a step input at a parameter time T
-// (stepinput.xml) and an inflow switched by the state (stateswitch.xml),
+// ddeSwitchCases are the models of testdata/delayswitch with their
+// output times (away from the switches, the jumps and the breaking
+// points they move, where x is not differentiable in p) and x and S by
+// the method of steps by hand (S row-major nx x np at each time).
+var ddeSwitchCases = []struct {
+	file string
+	ts   []float64
+	x    func(t float64, p []float64) float64
+	s    func(t float64, p []float64) []float64
+}{
+	{"stepinput.xml", []float64{0, 0.2, 0.3, 0.6, 0.9, 1, 1.2, 1.3, 1.5, 1.7, 2},
+		func(t float64, p []float64) float64 { x, _ := stepInputExact(t, p); return x },
+		func(t float64, p []float64) []float64 { _, s := stepInputExact(t, p); return s[:] }},
+	{"stateswitch.xml", []float64{0, 0.3, 0.5, 0.9, 1.2, 1.6, 1.9}, stateSwitchExact, stateSwitchSens},
+	{"nestedjump.xml", []float64{0, 0.2, 0.6, 1, 1.3, 1.45, 1.6, 2, 2.3},
+		func(t float64, p []float64) float64 { x, _ := nestedJumpExact(t, p); return x },
+		func(t float64, p []float64) []float64 { _, s := nestedJumpExact(t, p); return s[:] }},
+}
+
+// ddeSwitchWant is case c's S at its output times, as dde.Result.S.
+func ddeSwitchWant(c int, p []float64) []float64 {
+	var want []float64
+	for _, ti := range ddeSwitchCases[c].ts {
+		want = append(want, ddeSwitchCases[c].s(ti, p)...)
+	}
+	return want
+}
+
+// TestDelaySwitchSens: dde.SolveSens, at rtol 1e-10 with BDF and DOPRI5,
+// through a switch of f of a delay model and where a nested delay reads
+// a jump of the state (interpreted SBML models of testdata/delayswitch),
 // against the method of steps by hand (for the state switch S from the
 // closed form by fourth-order central differences: those of dde.Solve
 // carry the location error of its switch, 2e-9 of a column at rtol
-// 1e-13). The worst entry of S, relative to its
-// column's largest, must be within 100 rtol: without the jump (f- - f+)
-// dtau/dp at the switch S_T is off by u, a whole column.
+// 1e-13):
+//   - stepinput.xml: a step input at a parameter time T; without the
+//     jump (f- - f+) dtau/dp at the switch S_T is off by u, a whole
+//     column;
+//   - stateswitch.xml: an inflow switched by the state; without the jump
+//     S_c is off by a whole column;
+//   - nestedjump.xml: x' = -delay(delay(x, a), b) with x := x + c at T,
+//     whose jump reaches f at T + a + b only through the nested delay;
+//     without S's jump there S in a, b and T is off by c after it.
+//
+// The worst entry of S, relative to its column's largest, and of x must
+// be within 100 rtol.
 func TestDelaySwitchSens(t *testing.T) {
 	const rtol = 1e-10
-	set := func(meth ode.Method) *dde.Settings {
-		return &dde.Settings{ODE: &ode.Settings{Method: meth, RTol: rtol, ATol: 1e-12}}
-	}
-	{
-		m, p, x0 := ddeSwitchModel(t, "stepinput.xml")
-		ts := []float64{0, 0.2, 0.3, 0.6, 0.9, 1, 1.2, 1.3, 1.5, 1.7, 2}
-		want := make([]float64, 0, 2*len(ts))
-		for _, ti := range ts {
-			_, s := stepInputExact(ti, p)
-			want = append(want, s[:]...)
-		}
+	for c, sc := range ddeSwitchCases {
+		m, p, x0 := ddeSwitchModel(t, sc.file)
+		want := ddeSwitchWant(c, p)
 		for _, meth := range []ode.Method{ode.BDF, ode.DOPRI5} {
-			r, err := dde.SolveSens(m, p, x0, nil, ts, set(meth))
+			r, err := dde.SolveSens(m, p, x0, nil, sc.ts, &dde.Settings{ODE: &ode.Settings{Method: meth, RTol: rtol, ATol: 1e-12}})
 			if err != nil {
-				t.Fatalf("stepinput %v: %v", meth, err)
+				t.Fatalf("%s %v: %v", sc.file, meth, err)
 			}
 			xerr := 0.0
-			for i, ti := range ts {
-				x, _ := stepInputExact(ti, p)
-				xerr = math.Max(xerr, math.Abs(r.XAt(i)[0]-x))
-			}
-			w, j := colWorst(r.S, want, 2)
-			t.Logf("stepinput %v: worst S error relative to its column's largest %.2g (column %s), x within %.2g", meth, w, m.ParamNames()[j], xerr)
-			if w > 100*rtol || xerr > 100*rtol {
-				t.Errorf("stepinput %v: worst S error %.3g of column %s, x %.3g, want <= %g", meth, w, m.ParamNames()[j], xerr, 100*rtol)
-			}
-		}
-	}
-	{
-		m, p, x0 := ddeSwitchModel(t, "stateswitch.xml")
-		ts := []float64{0, 0.3, 0.5, 0.9, 1.2, 1.6, 1.9}
-		var want []float64
-		for _, ti := range ts {
-			want = append(want, stateSwitchSens(ti, p)...)
-		}
-		for _, meth := range []ode.Method{ode.BDF, ode.DOPRI5} {
-			r, err := dde.SolveSens(m, p, x0, nil, ts, set(meth))
-			if err != nil {
-				t.Fatalf("stateswitch %v: %v", meth, err)
-			}
-			xerr := 0.0
-			for i, ti := range ts {
-				xerr = math.Max(xerr, math.Abs(r.XAt(i)[0]-stateSwitchExact(ti, p)))
+			for i, ti := range sc.ts {
+				xerr = math.Max(xerr, math.Abs(r.XAt(i)[0]-sc.x(ti, p)))
 			}
 			w, j := colWorst(r.S, want, len(p))
-			t.Logf("stateswitch %v: worst S error relative to its column's largest %.2g (column %s), x within %.2g", meth, w, m.ParamNames()[j], xerr)
+			t.Logf("%s %v: worst S error relative to its column's largest %.2g (column %s), x within %.2g", sc.file, meth, w, m.ParamNames()[j], xerr)
 			if w > 100*rtol || xerr > 100*rtol {
-				t.Errorf("stateswitch %v: worst S error %.3g of column %s, x %.3g, want <= %g", meth, w, m.ParamNames()[j], xerr, 100*rtol)
+				t.Errorf("%s %v: worst S error %.3g of column %s, x %.3g, want <= %g", sc.file, meth, w, m.ParamNames()[j], xerr, 100*rtol)
 			}
 		}
 	}
 }
 
-// TestDelayNestedJumpSens: dde.SolveSens where a nested delay reads a
-// jump of the state (nestedjump.xml: x' = -delay(delay(x, a), b) with x
-// := x + c at T) against the method of steps by hand, at rtol 1e-10
-// with BDF and DOPRI5. The jump at T reaches f at T + a + b only
-// through the nested delay; without S's jump there, S in a, b and T is
-// off by c after it.
-func TestDelayNestedJumpSens(t *testing.T) {
-	const rtol = 1e-10
-	m, p, x0 := ddeSwitchModel(t, "nestedjump.xml")
-	ts := []float64{0, 0.2, 0.6, 1, 1.3, 1.45, 1.6, 2, 2.3}
-	want := make([]float64, 0, 4*len(ts))
-	for _, ti := range ts {
-		_, s := nestedJumpExact(ti, p)
-		want = append(want, s[:]...)
+// TestDelaySwitchSensGenerated is TestDelaySwitchSens on generated
+// packages of the same models (their switches and derivatives are
+// codegen's), with its bound; the model.DelayEventDerivs methods
+// allocate nothing.
+func TestDelaySwitchSensGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a temporary module")
 	}
-	for _, meth := range []ode.Method{ode.BDF, ode.DOPRI5} {
-		r, err := dde.SolveSens(m, p, x0, nil, ts, &dde.Settings{ODE: &ode.Settings{Method: meth, RTol: rtol, ATol: 1e-12}})
-		if err != nil {
-			t.Fatalf("nestedjump %v: %v", meth, err)
+	var files []string
+	var ts [][]float64
+	for _, c := range ddeSwitchCases {
+		files, ts = append(files, c.file), append(ts, c.ts)
+	}
+	res, _, _ := runDelayGenerated(t, "delayswitch", files, ts)
+	for c, sc := range ddeSwitchCases {
+		m, p, _ := ddeSwitchModel(t, sc.file)
+		name := strings.TrimSuffix(sc.file, ".xml")
+		r := res[name]
+		if r.Err != "" {
+			t.Errorf("%s: %s", name, r.Err)
+			continue
 		}
-		xerr := 0.0
-		for i, ti := range ts {
-			x, _ := nestedJumpExact(ti, p)
-			xerr = math.Max(xerr, math.Abs(r.XAt(i)[0]-x))
+		if r.Allocs != 0 {
+			t.Errorf("%s: the model.DelayEventDerivs methods allocate %v times", name, r.Allocs)
 		}
-		w, j := colWorst(r.S, want, len(p))
-		t.Logf("nestedjump %v: worst S error relative to its column's largest %.2g (column %s), x within %.2g", meth, w, m.ParamNames()[j], xerr)
-		if w > 100*rtol || xerr > 100*rtol {
-			t.Errorf("nestedjump %v: worst S error %.3g of column %s, x %.3g, want <= %g", meth, w, m.ParamNames()[j], xerr, 100*rtol)
+		want := ddeSwitchWant(c, p)
+		for _, meth := range []string{"BDF", "DOPRI5"} {
+			w, j := colWorst(r.S[meth], want, len(p))
+			t.Logf("%s generated %s: worst S error relative to its column's largest %.2g (column %s)", name, meth, w, m.ParamNames()[j])
+			if w > 100*1e-10 {
+				t.Errorf("%s generated %s: worst S error %.3g of column %s, want <= 1e-8", name, meth, w, m.ParamNames()[j])
+			}
 		}
 	}
 }

@@ -224,15 +224,21 @@ func (l *evLoop) run(z0 []float64) error {
 			// A switch of f: the steps scanned straddle its jump.
 			// Integrate again up to the old side (x and S: no step of
 			// the history straddles it), then across (Across).
-			tcut = tl
+			// The outputs before tl by more than the location tolerance
+			// come from that integration; the others, at the instant.
+			tcut = tl - l.in.Tol(tl)
 			if tl > t {
 				tout = tout[:0]
-				for j := first; j < len(ts) && ts[j] < tl-l.in.Tol(tl); j++ {
+				for j := first; j < len(ts) && ts[j] < tcut; j++ {
 					tout = append(tout, ts[j])
 				}
 				tout = append(tout, tl)
 				tr = &ode.Trajectory{}
 				h.cur, h.segEnd = tr, tl
+				if l.restartH0 && l.oset.H0 > tl-t {
+					l.oset.H0 = tl - t
+					l.ig = ode.NewSolver(l.r, &l.oset)
+				}
 				err := l.ig.Integrate(tr, l.ip, z, t, tout)
 				if h.err != nil {
 					return h.err
