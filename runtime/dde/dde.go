@@ -21,7 +21,8 @@ type Settings struct {
 	ODE *ode.Settings
 	// MaxOrder is the number of generations of breaking points tracked:
 	// t0 + sums of up to MaxOrder constant delays (default 5). SolveSens
-	// raises it to the depth of the nested delays, where S jumps.
+	// adds the times where S jumps (a jump of the state reaching f, through
+	// nested delays too) whatever MaxOrder and MaxBreaks say.
 	MaxOrder int
 	// MaxBreaks bounds the number of breaking points (default 10000):
 	// a delay much shorter than the time span would otherwise restart the
@@ -251,21 +252,6 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			oset.HMax = tmin
 		}
 	}
-	if withS {
-		// S jumps where a jump of the state reaches f through a chain of
-		// nested delays, t_s + tau_j + tau_k + ...: a breaking point of
-		// as many generations as the chain is long, which must be there
-		// whatever MaxOrder says (sensRHS.jump applies the jump at the
-		// segments' ends only).
-		depth := make([]int, nd)
-		for k := 0; k < nd; k++ {
-			depth[k] = 1
-			for j := 0; j < min(h.info[k].Reads, k); j++ {
-				depth[k] = max(depth[k], depth[j]+1)
-			}
-			maxOrder = max(maxOrder, depth[k])
-		}
-	}
 	res.Breaks = breaks(ts[0], ts[len(ts)-1], consts, maxOrder, maxBreaks)
 	var r model.Model = &rhs{Model: m, dm: dm, h: h, d: make([]float64, nd)}
 	var sr *sensRHS
@@ -273,6 +259,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	if withS {
 		sr = newSensRHS(m, ds, h, p, tau)
 		sr.d0 = d0
+		sr.brk, sr.tend = &res.Breaks, ts[len(ts)-1]
 		sr.startSource()
 		r, ip = sr, nil
 	}

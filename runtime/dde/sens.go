@@ -42,6 +42,10 @@ type sensRHS struct {
 	d0         []float64 // the delayed values at the start
 	srcs       []jumpSrc // the times the state jumped (jump)
 	jt         []float64 // jumpTime's result (np)
+	// brk is the solve's list of breaking points (Result.Breaks), into
+	// which addSource puts the times where S jumps, before tend.
+	brk  *[]float64
+	tend float64
 }
 
 // sensLevel is the scratch of one depth of the lookups of sensAt: a
@@ -287,7 +291,31 @@ func (r *sensRHS) startSource() {
 		src.em[k] = r.ds.DelayHistory(k, h.t0, r.p)
 		src.ep[k] = r.ds.DelayArg(k, h.t0, h.x0[:r.nx], r.p, r.d0[:k])
 	}
-	r.srcs = append(r.srcs[:0], src)
+	r.srcs = r.srcs[:0]
+	r.addSource(src)
+}
+
+// addSource records a jump source and makes the times its jumps reach
+// f, t_s + tau_k for each e_k that jumped, breaking points: jump applies
+// them at the segments' ends only, so they must be there whatever
+// Settings.MaxOrder and MaxBreaks left out.
+func (r *sensRHS) addSource(src jumpSrc) {
+	r.srcs = append(r.srcs, src)
+	if r.brk == nil {
+		return
+	}
+	for k := 0; k < r.nd; k++ {
+		b := src.t + r.tau[k]
+		if r.tau[k] == 0 || src.em[k] == src.ep[k] || b >= r.tend {
+			continue
+		}
+		bs := *r.brk
+		i, _ := slices.BinarySearch(bs, b)
+		if i < len(bs) && bs[i]-b <= near(b) || i > 0 && b-bs[i-1] <= near(b) {
+			continue
+		}
+		*r.brk = slices.Insert(bs, i, b)
+	}
 }
 
 // eventSource records an event instant at t that moved the state from
@@ -308,7 +336,7 @@ func (r *sensRHS) eventSource(t float64, xm, xp, dt []float64) {
 		src.em[k] = r.ds.DelayArg(k, t, xm, r.p, lv.d[:k])
 		src.ep[k] = r.ds.DelayArg(k, t, xp, r.p, lv.d[:k])
 	}
-	r.srcs = append(r.srcs, src)
+	r.addSource(src)
 }
 
 // jumpTime returns, when t is within tol of a time t_s + tau_k at which
@@ -416,6 +444,6 @@ func (r *sensRHS) nestedSource(t float64, x []float64, si, k int) {
 		nsrc.em[j], nsrc.ep[j] = em, ep
 	}
 	if nsrc != nil {
-		r.srcs = append(r.srcs, *nsrc)
+		r.addSource(*nsrc)
 	}
 }
