@@ -37,8 +37,9 @@ import (
 // measurement table only) needs no S and is solved by dde.Solve even
 // with Grad or FIM, whatever the model lacks.
 //
-// A model with events too is solved by runtime/dde with its events, S
-// carried across them (dde.SolveSens): the model is presented as a
+// A model with events too, or switches of its rates (model.Switches), is
+// solved by runtime/dde with them, S carried across them
+// (dde.SolveSens): the model is presented as a
 // thetaDelays with the events of a thetaEvents, their derivatives in the
 // theta columns, and, where the events read delayed values
 // (model.DelayEvents), their variants with d and the derivatives in d
