@@ -99,6 +99,26 @@ func stateSwitchSens(t float64, p []float64) []float64 {
 	return s
 }
 
+// delayedSwitchExact is delayedswitch.xml's x' = -x(t - 1) + u [x(t - 1)
+// < c] (x = 1 before and at 0, 0 < c < 1) by the method of steps on
+// [0, 2], with S in p = (c, u): the delayed value 1 - (t - 1) crosses c
+// at ts = 2 - c, where S_c jumps by u (dts/dc = -1, f jumps by u),
+//
+//	[0, 1]: x = 1 - t,
+//	[1, 2]: x = -2 (t - 1) + (t^2 - 1)/2 + u (t - ts)+.
+func delayedSwitchExact(t float64, p []float64) (x float64, s [2]float64) {
+	c, u := p[0], p[1]
+	if t <= 1 {
+		return 1 - t, [2]float64{}
+	}
+	ts := 2 - c
+	h, pos := 0.0, math.Max(t-ts, 0)
+	if t > ts {
+		h = 1
+	}
+	return -2*(t-1) + (t*t-1)/2 + u*pos, [2]float64{u * h, pos}
+}
+
 // nestedJumpExact is nestedjump.xml's x' = -x(t - a - b) (x = 1 before
 // and at 0) with x := x + c at T (0 < T < L = a + b), by the method of
 // steps on [0, 2L], with S in p = (a, b, T, c):
@@ -142,6 +162,9 @@ var ddeSwitchCases = []struct {
 		func(t float64, p []float64) float64 { x, _ := stepInputExact(t, p); return x },
 		func(t float64, p []float64) []float64 { _, s := stepInputExact(t, p); return s[:] }},
 	{"stateswitch.xml", []float64{0, 0.3, 0.5, 0.9, 1.2, 1.6, 1.9}, stateSwitchExact, stateSwitchSens},
+	{"delayedswitch.xml", []float64{0, 0.5, 0.9, 1.2, 1.3, 1.5, 1.7, 1.9},
+		func(t float64, p []float64) float64 { x, _ := delayedSwitchExact(t, p); return x },
+		func(t float64, p []float64) []float64 { _, s := delayedSwitchExact(t, p); return s[:] }},
 	{"nestedjump.xml", []float64{0, 0.2, 0.6, 1, 1.3, 1.45, 1.6, 2, 2.3},
 		func(t float64, p []float64) float64 { x, _ := nestedJumpExact(t, p); return x },
 		func(t float64, p []float64) []float64 { _, s := nestedJumpExact(t, p); return s[:] }},
@@ -168,6 +191,9 @@ func ddeSwitchWant(c int, p []float64) []float64 {
 //     column;
 //   - stateswitch.xml: an inflow switched by the state; without the jump
 //     S_c is off by a whole column;
+//   - delayedswitch.xml: an inflow switched by a delayed value (the
+//     root's derivative in it folded into dtau/dp); without the jump S_c
+//     is off by a whole column;
 //   - nestedjump.xml: x' = -delay(delay(x, a), b) with x := x + c at T,
 //     whose jump reaches f at T + a + b only through the nested delay;
 //     without S's jump there S in a, b and T is off by c after it.
