@@ -211,7 +211,9 @@
 // x within 1.6e-10 and 6.0e-13; x' = -k x(t - tau) + piecewise(b, x < c,
 // 0), p = (k, tau, b, c), on [0, 2 tau] (S from the closed form by
 // fourth-order central differences), 3.0e-10 and 1.2e-10, x within
-// 9.9e-11 and 5.8e-11; generated code the same
+// 9.9e-11 and 5.8e-11; x' = -x(t - 1) + piecewise(u, delay(x, 1) < c, 0),
+// a switch on a delayed value (symbolic.Builder.Switches keeps those
+// too), p = (c, u), 5.6e-12 and 5.6e-12; generated code the same
 // (TestDelaySwitchSensGenerated; go test ./testsuite -run
 // DelaySwitchSens -v). Without the jump at the switch, as when Solve
 // stepped over switches, S_T and S_c are off by a whole column.
