@@ -119,6 +119,32 @@ func delayedSwitchExact(t float64, p []float64) (x float64, s [2]float64) {
 	return -2*(t-1) + (t*t-1)/2 + u*pos, [2]float64{u * h, pos}
 }
 
+// coincideExact is coincide.xml's x' = -x(t - 1) + u [t >= T] (x = 1
+// before and at 0) with x := x + c at T0 (0 < T0 < 1 < T < 2), by the
+// method of steps on [0, 2], with S in p = (T0, T, c, u):
+//
+//	[0, 1]: x = 1 - t + c [t >= T0],
+//	[1, 2]: x = c - (t - 1) + (t - 1)^2/2 - c (t - 1 - T0)+ + u (t - T)+.
+//
+// The event's jump reaches f at T0 + 1, S_T0 jumping by c; the step
+// input switches f at T, S_T jumping by -u: at the defaults both at 1.7.
+func coincideExact(t float64, p []float64) (x float64, s [4]float64) {
+	T0, T, c, u := p[0], p[1], p[2], p[3]
+	step := func(v float64) float64 {
+		if v > 0 {
+			return 1
+		}
+		return 0
+	}
+	pos := func(v float64) float64 { return math.Max(v, 0) }
+	if t <= 1 {
+		return 1 - t + c*step(t-T0), [4]float64{0, 0, step(t - T0), 0}
+	}
+	r := t - 1
+	x = c - r + r*r/2 - c*pos(r-T0) + u*pos(t-T)
+	return x, [4]float64{c * step(r-T0), -u * step(t-T), 1 - pos(r-T0), pos(t - T)}
+}
+
 // nestedJumpExact is nestedjump.xml's x' = -x(t - a - b) (x = 1 before
 // and at 0) with x := x + c at T (0 < T < L = a + b), by the method of
 // steps on [0, 2L], with S in p = (a, b, T, c):
@@ -165,6 +191,9 @@ var ddeSwitchCases = []struct {
 	{"delayedswitch.xml", []float64{0, 0.5, 0.9, 1.2, 1.3, 1.5, 1.7, 1.9},
 		func(t float64, p []float64) float64 { x, _ := delayedSwitchExact(t, p); return x },
 		func(t float64, p []float64) []float64 { _, s := delayedSwitchExact(t, p); return s[:] }},
+	{"coincide.xml", []float64{0, 0.2, 0.5, 0.9, 1.1, 1.5, 1.8, 1.9, 2},
+		func(t float64, p []float64) float64 { x, _ := coincideExact(t, p); return x },
+		func(t float64, p []float64) []float64 { _, s := coincideExact(t, p); return s[:] }},
 	{"nestedjump.xml", []float64{0, 0.2, 0.6, 1, 1.3, 1.45, 1.6, 2, 2.3},
 		func(t float64, p []float64) float64 { x, _ := nestedJumpExact(t, p); return x },
 		func(t float64, p []float64) []float64 { _, s := nestedJumpExact(t, p); return s[:] }},
@@ -194,6 +223,11 @@ func ddeSwitchWant(c int, p []float64) []float64 {
 //   - delayedswitch.xml: an inflow switched by a delayed value (the
 //     root's derivative in it folded into dtau/dp); without the jump S_c
 //     is off by a whole column;
+//   - coincide.xml: a step input switching f where an event's jump
+//     reaches it (T = T0 + 1 = 1.7): the switch is carried across a
+//     bracket that holds that breaking point, and S takes both jumps,
+//     each once (without evModel.fFrom S_T is off by c/u = 0.8 of its
+//     column, with MovesWith taken at the switch's root by 1.25);
 //   - nestedjump.xml: x' = -delay(delay(x, a), b) with x := x + c at T,
 //     whose jump reaches f at T + a + b only through the nested delay;
 //     without S's jump there S in a, b and T is off by c after it.

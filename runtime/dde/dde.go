@@ -284,6 +284,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	t := ts[0]
 	z := slices.Clone(z0)
 	iout, ib := 0, 0
+	lastJ := ts[0] // S has taken the jumps up to here (sensRHS.jump)
 	var tout []float64
 	emit := res.emit
 	for iout < len(ts) && ts[iout] <= t {
@@ -315,7 +316,8 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			tout = append(tout, tend)
 		}
 		if sr != nil && t > ts[0] {
-			sr.jump(t, z)
+			sr.jump(t, z, lastJ)
+			lastJ = t
 		}
 		tr := &ode.Trajectory{}
 		if restartH0 && len(h.done) > 0 {

@@ -21,6 +21,10 @@ type evModel struct {
 	de model.DelayEvents // nil: the plain methods
 	h  *history
 	d  []float64
+	// fFrom, when after the time F is evaluated at, is where F looks the
+	// delayed values up instead (evLoop.run sets it for the instant of a
+	// switch whose bracket holds a jump of a delayed value).
+	fFrom float64
 }
 
 func (e *evModel) NumEvents() int                  { return e.ev.NumEvents() }
@@ -72,9 +76,12 @@ func (e *evModel) Priority(k int, t float64, x, p []float64) float64 {
 }
 
 // F is f with the delayed values looked up: runtime/events' sensitivity
-// update evaluates f- and f+ at an instant through it.
+// update evaluates f- and f+ at an instant through it (f- on the old side
+// of a switch, at the left end of its bracket; with fFrom after it, the
+// delayed values are those after a jump at fFrom, which S has taken
+// first: see evLoop.run).
 func (e *evModel) F(dst []float64, t float64, x, p []float64) {
-	e.lookup(t, x)
+	e.lookup(max(t, e.fFrom), x)
 	e.h.dm.FDelayed(dst, t, x, p, e.d)
 }
 
@@ -114,14 +121,14 @@ type evLoop struct {
 	in        *events.Instants
 	span      int       // outputs the next segment covers (as runtime/events)
 	xm        []float64 // the state before an instant (sensitivities)
-	lastJ     float64   // the last time handle applied sensRHS.jump
+	lastJ     float64   // S has taken the jumps up to here (sensRHS.jump)
 }
 
 func (l *evLoop) run(z0 []float64) error {
 	h, res, ts := l.h, l.res, l.ts
 	nx := h.nx
 	ev := l.m.(model.Events)
-	em := &evModel{Model: l.m, ev: ev, h: h, d: make([]float64, h.nd)}
+	em := &evModel{Model: l.m, ev: ev, h: h, d: make([]float64, h.nd), fFrom: math.Inf(-1)}
 	if de, ok := l.m.(model.DelayEvents); ok {
 		em.de = de
 	}
@@ -130,7 +137,7 @@ func (l *evLoop) run(z0 []float64) error {
 	if l.sr != nil {
 		l.in.Sens(newEvSens(em, l.sr))
 		l.xm = make([]float64, nx)
-		l.lastJ = math.NaN()
+		l.lastJ = l.ts[0]
 	}
 	l.span = 1
 	t := ts[0]
@@ -279,6 +286,17 @@ func (l *evLoop) run(z0 []float64) error {
 			}
 			t = tc
 			copy(z[:nx], xs)
+			if l.sr != nil {
+				// A delayed value that jumps within the bracket (a
+				// switch within the location tolerance of the time a
+				// jump of the state reaches f): S takes that jump first
+				// (handle, sensRHS.jump, with f on the new side), and the
+				// switch's f- is then the old side's with the delayed
+				// values after it, so that each jump is counted once.
+				if b, ok := l.sr.jumpIn(tl, t); ok {
+					em.fFrom = b
+				}
+			}
 		case found:
 			// x and S at the change, on the step Locate found it in
 			// (the state as Locate's, which is this interpolation's).
@@ -289,7 +307,9 @@ func (l *evLoop) run(z0 []float64) error {
 			t = tend
 			copy(z, tr.XAt(tr.Len()-1))
 		}
-		if err := l.handle(t, z); err != nil {
+		err = l.handle(t, z)
+		em.fFrom = math.Inf(-1)
+		if err != nil {
 			return err
 		}
 		nfired = l.addBreaks(t, nfired)
@@ -345,8 +365,8 @@ func (l *evLoop) fromS(z []float64) {
 func (l *evLoop) handle(t float64, z []float64) error {
 	x := z[:l.h.nx]
 	if l.sr != nil {
-		if t > l.ts[0] && !(math.Abs(t-l.lastJ) <= near(t)) {
-			l.sr.jump(t, z)
+		if t > l.lastJ {
+			l.sr.jump(t, z, l.lastJ)
 			l.lastJ = t
 		}
 		l.in.MovesWith(l.sr.jumpTime(t, 2*l.in.Tol(t)))

@@ -374,14 +374,21 @@ func (r *sensRHS) jumpTime(t, tol float64) []float64 {
 // value e_j that reads it (a nested delay) jumps at t as well, so d_j
 // jumps tau_j later; t is recorded as a jump source of those e_j
 // (nestedSource), which a later call meets at t + tau_j.
-func (r *sensRHS) jump(t float64, z []float64) {
+//
+// The jumps taken are those of the times in (after, t], after being the
+// time of the caller's last call: every such time is a breaking point
+// (addSource), so a segment ends there, except where a switch of f is
+// carried across a bracket (events.Instants.Across) that holds one; S
+// then takes the jump at the bracket's end.
+func (r *sensRHS) jump(t float64, z []float64, after float64) {
 	h, nx, np := r.h, r.nx, r.np
 	lv := &r.lv[0]
 	n := len(r.srcs) // sources recorded here act tau later, not now
 	for si := 0; si < n; si++ {
 		for k := 0; k < r.nd; k++ {
 			src := &r.srcs[si]
-			if r.tau[k] == 0 || math.Abs(t-(src.t+r.tau[k])) > near(t) {
+			b := src.t + r.tau[k]
+			if r.tau[k] == 0 || b <= after+near(after) || b > t+near(t) {
 				continue
 			}
 			eMinus, ePlus := src.em[k], src.ep[k]
@@ -391,7 +398,7 @@ func (r *sensRHS) jump(t float64, z []float64) {
 			x := z[:nx]
 			h.setLeft(t)
 			h.delayed(lv.d, r.nd, t, z, nil, 0)
-			r.nestedSource(t, x, si, k)
+			r.nestedSource(b, x, si, k)
 			src = &r.srcs[si]
 			if src.zero && !r.tauDep[k] {
 				continue
@@ -411,11 +418,26 @@ func (r *sensRHS) jump(t float64, z []float64) {
 	}
 }
 
+// jumpIn returns a time in (a, b] (b up to rounding) at which a delayed
+// value jumps (a jump source's t_s + tau_k), if there is one.
+func (r *sensRHS) jumpIn(a, b float64) (float64, bool) {
+	for si := range r.srcs {
+		src := &r.srcs[si]
+		for k := 0; k < r.nd; k++ {
+			if t := src.t + r.tau[k]; r.tau[k] > 0 && src.em[k] != src.ep[k] && t > a && t <= b+near(b) {
+				return t, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // nestedSource records t as a jump source of the delayed values whose
 // expressions read d_k (a nested delay, DelayInfo.Reads > k), where d_k
-// jumps from source si's e- to e+ (r.lv[0].d holds the delayed values at
-// (t, x)): each such e_j is evaluated with d_k = e- and with e+, and the
-// source moves with p as d_k's jump does, dt_s/dp + dtau_k/dp.
+// jumps from source si's e- to e+ (r.lv[0].d holds the delayed values
+// there, with the state x): each such e_j is evaluated with d_k = e- and
+// with e+, and the source moves with p as d_k's jump does, dt_s/dp +
+// dtau_k/dp.
 func (r *sensRHS) nestedSource(t float64, x []float64, si, k int) {
 	lv := &r.lv[0]
 	var nsrc *jumpSrc

@@ -116,7 +116,8 @@ func (v *Instants) DTau() ([]float64, bool) {
 // triggers change there: runtime/dde, where a delayed value that a
 // trigger reads jumps at t_s + tau_k, a time that moves with p by its own
 // derivative, not by the root function's crossing (whose formula assumes
-// a continuous root). A queued execution due there keeps its own. nil
+// a continuous root). A queued execution due there keeps its own, and
+// an instant Locate found where a root crossed moves with that root. nil
 // (or a Handle) clears it.
 func (v *Instants) MovesWith(dtau []float64) {
 	sv := v.s.sv
