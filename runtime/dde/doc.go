@@ -204,6 +204,16 @@
 // the switches through its theta model (runtime/objective's
 // thetaDelayEvents.NumSwitches; without it they were stepped over).
 //
+// A switch may coincide with the time a jump of the state reaches f (a
+// step input at T = T0 + 1 with an event at T0 and a delay of 1): S
+// takes every jump whose time lies before the instant (sensRHS.jump
+// takes those of (last, t], one inside the switch's bracket included),
+// with f on the switch's new side, then the switch's with f- from the
+// old side but the delayed values after that jump (evModel.fFrom), so
+// each is counted once; the instant moves with the switch's root, not
+// with the jump's time (events.Instants.MovesWith leaves a root Locate
+// found crossing alone).
+//
 // Against the method of steps by hand at rtol 1e-10 (testsuite
 // TestDelaySwitchSens, testdata/delayswitch): x' = -x(t - 1) +
 // piecewise(u, t >= T, 0), p = (T, u), on [0, 2], worst entry of S
@@ -213,7 +223,10 @@
 // fourth-order central differences), 3.0e-10 and 1.2e-10, x within
 // 9.9e-11 and 5.8e-11; x' = -x(t - 1) + piecewise(u, delay(x, 1) < c, 0),
 // a switch on a delayed value (symbolic.Builder.Switches keeps those
-// too), p = (c, u), 5.6e-12 and 5.6e-12; generated code the same
+// too), p = (c, u), 5.6e-12 and 5.6e-12; the coincidence above
+// (coincide.xml, T0 = 0.7 and T = 1.7, equal in floating point to
+// T0 + 1), 7.3e-12 and 6.3e-12 (0.8 of a column without fFrom, 1.25 with
+// MovesWith taken at the root); generated code the same
 // (TestDelaySwitchSensGenerated; go test ./testsuite -run
 // DelaySwitchSens -v). Without the jump at the switch, as when Solve
 // stepped over switches, S_T and S_c are off by a whole column.
