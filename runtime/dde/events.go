@@ -102,7 +102,10 @@ func (e *evModel) EventAssign(k int, t float64, x, p, dst []float64) {
 // segment before the instant up to it and the one after from it, so a
 // delayed value of a time before an event sees the value before it; the
 // executions' breaking points t_e + sums of the constant delays f reads
-// are added to the segment ends.
+// are added to the segment ends. A switch of f (model.Switches) cuts the
+// segment too: integrated again to the old side of it and carried across
+// (events.Instants.Switched, Across), it adds its breaking points as an
+// execution does.
 type evLoop struct {
 	m         model.Model
 	h         *history
