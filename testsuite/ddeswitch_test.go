@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -301,6 +302,49 @@ func TestDelaySwitchSensGenerated(t *testing.T) {
 			if w > 100*1e-10 {
 				t.Errorf("%s generated %s: worst S error %.3g of column %s, want <= 1e-8", name, meth, w, m.ParamNames()[j])
 			}
+		}
+	}
+}
+
+// dde.Solve of a model without delays whose rate switches (x' = -x +
+// piecewise(u, t >= T, 0)) is runtime/events': it stops at the switch,
+// x = exp(-t) + u (1 - exp(-(t - T)))+ to 100 rtol at rtol 1e-10 (a plain
+// integration would step over it).
+func TestDelaySolveSwitchNoDelay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "step.xml")
+	const net = `<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version1/core" level="3" version="1">
+  <model id="step">
+    <listOfParameters>
+      <parameter id="T" value="0.4" constant="true"/>
+      <parameter id="u" value="0.5" constant="true"/>
+      <parameter id="x" value="1" constant="false"/>
+    </listOfParameters>
+    <listOfRules>
+      <rateRule variable="x"><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><plus/><apply><minus/><ci>x</ci></apply><piecewise><piece><ci>u</ci><apply><geq/><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><ci>T</ci></apply></piece><otherwise><cn>0</cn></otherwise></piecewise></apply></math></rateRule>
+    </listOfRules>
+  </model>
+</sbml>`
+	if err := os.WriteFile(path, []byte(net), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sys, err := Lower(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := interp.NewWithEvents(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := []float64{0, 0.3, 0.5, 1, 2}
+	r, err := dde.Solve(m, []float64{0.4, 0.5}, []float64{1}, ts, &dde.Settings{ODE: &ode.Settings{RTol: 1e-10, ATol: 1e-12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ti := range ts {
+		want := math.Exp(-ti) + 0.5*math.Max(0, 1-math.Exp(-(ti-0.4)))
+		if e := math.Abs(r.XAt(i)[0] - want); e > 1e-8 {
+			t.Errorf("x(%g) = %.12g, want %.12g", ti, r.XAt(i)[0], want)
 		}
 	}
 }

@@ -70,7 +70,8 @@ var ErrSens = errors.New("dde: sensitivities not supported")
 
 // Solve integrates m from (ts[0], x0) with parameters p and returns the
 // state and the delayed values at every time of ts (ascending, starting
-// at the start time). A model without delays is solved as an ODE. x0 and
+// at the start time). A model without delays is solved as an ODE (by
+// runtime/events where its rates switch, model.Switches). x0 and
 // p are not modified. Errors of the integrator are returned as they are
 // (a *ode.StepError, or one wrapping ode.ErrInvalid); a delay that is
 // negative or not finite is an error wrapping ErrDelay.
@@ -166,6 +167,20 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		ns = np
 	}
 	res := &Result{NX: nx, ND: nd, NS: ns, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx), D: make([]float64, len(ts)*nd), S: make([]float64, 0, len(ts)*nx*ns)}
+	if ev, ok := m.(model.Events); nd == 0 && !withS && hasEvents && ok && ev.NumEvents() == 0 {
+		// Switches of f alone, no delay: runtime/events stops at them.
+		var eset events.Settings
+		if set != nil && set.Events != nil {
+			eset = *set.Events
+		}
+		eset.ODE = &oset
+		r, err := events.Solve(m, p, x0, ts, &eset)
+		if err != nil {
+			return nil, err
+		}
+		res.X = r.X
+		return res, nil
+	}
 	if nd == 0 && !withS && !hasEvents {
 		var tr ode.Trajectory
 		if err := ode.NewSolver(m, &oset).Integrate(&tr, p, x0, ts[0], ts); err != nil {
