@@ -256,7 +256,16 @@
 // event or a switch crossing an output time, the number of executions or
 // of switch crossings changing); here also where t_s + tau_k crosses an
 // output time. A switch that chatters costs a restart per crossing, as in
-// runtime/events. runtime/ode refuses a
+// runtime/events, and each switch an integration of its segment again.
+// Refused by name (an error naming the model, the switch root and the
+// time; testsuite TestDelaySwitchCrossBack): a switch whose root, once
+// crossed, does not stay on its new side (Instants.Across; a root on a
+// delayed value that reaches zero exactly where a jump of the state
+// arrives and sends it back: carried with f- the state was 5e-4 off), by
+// Solve and SolveSens; and, by SolveSens (ErrSens), a switch on a
+// delayed value d_k located within the location tolerance of the time
+// d_k itself jumps, whose f- would be taken with the value after the
+// jump, on which the relation may already hold. runtime/ode refuses a
 // model.Delays (ErrDelays), so runtime/sens (PBS, PBSR, Exp and its FS)
 // and runtime/events do too.
 //

@@ -1,6 +1,7 @@
 package dde
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -280,12 +281,19 @@ func (l *evLoop) run(z0 []float64) error {
 			// strictly on its new side; S as it is at the old side's
 			// time (the instant moves it by (f- - f+) dtau/dp).
 			var xs []float64
+			var err error
 			if tl > t {
-				tc, xs = l.in.Across(tr, tc)
+				tc, xs, err = l.in.Across(tr, tc)
 				tl, _ = l.in.Switched()
 				tr.InterpTo(z, tl)
 			} else {
-				tc, xs = l.in.Across(nil, tc)
+				tc, xs, err = l.in.Across(nil, tc)
+			}
+			if h.err != nil {
+				return h.err
+			}
+			if err != nil {
+				return fmt.Errorf("dde: model %q: %w (a delayed value it reads jumping back where it crosses?): not solved", l.m.Name(), err)
 			}
 			t = tc
 			copy(z[:nx], xs)
@@ -296,7 +304,12 @@ func (l *evLoop) run(z0 []float64) error {
 				// (handle, sensRHS.jump, with f on the new side), and the
 				// switch's f- is then the old side's with the delayed
 				// values after it, so that each jump is counted once.
-				if b, ok := l.sr.jumpIn(tl, t); ok {
+				if b, k, ok := l.sr.jumpIn(tl, t); ok {
+					if l.switchReads(k, t, z[:nx]) {
+						// Its f- with the value after the jump may be on
+						// its new side already.
+						return fmt.Errorf("%w: model %q: a switch of f on %s crosses at t = %g, within the location tolerance of t = %g where that delayed value jumps: S across both is not computed", ErrSens, l.m.Name(), h.info[k].Name, t, b)
+					}
 					em.fFrom = b
 				}
 			}
@@ -323,6 +336,31 @@ func (l *evLoop) run(z0 []float64) error {
 	}
 	res.Fired = append(res.Fired[:0], l.in.Fired()...)
 	return nil
+}
+
+// switchReads reports whether a switch root of f reads d_k at (t, x)
+// (its derivative in d_k, model.DelayEventDerivs, is not zero there).
+func (l *evLoop) switchReads(k int, t float64, x []float64) bool {
+	de, ok := l.m.(model.DelayEventDerivs)
+	if !ok {
+		return false // the roots read no delayed value
+	}
+	ev := l.m.(model.Events)
+	nr, nsw := ev.NumRoots(), 0
+	if sw, ok := ev.(model.Switches); ok {
+		nsw = sw.NumSwitches()
+	}
+	h := l.h
+	d := make([]float64, h.nd)
+	h.delayedTo(d, t, x, nil)
+	dx, dp, dd := make([]float64, h.nx), make([]float64, len(l.p)), make([]float64, h.nd)
+	for j := nr - nsw; j < nr; j++ {
+		de.RootGradDelayed(j, t, x, l.p, d, dx, dp, dd)
+		if dd[k] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // toS hands S in z to the instants' sensitivities (row-major), fromS

@@ -419,17 +419,17 @@ func (r *sensRHS) jump(t float64, z []float64, after float64) {
 }
 
 // jumpIn returns a time in (a, b] (b up to rounding) at which a delayed
-// value jumps (a jump source's t_s + tau_k), if there is one.
-func (r *sensRHS) jumpIn(a, b float64) (float64, bool) {
+// value d_k jumps (a jump source's t_s + tau_k), and k, if there is one.
+func (r *sensRHS) jumpIn(a, b float64) (float64, int, bool) {
 	for si := range r.srcs {
 		src := &r.srcs[si]
 		for k := 0; k < r.nd; k++ {
 			if t := src.t + r.tau[k]; r.tau[k] > 0 && src.em[k] != src.ep[k] && t > a && t <= b+near(b) {
-				return t, true
+				return t, k, true
 			}
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // nestedSource records t as a jump source of the delayed values whose

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -184,16 +185,29 @@ func (v *Instants) Switched() (float64, bool) {
 // which the switch is strictly on its new side: Across returns t+ and
 // the state there (a view, valid until the next call), and the instant
 // at t+ moves, for Handle's sensitivities, with the switch's root. The
-// points of tr may be longer than the state, as for Locate.
-func (v *Instants) Across(tr *ode.Trajectory, tc float64) (float64, []float64) {
+// points of tr may be longer than the state, as for Locate. A switch
+// that is still not on its new side after its distance from tl has been
+// doubled 30 times (it crossed and came back at once: in runtime/dde, a
+// root on a delayed value that jumps back where it crosses) is an error
+// naming the root and the time: Solve would carry the state that far
+// with f-.
+func (v *Instants) Across(tr *ode.Trajectory, tc float64) (float64, []float64, error) {
 	s := &v.s
 	xl := s.xl
 	if tr != nil && tr.Len() > 0 {
 		xl, tc = s.oldSide(tr, tc)
 	}
+	tl := s.tl
 	tc = s.acrossSwitch(xl, tc)
 	v.locT = tc
-	return tc, s.xbuf
+	if s.swStuck {
+		for j := s.nr - s.nsw; j < s.nr; j++ {
+			if s.swOld[j] != 0 && !(s.gc[j]*s.swOld[j] < 0) {
+				return tc, s.xbuf, fmt.Errorf("events: switch root %d of f crossed zero at t=%g and does not stay on its new side after it", j, tl)
+			}
+		}
+	}
+	return tc, s.xbuf, nil
 }
 
 // Handle applies the events at (t, x): trigger changes queue or cancel

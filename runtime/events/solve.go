@@ -110,8 +110,11 @@ type solver struct {
 	tl    float64
 	xl    []float64
 	fl    []float64
-	sv    *sensState // SolveSens's jump bookkeeping; nil in Solve
-	wide  []float64  // interp's scratch for trajectories longer than the state
+	// swStuck: the last acrossSwitch gave up with a switch not yet on
+	// its new side (Instants.Across reports it).
+	swStuck bool
+	sv      *sensState // SolveSens's jump bookkeeping; nil in Solve
+	wide    []float64  // interp's scratch for trajectories longer than the state
 	// sensErr is an error of sv met during an execution, returned when
 	// the instant ends.
 	sensErr error
@@ -596,6 +599,7 @@ func (s *solver) acrossSwitch(xl []float64, tc float64) float64 {
 			}
 		}
 		if done || it == 30 {
+			s.swStuck = !done
 			return tc
 		}
 		tc = s.tl + 2*math.Max(h, s.tol(tc))
