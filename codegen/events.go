@@ -460,6 +460,12 @@ func (g *generator) eventDecls() []jen.Code {
 		nanArgs = []jen.Code{jen.Id("dn").Index(jen.Op(":")), jen.Id("dz").Index(jen.Op(":"))}
 	}
 	edArgs := append([]jen.Code{t, x, p, jen.Id("d")}, nanArgs...)
+	// EventDeriv of a model with switches and no events (NumEvents 0)
+	// dispatches to nothing: dn and dz would be unused, which Go refuses.
+	evNanDecl := nanDecl
+	if len(g.evs) == 0 {
+		evNanDecl = jen.Null()
+	}
 	nTargets := jen.Id("eventPtr").Index(jen.Id("k").Op("+").Lit(1)).Op("-").Id("eventPtr").Index(jen.Id("k"))
 	meth := func(d, name string) *jen.Statement {
 		return doc(d).Func().Params(jen.Id("Model")).Id(name)
@@ -526,7 +532,7 @@ func (g *generator) eventDecls() []jen.Code {
 			jen.Id("clear").Call(jen.Id("d").Dot("X")),
 			jen.Id("clear").Call(jen.Id("d").Dot("P")),
 			jen.Id("clear").Call(jen.Id("d").Dot("T")),
-			nanDecl,
+			evNanDecl,
 			dispatch(len(g.evs), evDerivName, edArgs...)),
 	}, append(append(g.delayEventDecls(), g.delayEventDerivDecls()...), g.switchDecls()...)...)
 }

@@ -66,6 +66,21 @@ func TestDelayEventsGradients(t *testing.T) {
 	checkDelayFIM(t, p)
 }
 
+// testdata/delayswitch is testdata/delay with an inflow u switched on
+// while A is below c (u and c estimated): a switch of the rate whose
+// time depends on the state, which runtime/dde locates (model.Switches
+// through the objective's theta model) and at which S jumps by (f- - f+)
+// dtau/dtheta. Its gradient and FIM pass the same checks.
+func TestDelaySwitchGradients(t *testing.T) {
+	p, err := Load("testdata/delayswitch/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGradients(t, "delayswitch", p)
+	checkDelayGradientTight(t, p)
+	checkDelayFIM(t, p)
+}
+
 func checkDelayGradientTight(t *testing.T, p *Problem) {
 	t.Helper()
 	ref, err := objective.New(p.Model, p.Objective, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14})

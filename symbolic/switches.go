@@ -4,8 +4,8 @@ package symbolic
 // rates f: for each relation a op b inside them (the conditions of
 // piecewise functions, or a relation used as a number), a - b, as Roots
 // forms them, in first-seen order over f and without duplicates. Only
-// roots that depend on time or a state are kept: one of the parameters
-// alone cannot change sign during a solve.
+// roots that depend on time, a state or a delayed value are kept: one of
+// the parameters alone cannot change sign during a solve.
 //
 // floor, ceil and the other functions with jumps are not included: their
 // discontinuities are at every integer of their argument, which a finite
@@ -41,10 +41,12 @@ func (b *Builder) Switches(f []*Node) []*Node {
 	return out
 }
 
-// movesInTime reports whether g depends on time or a state.
+// movesInTime reports whether g depends on time, a state or a delayed
+// value (which moves in time as the state it delays does: a relation on
+// delay(x, tau) switches f when the delayed value crosses).
 func movesInTime(g *Node) bool {
 	for _, s := range FreeSymbols(g) {
-		if s.Kind == KindTime || s.Kind == KindState {
+		if s.Kind == KindTime || s.Kind == KindState || s.Kind == KindDelay {
 			return true
 		}
 	}

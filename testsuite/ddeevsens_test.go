@@ -151,8 +151,7 @@ import (
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 
-	"ddeevgen/feedbackevents"
-	"ddeevgen/hutchevents"
+{{IMPORTS}}
 )
 
 type delayModel interface {
@@ -170,7 +169,7 @@ type result struct {
 func main() {
 	times := map[string][]float64{{TIMES}}
 	out := map[string]result{}
-	for name, m := range map[string]delayModel{"hutchevents": hutchevents.New(), "feedbackevents": feedbackevents.New()} {
+	for name, m := range map[string]delayModel{ {{MODELS}} } {
 		r := result{S: map[string][]float64{}}
 		ts := times[name]
 		p := make([]float64, model.NumParams(m))
@@ -209,15 +208,21 @@ func main() {
 }
 `
 
-// dde.SolveSens through the events of the delay models of
-// testdata/delayevents as generated packages, against the finite
-// differences of the interpreted model's solution with
-// TestDelayEventSens's bound; the model.DelayEventDerivs methods of
-// generated code allocate nothing.
-func TestDelayEventSensGenerated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a temporary module")
-	}
+// genResult is the driver's output for one generated model: S by BDF
+// and DOPRI5, the allocations of its model.DelayEventDerivs methods, an
+// error of a solve.
+type genResult struct {
+	S      map[string][]float64
+	Allocs float64
+	Err    string
+}
+
+// runDelayGenerated generates the SBML models files of testdata/dir as
+// packages of a temporary module and runs ddeEvDriver there, at the
+// output times of each (by package name, the file without .xml). It
+// returns the driver's results and the lowered systems.
+func runDelayGenerated(t *testing.T, dir string, files []string, ts [][]float64) (map[string]genResult, map[string]*symbolic.System, map[string][]float64) {
+	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -239,22 +244,28 @@ func TestDelayEventSensGenerated(t *testing.T) {
 	}
 	times := map[string][]float64{}
 	systems := map[string]*symbolic.System{}
-	for _, c := range ddeEvModels {
-		name := strings.TrimSuffix(c.file, ".xml")
-		sys, err := Lower(filepath.Join("..", "testdata", "delayevents", c.file))
+	var imports, models strings.Builder
+	for i, file := range files {
+		name := strings.TrimSuffix(file, ".xml")
+		sys, err := Lower(filepath.Join("..", "testdata", dir, file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		files, err := codegen.Generate(sys, &codegen.Options{Package: name})
+		gen, err := codegen.Generate(sys, &codegen.Options{Package: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for f, src := range files {
+		for f, src := range gen {
 			write(filepath.Join(name, f), src)
 		}
-		times[name], systems[name] = c.ts, sys
+		times[name], systems[name] = ts[i], sys
+		fmt.Fprintf(&imports, "\t\"ddeevgen/%s\"\n", name)
+		fmt.Fprintf(&models, "%q: %s.New(), ", name, name)
 	}
-	write("main.go", []byte(strings.Replace(ddeEvDriver, "{{TIMES}}", fmt.Sprintf("%#v", times)[len("map[string][]float64"):], 1)))
+	src := strings.Replace(ddeEvDriver, "{{TIMES}}", fmt.Sprintf("%#v", times)[len("map[string][]float64"):], 1)
+	src = strings.Replace(src, "{{IMPORTS}}", imports.String(), 1)
+	src = strings.Replace(src, "{{MODELS}}", models.String(), 1)
+	write("main.go", []byte(src))
 	cmd := exec.Command("go", "run", ".")
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
@@ -264,14 +275,28 @@ func TestDelayEventSensGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go run: %v\n%s", err, stderr.String())
 	}
-	var res map[string]struct {
-		S      map[string][]float64
-		Allocs float64
-		Err    string
-	}
+	var res map[string]genResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	return res, systems, times
+}
+
+// dde.SolveSens through the events of the delay models of
+// testdata/delayevents as generated packages, against the finite
+// differences of the interpreted model's solution with
+// TestDelayEventSens's bound; the model.DelayEventDerivs methods of
+// generated code allocate nothing.
+func TestDelayEventSensGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a temporary module")
+	}
+	var files []string
+	var ts [][]float64
+	for _, c := range ddeEvModels {
+		files, ts = append(files, c.file), append(ts, c.ts)
+	}
+	res, systems, times := runDelayGenerated(t, "delayevents", files, ts)
 	for name, sys := range systems {
 		r := res[name]
 		if r.Err != "" {

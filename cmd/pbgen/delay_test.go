@@ -155,3 +155,46 @@ func TestSimDelayEventSens(t *testing.T) {
 		}
 	}
 }
+
+// pbgen sim -method fs stops at the switch of a delay model's rate, a
+// step input at a parameter time (testdata/delayswitch/stepinput.xml:
+// x' = -x(t - 1) + piecewise(u, t >= T, 0), T = 0.4, u = 0.5), and S
+// takes its jump (f- - f+) dT/dp there: by the method of steps,
+// dx/d(T, u) = (-u, t - T) on (T, 1] and (-u + u (t - 1 - T)+, (1 - T) -
+// ((t - 1 - T)+)^2/2 + t - 1) on [1, 2]. Stepped over, S_T was 0.
+func TestSimDelaySwitchSens(t *testing.T) {
+	dir := t.TempDir()
+	times := filepath.Join(dir, "times")
+	if err := os.WriteFile(times, []byte("0.2\n0.7\n1.2\n1.6\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := pbgen(t, "sim", "-method", "fs", "-rtol", "1e-10", "-atol", "1e-12", "-times", times, filepath.Join("..", "..", "testdata", "delayswitch", "stepinput.xml"))
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if lines[0] != "t\tx\tS:x:T\tS:x:u" {
+		t.Fatalf("header %q", lines[0])
+	}
+	const T, u = 0.4, 0.5
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		var v [4]float64
+		for i := range v {
+			v[i], _ = strconv.ParseFloat(f[i], 64)
+		}
+		tt := v[0]
+		var want [2]float64
+		switch {
+		case tt < T:
+		case tt <= 1:
+			want = [2]float64{-u, tt - T}
+		default:
+			r := math.Max(tt-1-T, 0)
+			want = [2]float64{-u + u*r, (1 - T) - r*r/2 + tt - 1}
+		}
+		if math.Abs(v[2]-want[0]) > 1e-8 || math.Abs(v[3]-want[1]) > 1e-8 {
+			t.Errorf("row %q: dx/d(T, u) = (%g, %g), want %v", l, v[2], v[3], want)
+		}
+	}
+}

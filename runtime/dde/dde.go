@@ -20,7 +20,9 @@ type Settings struct {
 	// lowered to the shortest constant delay.
 	ODE *ode.Settings
 	// MaxOrder is the number of generations of breaking points tracked:
-	// t0 + sums of up to MaxOrder constant delays (default 5).
+	// t0 + sums of up to MaxOrder constant delays (default 5). SolveSens
+	// adds the times where S jumps (a jump of the state reaching f, through
+	// nested delays too) whatever MaxOrder and MaxBreaks say.
 	MaxOrder int
 	// MaxBreaks bounds the number of breaking points (default 10000):
 	// a delay much shorter than the time span would otherwise restart the
@@ -68,7 +70,8 @@ var ErrSens = errors.New("dde: sensitivities not supported")
 
 // Solve integrates m from (ts[0], x0) with parameters p and returns the
 // state and the delayed values at every time of ts (ascending, starting
-// at the start time). A model without delays is solved as an ODE. x0 and
+// at the start time). A model without delays is solved as an ODE (by
+// runtime/events where its rates switch, model.Switches). x0 and
 // p are not modified. Errors of the integrator are returned as they are
 // (a *ode.StepError, or one wrapping ode.ErrInvalid); a delay that is
 // negative or not finite is an error wrapping ErrDelay.
@@ -137,8 +140,9 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			return nil, fmt.Errorf("dde: output times must be finite and ascending (time %d is %g)", i, ts[i])
 		}
 	}
-	ev, _ := m.(model.Events)
-	hasEvents := ev != nil && ev.NumEvents() > 0
+	// Events, or switches of f alone (model.Switches), go through the
+	// event loop, which stops at both.
+	hasEvents := events.Needed(m)
 	var oset ode.Settings
 	maxOrder, maxBreaks := 5, 10000
 	if set != nil {
@@ -163,6 +167,20 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		ns = np
 	}
 	res := &Result{NX: nx, ND: nd, NS: ns, T: slices.Clone(ts), X: make([]float64, 0, len(ts)*nx), D: make([]float64, len(ts)*nd), S: make([]float64, 0, len(ts)*nx*ns)}
+	if ev, ok := m.(model.Events); nd == 0 && !withS && hasEvents && ok && ev.NumEvents() == 0 {
+		// Switches of f alone, no delay: runtime/events stops at them.
+		var eset events.Settings
+		if set != nil && set.Events != nil {
+			eset = *set.Events
+		}
+		eset.ODE = &oset
+		r, err := events.Solve(m, p, x0, ts, &eset)
+		if err != nil {
+			return nil, err
+		}
+		res.X = r.X
+		return res, nil
+	}
 	if nd == 0 && !withS && !hasEvents {
 		var tr ode.Trajectory
 		if err := ode.NewSolver(m, &oset).Integrate(&tr, p, x0, ts[0], ts); err != nil {
@@ -177,7 +195,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		return nil, fmt.Errorf("%w: model %q has no csymbol delay: runtime/sens computes its sensitivities", ErrSens, m.Name())
 	}
 	if nd == 0 {
-		return nil, fmt.Errorf("dde: model %q has events and no csymbol delay: runtime/events solves it", m.Name())
+		return nil, fmt.Errorf("dde: model %q has events or switches and no csymbol delay: runtime/events solves it", m.Name())
 	}
 	var ds model.DelaySens
 	if withS {
@@ -192,7 +210,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 		}
 		if hasEvents {
 			if _, ok := m.(model.EventDerivs); !ok {
-				return nil, fmt.Errorf("%w: model %q has events but not their derivatives (model.EventDerivs)", ErrSens, m.Name())
+				return nil, fmt.Errorf("%w: model %q has events or switches of f but not the derivatives of their root functions (model.EventDerivs)", ErrSens, m.Name())
 			}
 			if _, ok := m.(model.DelayEvents); ok {
 				if _, ok := m.(model.DelayEventDerivs); !ok {
@@ -226,8 +244,9 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			if tau[k] == 0 {
 				// The delayed value is e_k(t, x(t)) itself, which jumps
 				// with the state at an event: the instant's derivatives
-				// would need S on both sides of it.
-				return nil, fmt.Errorf("%w: model %q: %s has length zero, with events", ErrSens, m.Name(), dm.DelayInfo(k).Name)
+				// would need S on both sides of it (and the derivatives
+				// at an instant read S from the history only).
+				return nil, fmt.Errorf("%w: model %q: %s has length zero, with events or switches of f", ErrSens, m.Name(), dm.DelayInfo(k).Name)
 			}
 		}
 	}
@@ -255,6 +274,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	if withS {
 		sr = newSensRHS(m, ds, h, p, tau)
 		sr.d0 = d0
+		sr.brk, sr.tend = &res.Breaks, ts[len(ts)-1]
 		sr.startSource()
 		r, ip = sr, nil
 	}
@@ -279,6 +299,7 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	t := ts[0]
 	z := slices.Clone(z0)
 	iout, ib := 0, 0
+	lastJ := ts[0] // S has taken the jumps up to here (sensRHS.jump)
 	var tout []float64
 	emit := res.emit
 	for iout < len(ts) && ts[iout] <= t {
@@ -310,7 +331,8 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 			tout = append(tout, tend)
 		}
 		if sr != nil && t > ts[0] {
-			sr.jump(t, z)
+			sr.jump(t, z, lastJ)
+			lastJ = t
 		}
 		tr := &ode.Trajectory{}
 		if restartH0 && len(h.done) > 0 {
@@ -457,6 +479,7 @@ type history struct {
 	// levels[l] is the scratch of a lookup at nesting depth l: a state
 	// and the delayed values at the time looked up.
 	levels [][]float64
+	left   bool // the point evaluated is a segment's end (setLeft)
 	err    error
 }
 
@@ -477,7 +500,18 @@ func newHistory(m model.Model, dm model.Delays, p, z0 []float64, t0 float64) *hi
 // nil also the delays. On an invalid delay it records h.err and writes
 // NaN, which makes the integrator fail.
 func (h *history) delayedTo(d []float64, t float64, x, tau []float64) {
+	h.setLeft(t)
 	h.delayed(d, h.nd, t, x, tau, 0)
+}
+
+// setLeft records whether the point (t, x) being evaluated is the end of
+// the segment being integrated, whose lookups then read left limits
+// (lookup). The nested lookups of a left limit are left limits too: a
+// jump of the state at t_s reaches a nested delayed value at t_s + tau_j
+// + tau_k, a breaking point whose segment must see the value before it
+// to its end.
+func (h *history) setLeft(t float64) {
+	h.left = h.cur != nil && t >= h.segEnd-near(h.segEnd)
 }
 
 // delayed writes the first n delayed values at (t, z) into d, looking
@@ -507,13 +541,14 @@ func (h *history) delayed(d []float64, n int, t float64, z, tau []float64, level
 // lookup is e_k at time s < t, where (t, x) is the point being
 // evaluated (used when s lies beyond the accepted steps).
 func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
-	// At the end of a segment, t = t0 + tau is a breaking point and the
-	// segment is the left side of it: the value there is the history's
-	// limit, which differs from the solution's at t0 when the history
-	// does not meet x0 (an integrator's last stage lands exactly on the
-	// segment's end; the + side there made an O(h) error).
-	left := h.cur != nil && t >= h.segEnd-near(h.segEnd)
-	if s < h.t0 || s <= h.t0+near(h.t0) && left {
+	// At the end of a segment (h.left, see setLeft), t = t0 + tau is a
+	// breaking point and the segment is the left side of it: the value
+	// there is the history's limit, which differs from the solution's at
+	// t0 when the history does not meet x0 (an integrator's last stage
+	// lands exactly on the segment's end; the + side there made an O(h)
+	// error).
+	left := h.left
+	if h.beforeStart(s, left) {
 		return h.dm.DelayHistory(k, s, h.p)
 	}
 	buf := h.levels[level]
@@ -527,15 +562,39 @@ func (h *history) lookup(k int, s, t float64, x []float64, level int) float64 {
 	return h.dm.DelayArg(k, s, zs[:h.nx], h.p, ds[:k])
 }
 
+// beforeStart reports whether a lookup of time s reads the history
+// before the start: s before t0, or within rounding of it on its left
+// side (left) or before it by more than rounding on its right side (a
+// segment that starts at t0 + tau reads x0 at its first point, whatever
+// the rounding of t - tau).
+func (h *history) beforeStart(s float64, left bool) bool {
+	if left {
+		return s <= h.t0+near(h.t0)
+	}
+	return s < h.t0-near(h.t0)
+}
+
 // stateAt writes x(s) into dst from the history; (t, x) is the trial
-// point, used when s is past the accepted steps. With left, a time s
-// within rounding of a segment's start reads the segment before: the
-// left limit, which differs where an event changed the state (at the end
-// of a segment ending at t_e + tau, the breaking point of the event at
-// t_e, the value before the event is read).
+// point, used when s is past the accepted steps. A time s within
+// rounding of a segment's start reads, with left, the segment before:
+// the left limit, which differs where an event or a switch changed the
+// state or S (at the end of a segment ending at t_e + tau, the breaking
+// point of the event at t_e, the value before the event is read);
+// without left, the segment that starts there, the right limit (the
+// first point of the segment starting at t_e + tau reads the value after
+// the event even where t - tau rounds to just before t_e).
 func (h *history) stateAt(dst []float64, s, t float64, x []float64, left bool) {
 	tr := h.cur
-	if tr == nil || tr.Len() == 0 || s < tr.T[0] || left && s <= tr.T[0]+near(s) && len(h.done) > 0 {
+	var before bool // s reads a finished segment
+	switch {
+	case tr == nil || tr.Len() == 0:
+		before = true
+	case left:
+		before = s < tr.T[0] || s <= tr.T[0]+near(s) && len(h.done) > 0
+	default:
+		before = s < tr.T[0]-near(s)
+	}
+	if before {
 		// A finished segment: the last that starts at or before s.
 		i := sort.SearchFloat64s(h.starts, s)
 		if i == len(h.starts) || h.starts[i] > s {
@@ -543,6 +602,9 @@ func (h *history) stateAt(dst []float64, s, t float64, x []float64, left bool) {
 		}
 		if left && i > 0 && s-h.starts[i] <= near(s) {
 			i--
+		}
+		if !left && i+1 < len(h.starts) && h.starts[i+1]-s <= near(s) {
+			i++
 		}
 		if i < 0 {
 			copy(dst, h.x0)

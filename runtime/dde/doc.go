@@ -41,6 +41,13 @@
 // ending at t0 + tau reads the history's value at t0 (its left limit)
 // even at its last stage, which lands on t0 + tau: where the history
 // does not meet x0 the solution's value there would be an O(h) error.
+// The nested lookups of that stage read left limits too (a segment
+// ending at t_s + tau_j + tau_k reads e_k at t_s + tau_j with d_j's
+// value from before t_s), and the first point of a segment reads right
+// limits whatever the rounding of t - tau (history.stateAt): x' =
+// -x(t - a - b) through delay(delay(x, a), b) with x := x + c at T is
+// exact to rounding with DOPRI5 (2e-16), where the last stage of the
+// segment ending at T + a + b read the value after the jump (2e-11).
 //
 // # Sensitivities
 //
@@ -83,7 +90,8 @@
 // output a few outputs on (as runtime/events chooses them), is scanned
 // for trigger changes on its dense output with the delayed values looked
 // up in the history, cut at the first, and the events are handled there
-// (priorities, persistence, delayed executions, random ties). The
+// (priorities, persistence, delayed executions, random ties); switches
+// of f end it too (see "Switches of f"). The
 // history is piecewise: the segment before an instant t_e ends there and
 // the one after begins there, so a delayed value of a time before t_e
 // reads the state before the event and one of t_e or later the state
@@ -135,27 +143,100 @@
 // crossed) moves with that time (events.Instants.MovesWith), not with its
 // root function.
 //
+// A nested delay passes the jump on (sensRHS.nestedSource): where d_k
+// jumps at t_s + tau_k, a delayed value e_j that reads d_k jumps there
+// too, so t_s + tau_k is a jump source of e_j, moving by dt_s/dp +
+// dtau_k/dp, and S jumps again at t_s + tau_k + tau_j where f reads d_j.
+// Every time where S jumps, t_s + tau_k of each jump source (the start,
+// an event, a nested delay's), is put among the breaking points when the
+// source is recorded (sensRHS.addSource), since jump applies it at a
+// segment's end only: whatever Settings.MaxOrder and MaxBreaks leave out
+// (the nested times are sums of two delays and more).
+//
 // Against the method of steps by hand (TestEventsSensExact: x' =
 // -x(t-1), an event at t >= T assigning x + a x(t-1), one triggered by
 // x(t-1) <= c, one whose trigger x(t-1) >= 0.2 turns true when the first
 // event's jump reaches x(t-1) at 1 + T; p = (T, a, c)) at rtol 1e-10 the
-// worst entry of S is 6.2e-10 off with BDF and 1.7e-10 with DOPRI5.
+// worst entry of S is 4.4e-12 off with BDF and 1.1e-12 with DOPRI5
+// (6.2e-10 and 1.7e-10 before the left and right limits above).
 // Against fourth-order central differences of Solve at rtol 1e-13
 // (testsuite TestDelayEventSens, the SBML models of testdata/delayevents:
 // an event at a parameter time whose assignment reads delay(x, tau) and a
 // trigger on delay(x, tau) < c; a delayed negative feedback with a state
 // trigger and a delayed event whose values, read from a delayed value,
 // are taken at the trigger time), the worst entry relative to its
-// column's largest is, at rtol 1e-10, 5.0e-9 (BDF) and 7.2e-10 (DOPRI5)
-// on hutchevents, 1.2e-9 and 3.1e-10 on feedbackevents; generated code
-// (TestDelayEventSensGenerated) 5.0e-9 and 7.2e-10, 1.2e-9 and 5.0e-9
-// (go test ./runtime/dde ./testsuite -run 'EventsSensExact|DelayEventSens'
-// -v). TestEventsSensExact fails with the jump at t_e + tau_k, the
-// folded d' or MovesWith left out, TestDelayEventSens with the jump or
-// the folded D (of a root or of an assigned value) left out. The cost is the sensitivities' (about np+1
+// column's largest is, at rtol 1e-10, 3.8e-9 (BDF) and 1.2e-10 (DOPRI5)
+// on hutchevents, 1.2e-9 and 4.7e-11 on feedbackevents, the same in
+// generated code (TestDelayEventSensGenerated). A nested delay reading
+// the jump of an event (testsuite TestDelaySwitchSens, nestedjump.xml:
+// x' = -delay(delay(x, a), b), x := x + c at t >= T, p = (a, b, T, c),
+// against the method of steps by hand on [0, 2(a + b)]): 2.4e-15 (BDF)
+// and 2.8e-16 (DOPRI5) of a column, interpreted and generated (go test
+// ./runtime/dde ./testsuite -run
+// 'EventsSensExact|DelayEventSens|DelaySwitchSens' -v).
+// TestEventsSensExact fails with the jump at t_e + tau_k, the folded d'
+// or MovesWith left out, TestDelayEventSens with the jump or the folded
+// D (of a root or of an assigned value) left out, TestDelaySwitchSens
+// with the nested jump left out (S_T off by c, a whole column) or with
+// its time left to MaxOrder 1 and MaxBreaks 1. The cost is the sensitivities' (about np+1
 // times the states' work): BenchmarkSolveSensHutchEvS takes 2.6 to 3.6
 // times BenchmarkSolveHutchEvS's time (np = 3; wall clock, 200
 // iterations, three runs on a shared two-core machine).
+//
+// # Switches of f
+//
+// A model whose rates switch (model.Switches: the relations inside
+// piecewise in f, such as a step input piecewise(u, t >= T, 0) or an
+// inflow while a state is below a threshold) is solved, by Solve and
+// SolveSens, with the event loop above, events or not, and the switch
+// roots end the scan as runtime/events' do (events.Instants): the steps
+// scanned straddle the jump of f, so the segment is integrated again up
+// to the left end of the switch's bracket (x and S: no step of the
+// history straddles it; Instants.Switched), the state is carried across
+// the bracket with f- (Instants.Across) and integration restarts on the
+// new side. The instant moves S as runtime/events does, S+ = S- + (f- -
+// f+) dtau/dp, dtau/dp from the switch's root (with the derivatives in
+// the delayed values it reads folded in, as for a trigger), zero for a
+// switch at a constant time. x' jumps there but x does not: the switch
+// is a breaking point whose effect reaches f again at t_sw + tau_k (as
+// the events' jumps do), where only S' jumps (D_k reads S from either
+// side of t_sw), so no further jump of S is due. The PEtab path passes
+// the switches through its theta model (runtime/objective's
+// thetaDelayEvents.NumSwitches; without it they were stepped over).
+//
+// A switch may coincide with the time a jump of the state reaches f (a
+// step input at T = T0 + 1 with an event at T0 and a delay of 1): S
+// takes every jump whose time lies before the instant (sensRHS.jump
+// takes those of (last, t], one inside the switch's bracket included),
+// with f on the switch's new side, then the switch's with f- from the
+// old side but the delayed values after that jump (evModel.fFrom), so
+// each is counted once; the instant moves with the switch's root, not
+// with the jump's time (events.Instants.MovesWith leaves a root Locate
+// found crossing alone).
+//
+// Against the method of steps by hand at rtol 1e-10 (testsuite
+// TestDelaySwitchSens, testdata/delayswitch): x' = -x(t - 1) +
+// piecewise(u, t >= T, 0), p = (T, u), on [0, 2], worst entry of S
+// relative to its column's largest 8.4e-11 (BDF) and 1.2e-12 (DOPRI5),
+// x within 1.6e-10 and 6.0e-13; x' = -k x(t - tau) + piecewise(b, x < c,
+// 0), p = (k, tau, b, c), on [0, 2 tau] (S from the closed form by
+// fourth-order central differences), 3.0e-10 and 1.2e-10, x within
+// 9.9e-11 and 5.8e-11; x' = -x(t - 1) + piecewise(u, delay(x, 1) < c, 0),
+// a switch on a delayed value (symbolic.Builder.Switches keeps those
+// too), p = (c, u), 5.6e-12 and 5.6e-12; the coincidence above
+// (coincide.xml, T0 = 0.7 and T = 1.7, equal in floating point to
+// T0 + 1), 7.3e-12 and 6.3e-12 (0.8 of a column without fFrom, 1.25 with
+// MovesWith taken at the root); generated code the same
+// (TestDelaySwitchSensGenerated; go test ./testsuite -run
+// DelaySwitchSens -v). Without the jump at the switch, as when Solve
+// stepped over switches, S_T and S_c are off by a whole column.
+// Differences of Solve are a poor reference across a state switch: its
+// state carries the switch's location error (it is carried over the
+// bracket with f-, as in runtime/events), 2e-9 of a column in central
+// differences at rtol 1e-13. petab TestDelaySwitchGradients (the
+// objective with a state switch): the gradient within 9.0e-8 of its
+// largest component of central differences of the llh, the FIM within
+// 3.9e-9 of its largest entry of the Gauss-Newton product.
 //
 // # Limits
 //
@@ -163,18 +244,28 @@
 // model.DelaySens; a delay whose length depends on the state or time; a
 // model with events but without model.EventDerivs, or whose events may
 // read delayed values (model.DelayEvents) without model.DelayEventDerivs;
-// a delay of length zero in a model with events (its delayed value jumps
-// with the state at the instant, whose derivatives would need S on both
-// sides). Solve and SolveSens step over the switches of f (model.Switches)
-// of a delay model, with or without events: S misses the jump (f- - f+)
-// dtau of a switch whose time depends on p. A jump of the state (at the
+// a delay of length zero in a model with events or switches of f (its
+// delayed value jumps with the state at an event, whose derivatives would
+// need S on both sides, and the derivatives at an instant read S from the
+// history alone). A jump of the state (at the
 // start, where the history does not meet x0, as pbgen sim -x0 can make
-// it, or at an event) makes x' jump at t_s + tau_k: SolveSens adds the
-// jump of S there, but not that of a nested delay reading the jumping
-// value (at t_s + tau_j + tau_k). S is exact only where x is
-// differentiable in p (runtime/events says where it is not: an event
-// crossing an output time, the number of executions changing); here also
-// where t_s + tau_k crosses an output time. runtime/ode refuses a
+// it, or at an event) makes x' jump at t_s + tau_k and, through nested
+// delays, at t_s + tau_j + tau_k, ...: SolveSens adds the jumps of S
+// there. S is exact only where
+// x is differentiable in p (runtime/events says where it is not: an
+// event or a switch crossing an output time, the number of executions or
+// of switch crossings changing); here also where t_s + tau_k crosses an
+// output time. A switch that chatters costs a restart per crossing, as in
+// runtime/events, and each switch an integration of its segment again.
+// Refused by name (an error naming the model, the switch root and the
+// time; testsuite TestDelaySwitchCrossBack): a switch whose root, once
+// crossed, does not stay on its new side (Instants.Across; a root on a
+// delayed value that reaches zero exactly where a jump of the state
+// arrives and sends it back: carried with f- the state was 5e-4 off), by
+// Solve and SolveSens; and, by SolveSens (ErrSens), a switch on a
+// delayed value d_k located within the location tolerance of the time
+// d_k itself jumps, whose f- would be taken with the value after the
+// jump, on which the relation may already hold. runtime/ode refuses a
 // model.Delays (ErrDelays), so runtime/sens (PBS, PBSR, Exp and its FS)
 // and runtime/events do too.
 //
@@ -184,5 +275,6 @@
 // and folded event derivatives the instants call allocate nothing; each
 // integration segment (one per breaking point) keeps its own Trajectory
 // as history, and each event instant that moves the state records a jump
-// source.
+// source (and each breaking point at which a jump reaches a nested
+// delay another).
 package dde

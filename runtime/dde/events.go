@@ -1,6 +1,7 @@
 package dde
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -12,15 +13,19 @@ import (
 // evModel is the model handed to events.Instants: the event functions
 // with the delayed values looked up in the history at the time and
 // state they are evaluated at (model.DelayEvents), or the plain ones
-// for a model whose events read no delayed value. It does not
-// implement model.Switches: Solve steps over switches of f, with or
-// without events.
+// for a model whose events read no delayed value, and the switches of f
+// (model.Switches: the last NumSwitches roots), at which the
+// integration stops as at an event.
 type evModel struct {
 	model.Model
 	ev model.Events
 	de model.DelayEvents // nil: the plain methods
 	h  *history
 	d  []float64
+	// fFrom, when after the time F is evaluated at, is where F looks the
+	// delayed values up instead (evLoop.run sets it for the instant of a
+	// switch whose bracket holds a jump of a delayed value).
+	fFrom float64
 }
 
 func (e *evModel) NumEvents() int                  { return e.ev.NumEvents() }
@@ -28,6 +33,15 @@ func (e *evModel) EventInfo(k int) model.EventInfo { return e.ev.EventInfo(k) }
 func (e *evModel) NumRoots() int                   { return e.ev.NumRoots() }
 func (e *evModel) EventTargets(k int) []int        { return e.ev.EventTargets(k) }
 func (e *evModel) lookup(t float64, x []float64)   { e.h.delayedTo(e.d, t, x, nil) }
+
+// NumSwitches is the model's (model.Switches), 0 without it.
+func (e *evModel) NumSwitches() int {
+	if sw, ok := e.ev.(model.Switches); ok {
+		return sw.NumSwitches()
+	}
+	return 0
+}
+
 func (e *evModel) TriggersTo(dst []bool, t float64, x, p []float64) {
 	if e.de == nil {
 		e.ev.TriggersTo(dst, t, x, p)
@@ -63,9 +77,12 @@ func (e *evModel) Priority(k int, t float64, x, p []float64) float64 {
 }
 
 // F is f with the delayed values looked up: runtime/events' sensitivity
-// update evaluates f- and f+ at an instant through it.
+// update evaluates f- and f+ at an instant through it (f- on the old side
+// of a switch, at the left end of its bracket; with fFrom after it, the
+// delayed values are those after a jump at fFrom, which S has taken
+// first: see evLoop.run).
 func (e *evModel) F(dst []float64, t float64, x, p []float64) {
-	e.lookup(t, x)
+	e.lookup(max(t, e.fFrom), x)
 	e.h.dm.FDelayed(dst, t, x, p, e.d)
 }
 
@@ -86,7 +103,10 @@ func (e *evModel) EventAssign(k int, t float64, x, p, dst []float64) {
 // segment before the instant up to it and the one after from it, so a
 // delayed value of a time before an event sees the value before it; the
 // executions' breaking points t_e + sums of the constant delays f reads
-// are added to the segment ends.
+// are added to the segment ends. A switch of f (model.Switches) cuts the
+// segment too: integrated again to the old side of it and carried across
+// (events.Instants.Switched, Across), it adds its breaking points as an
+// execution does.
 type evLoop struct {
 	m         model.Model
 	h         *history
@@ -105,14 +125,14 @@ type evLoop struct {
 	in        *events.Instants
 	span      int       // outputs the next segment covers (as runtime/events)
 	xm        []float64 // the state before an instant (sensitivities)
-	lastJ     float64   // the last time handle applied sensRHS.jump
+	lastJ     float64   // S has taken the jumps up to here (sensRHS.jump)
 }
 
 func (l *evLoop) run(z0 []float64) error {
 	h, res, ts := l.h, l.res, l.ts
 	nx := h.nx
 	ev := l.m.(model.Events)
-	em := &evModel{Model: l.m, ev: ev, h: h, d: make([]float64, h.nd)}
+	em := &evModel{Model: l.m, ev: ev, h: h, d: make([]float64, h.nd), fFrom: math.Inf(-1)}
 	if de, ok := l.m.(model.DelayEvents); ok {
 		em.de = de
 	}
@@ -121,7 +141,7 @@ func (l *evLoop) run(z0 []float64) error {
 	if l.sr != nil {
 		l.in.Sens(newEvSens(em, l.sr))
 		l.xm = make([]float64, nx)
-		l.lastJ = math.NaN()
+		l.lastJ = l.ts[0]
 	}
 	l.span = 1
 	t := ts[0]
@@ -207,8 +227,37 @@ func (l *evLoop) run(z0 []float64) error {
 			return h.err
 		}
 		tcut := tend
+		tl, sw := l.in.Switched()
 		if found {
 			tcut = tc
+		}
+		if sw {
+			// A switch of f: the steps scanned straddle its jump.
+			// Integrate again up to the old side (x and S: no step of
+			// the history straddles it), then across (Across).
+			// The outputs before tl by more than the location tolerance
+			// come from that integration; the others, at the instant.
+			tcut = tl - l.in.Tol(tl)
+			if tl > t {
+				tout = tout[:0]
+				for j := first; j < len(ts) && ts[j] < tcut; j++ {
+					tout = append(tout, ts[j])
+				}
+				tout = append(tout, tl)
+				tr = &ode.Trajectory{}
+				h.cur, h.segEnd = tr, tl
+				if l.restartH0 && l.oset.H0 > tl-t {
+					l.oset.H0 = tl - t
+					l.ig = ode.NewSolver(l.r, &l.oset)
+				}
+				err := l.ig.Integrate(tr, l.ip, z, t, tout)
+				if h.err != nil {
+					return h.err
+				}
+				if err != nil {
+					return err
+				}
+			}
 		}
 		n := 0
 		for j := first; j < len(ts) && ts[j] <= tend && ts[j] < tcut; j++ {
@@ -221,26 +270,97 @@ func (l *evLoop) run(z0 []float64) error {
 		} else {
 			l.span = min(2*l.span, len(ts))
 		}
-		h.done = append(h.done, tr)
-		h.starts = append(h.starts, t)
+		if !sw || tl > t {
+			h.done = append(h.done, tr)
+			h.starts = append(h.starts, t)
+		}
 		h.cur = nil
-		if found {
+		switch {
+		case sw:
+			// x from the old side across with f- to where the switch is
+			// strictly on its new side; S as it is at the old side's
+			// time (the instant moves it by (f- - f+) dtau/dp).
+			var xs []float64
+			var err error
+			if tl > t {
+				tc, xs, err = l.in.Across(tr, tc)
+				tl, _ = l.in.Switched()
+				tr.InterpTo(z, tl)
+			} else {
+				tc, xs, err = l.in.Across(nil, tc)
+			}
+			if h.err != nil {
+				return h.err
+			}
+			if err != nil {
+				return fmt.Errorf("dde: model %q: %w (a delayed value it reads jumping back where it crosses?): not solved", l.m.Name(), err)
+			}
+			t = tc
+			copy(z[:nx], xs)
+			if l.sr != nil {
+				// A delayed value that jumps within the bracket (a
+				// switch within the location tolerance of the time a
+				// jump of the state reaches f): S takes that jump first
+				// (handle, sensRHS.jump, with f on the new side), and the
+				// switch's f- is then the old side's with the delayed
+				// values after it, so that each jump is counted once.
+				if b, k, ok := l.sr.jumpIn(tl, t); ok {
+					if l.switchReads(k, t, z[:nx]) {
+						// Its f- with the value after the jump may be on
+						// its new side already.
+						return fmt.Errorf("%w: model %q: a switch of f on %s crosses at t = %g, within the location tolerance of t = %g where that delayed value jumps: S across both is not computed", ErrSens, l.m.Name(), h.info[k].Name, t, b)
+					}
+					em.fFrom = b
+				}
+			}
+		case found:
 			// x and S at the change, on the step Locate found it in
 			// (the state as Locate's, which is this interpolation's).
 			t = tc
 			tr.InterpTo(z, tc)
 			copy(z[:nx], xc)
-		} else {
+		default:
 			t = tend
 			copy(z, tr.XAt(tr.Len()-1))
 		}
-		if err := l.handle(t, z); err != nil {
+		err = l.handle(t, z)
+		em.fFrom = math.Inf(-1)
+		if err != nil {
 			return err
 		}
 		nfired = l.addBreaks(t, nfired)
+		if sw {
+			// f jumped: x' jumps at t, and f reads that a delay later.
+			l.breaksFrom(t)
+		}
 	}
 	res.Fired = append(res.Fired[:0], l.in.Fired()...)
 	return nil
+}
+
+// switchReads reports whether a switch root of f reads d_k at (t, x)
+// (its derivative in d_k, model.DelayEventDerivs, is not zero there).
+func (l *evLoop) switchReads(k int, t float64, x []float64) bool {
+	de, ok := l.m.(model.DelayEventDerivs)
+	if !ok {
+		return false // the roots read no delayed value
+	}
+	ev := l.m.(model.Events)
+	nr, nsw := ev.NumRoots(), 0
+	if sw, ok := ev.(model.Switches); ok {
+		nsw = sw.NumSwitches()
+	}
+	h := l.h
+	d := make([]float64, h.nd)
+	h.delayedTo(d, t, x, nil)
+	dx, dp, dd := make([]float64, h.nx), make([]float64, len(l.p)), make([]float64, h.nd)
+	for j := nr - nsw; j < nr; j++ {
+		de.RootGradDelayed(j, t, x, l.p, d, dx, dp, dd)
+		if dd[k] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // toS hands S in z to the instants' sensitivities (row-major), fromS
@@ -286,8 +406,8 @@ func (l *evLoop) fromS(z []float64) {
 func (l *evLoop) handle(t float64, z []float64) error {
 	x := z[:l.h.nx]
 	if l.sr != nil {
-		if t > l.ts[0] && !(math.Abs(t-l.lastJ) <= near(t)) {
-			l.sr.jump(t, z)
+		if t > l.lastJ {
+			l.sr.jump(t, z, l.lastJ)
 			l.lastJ = t
 		}
 		l.in.MovesWith(l.sr.jumpTime(t, 2*l.in.Tol(t)))
@@ -314,8 +434,17 @@ func (l *evLoop) handle(t float64, z []float64) error {
 // far.
 func (l *evLoop) addBreaks(t float64, nfired int) int {
 	n := len(l.in.Fired())
-	if n == nfired || len(l.consts) == 0 {
-		return n
+	if n != nfired {
+		l.breaksFrom(t)
+	}
+	return n
+}
+
+// breaksFrom adds the breaking points t + sums of the constant delays
+// that f reads, of a jump of the state or of x' at t.
+func (l *evLoop) breaksFrom(t float64) {
+	if len(l.consts) == 0 {
+		return
 	}
 	end := l.ts[len(l.ts)-1]
 	for _, b := range breaks(t, end, slices.Clone(l.consts), l.maxOrder, l.maxBreaks) {
@@ -325,7 +454,6 @@ func (l *evLoop) addBreaks(t float64, nfired int) int {
 		}
 		l.res.Breaks = slices.Insert(l.res.Breaks, i, b)
 	}
-	return n
 }
 
 // readByF keeps, of the constant delays, those whose delayed values f

@@ -42,6 +42,10 @@ type sensRHS struct {
 	d0         []float64 // the delayed values at the start
 	srcs       []jumpSrc // the times the state jumped (jump)
 	jt         []float64 // jumpTime's result (np)
+	// brk is the solve's list of breaking points (Result.Breaks), into
+	// which addSource puts the times where S jumps, before tend.
+	brk  *[]float64
+	tend float64
 }
 
 // sensLevel is the scratch of one depth of the lookups of sensAt: a
@@ -155,6 +159,7 @@ func (r *sensRHS) F(dst []float64, t float64, z, _ []float64) {
 // Jx writes the block-diagonal approximation of the Jacobian in z.
 func (r *sensRHS) Jx(dst []float64, t float64, z, _ []float64) {
 	lv := &r.lv[0]
+	r.h.setLeft(t)
 	r.h.delayed(lv.d, r.nd, t, z, nil, 0)
 	r.ds.JxDelayed(r.jx, t, z[:r.nx], r.p, lv.d)
 	for b := 0; b <= r.np; b++ {
@@ -187,6 +192,12 @@ func (r *sensRHS) sensAt(t float64, z []float64, n int, needDt bool, level int) 
 	if needDt {
 		nv = r.nd // x' = f needs them all
 	}
+	if level == 0 {
+		// At a segment's end the point's lookups are left limits, the
+		// nested ones too (history.setLeft): x and S alike.
+		h.setLeft(t)
+	}
+	left := h.left
 	h.delayed(lv.d, nv, t, z, nil, 0)
 	x := z[:nx]
 	if needDt {
@@ -205,12 +216,12 @@ func (r *sensRHS) sensAt(t float64, z []float64, n int, needDt bool, level int) 
 			if needE {
 				de = et + dot(lv.gx, lv.f) + dot(lv.gd[:k], lv.dt[:k])
 			}
-		case t-tau < h.t0:
+		case h.beforeStart(t-tau, left):
 			de = r.ds.DelayHistoryGrad(k, t-tau, r.p, Dk)
 		default:
 			s := t - tau
 			nxt := &r.lv[level+1]
-			h.stateAt(nxt.z, s, t, z, false)
+			h.stateAt(nxt.z, s, t, z, left)
 			reads := min(h.info[k].Reads, k)
 			r.sensAt(s, nxt.z, reads, needE, level+1)
 			et := r.ds.DelayArgGrad(k, s, nxt.z[:nx], r.p, nxt.d, lv.gx, lv.gp, lv.gd)
@@ -280,7 +291,31 @@ func (r *sensRHS) startSource() {
 		src.em[k] = r.ds.DelayHistory(k, h.t0, r.p)
 		src.ep[k] = r.ds.DelayArg(k, h.t0, h.x0[:r.nx], r.p, r.d0[:k])
 	}
-	r.srcs = append(r.srcs[:0], src)
+	r.srcs = r.srcs[:0]
+	r.addSource(src)
+}
+
+// addSource records a jump source and makes the times its jumps reach
+// f, t_s + tau_k for each e_k that jumped, breaking points: jump applies
+// them at the segments' ends only, so they must be there whatever
+// Settings.MaxOrder and MaxBreaks left out.
+func (r *sensRHS) addSource(src jumpSrc) {
+	r.srcs = append(r.srcs, src)
+	if r.brk == nil {
+		return
+	}
+	for k := 0; k < r.nd; k++ {
+		b := src.t + r.tau[k]
+		if r.tau[k] == 0 || src.em[k] == src.ep[k] || b >= r.tend {
+			continue
+		}
+		bs := *r.brk
+		i, _ := slices.BinarySearch(bs, b)
+		if i < len(bs) && bs[i]-b <= near(b) || i > 0 && b-bs[i-1] <= near(b) {
+			continue
+		}
+		*r.brk = slices.Insert(bs, i, b)
+	}
 }
 
 // eventSource records an event instant at t that moved the state from
@@ -295,12 +330,13 @@ func (r *sensRHS) eventSource(t float64, xm, xp, dt []float64) {
 			src.zero = false
 		}
 	}
+	r.h.setLeft(t)
 	r.h.delayed(lv.d, r.nd, t, xm, nil, 0)
 	for k := 0; k < r.nd; k++ {
 		src.em[k] = r.ds.DelayArg(k, t, xm, r.p, lv.d[:k])
 		src.ep[k] = r.ds.DelayArg(k, t, xp, r.p, lv.d[:k])
 	}
-	r.srcs = append(r.srcs, src)
+	r.addSource(src)
 }
 
 // jumpTime returns, when t is within tol of a time t_s + tau_k at which
@@ -333,13 +369,26 @@ func (r *sensRHS) jumpTime(t, tol float64) []float64 {
 // start, as SBML's does unless the initial state is set apart from it,
 // gives no jump there; an event instant whose time does not depend on p
 // gives none at t_s + tau_k unless tau_k does.
-func (r *sensRHS) jump(t float64, z []float64) {
+//
+// A nested delay passes the jump on: where d_k jumps at t, a delayed
+// value e_j that reads it (a nested delay) jumps at t as well, so d_j
+// jumps tau_j later; t is recorded as a jump source of those e_j
+// (nestedSource), which a later call meets at t + tau_j.
+//
+// The jumps taken are those of the times in (after, t], after being the
+// time of the caller's last call: every such time is a breaking point
+// (addSource), so a segment ends there, except where a switch of f is
+// carried across a bracket (events.Instants.Across) that holds one; S
+// then takes the jump at the bracket's end.
+func (r *sensRHS) jump(t float64, z []float64, after float64) {
 	h, nx, np := r.h, r.nx, r.np
 	lv := &r.lv[0]
-	for si := range r.srcs {
-		src := &r.srcs[si]
+	n := len(r.srcs) // sources recorded here act tau later, not now
+	for si := 0; si < n; si++ {
 		for k := 0; k < r.nd; k++ {
-			if r.tau[k] == 0 || src.zero && !r.tauDep[k] || math.Abs(t-(src.t+r.tau[k])) > near(t) {
+			src := &r.srcs[si]
+			b := src.t + r.tau[k]
+			if r.tau[k] == 0 || b <= after+near(after) || b > t+near(t) {
 				continue
 			}
 			eMinus, ePlus := src.em[k], src.ep[k]
@@ -347,7 +396,13 @@ func (r *sensRHS) jump(t float64, z []float64) {
 				continue
 			}
 			x := z[:nx]
+			h.setLeft(t)
 			h.delayed(lv.d, r.nd, t, z, nil, 0)
+			r.nestedSource(b, x, si, k)
+			src = &r.srcs[si]
+			if src.zero && !r.tauDep[k] {
+				continue
+			}
 			lv.d[k] = eMinus
 			r.ds.FDelayed(lv.f, t, x, r.p, lv.d)
 			lv.d[k] = ePlus
@@ -360,5 +415,57 @@ func (r *sensRHS) jump(t float64, z []float64) {
 				}
 			}
 		}
+	}
+}
+
+// jumpIn returns a time in (a, b] (b up to rounding) at which a delayed
+// value d_k jumps (a jump source's t_s + tau_k), and k, if there is one.
+func (r *sensRHS) jumpIn(a, b float64) (float64, int, bool) {
+	for si := range r.srcs {
+		src := &r.srcs[si]
+		for k := 0; k < r.nd; k++ {
+			if t := src.t + r.tau[k]; r.tau[k] > 0 && src.em[k] != src.ep[k] && t > a && t <= b+near(b) {
+				return t, k, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// nestedSource records t as a jump source of the delayed values whose
+// expressions read d_k (a nested delay, DelayInfo.Reads > k), where d_k
+// jumps from source si's e- to e+ (r.lv[0].d holds the delayed values
+// there, with the state x): each such e_j is evaluated with d_k = e- and
+// with e+, and the source moves with p as d_k's jump does, dt_s/dp +
+// dtau_k/dp.
+func (r *sensRHS) nestedSource(t float64, x []float64, si, k int) {
+	lv := &r.lv[0]
+	var nsrc *jumpSrc
+	for j := k + 1; j < r.nd; j++ {
+		if min(r.h.info[j].Reads, j) <= k {
+			continue
+		}
+		src := &r.srcs[si]
+		lv.d[k] = src.em[k]
+		em := r.ds.DelayArg(j, t, x, r.p, lv.d[:j])
+		lv.d[k] = src.ep[k]
+		ep := r.ds.DelayArg(j, t, x, r.p, lv.d[:j])
+		if em == ep {
+			continue
+		}
+		if nsrc == nil {
+			nsrc = &jumpSrc{t: t, dt: make([]float64, r.np), em: make([]float64, r.nd), ep: make([]float64, r.nd), zero: true}
+			tp := r.tauP[k*r.np : (k+1)*r.np]
+			for c := range nsrc.dt {
+				nsrc.dt[c] = src.dt[c] + tp[c]
+				if nsrc.dt[c] != 0 {
+					nsrc.zero = false
+				}
+			}
+		}
+		nsrc.em[j], nsrc.ep[j] = em, ep
+	}
+	if nsrc != nil {
+		r.addSource(*nsrc)
 	}
 }

@@ -142,7 +142,10 @@
 // output, the SBML semantics at an instant) without the integration,
 // for a solver that integrates the state itself: runtime/dde, whose
 // right-hand side and event functions read a history of the solution
-// only it keeps. It ignores switches of f. With Instants.Sens it carries
+// only it keeps. Switches of f end Locate's scan as they end Solve's;
+// the caller integrates again up to the old side (Instants.Switched)
+// and carries the state across as Solve does (Instants.Across), and the
+// instant moves S by (f- - f+) dtau. With Instants.Sens it carries
 // S across the instants with the jumps above (the caller hands S in and
 // out, SensView), dtau/dp from the root Locate found or the queued
 // execution, or from the caller where it knows better (MovesWith: in

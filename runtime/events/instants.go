@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -14,8 +15,10 @@ import (
 // it for models with delays, whose right-hand side and event functions
 // read the solution's history, which only that solver keeps.
 //
-// The switches of the model's right-hand side (model.Switches) are not
-// handled: the model handed to NewInstants should not implement it.
+// The switches of the model's right-hand side (model.Switches) end
+// Locate's scan as in Solve; the caller integrates again up to the old
+// side of the jump (Switched) and steps across it (Across), and the
+// instant Handle then handles moves S by (f- - f+) dtau/dp.
 // An Instants is for one solve and one goroutine.
 type Instants struct {
 	s   solver
@@ -50,7 +53,6 @@ func NewInstants(m model.Model, p []float64, set *Settings) *Instants {
 	}
 	s.rng = rand.New(rand.NewPCG(seed, seed))
 	s.setup(m)
-	s.nsw = 0
 	v.res.NX = s.nx
 	s.res = &v.res
 	return v
@@ -115,7 +117,8 @@ func (v *Instants) DTau() ([]float64, bool) {
 // triggers change there: runtime/dde, where a delayed value that a
 // trigger reads jumps at t_s + tau_k, a time that moves with p by its own
 // derivative, not by the root function's crossing (whose formula assumes
-// a continuous root). A queued execution due there keeps its own. nil
+// a continuous root). A queued execution due there keeps its own, and
+// an instant Locate found where a root crossed moves with that root. nil
 // (or a Handle) clears it.
 func (v *Instants) MovesWith(dtau []float64) {
 	sv := v.s.sv
@@ -158,6 +161,53 @@ func (v *Instants) Locate(tr *ode.Trajectory) (float64, []float64, bool) {
 		v.locMode = v.s.root
 	}
 	return t, x, ok
+}
+
+// Switched reports whether the change the last Locate found is a switch
+// of f (model.Switches) and the left end of its bracket tl, the last
+// time known on the old side of the jump: the steps Locate scanned
+// straddle the jump, so the caller integrates again from the segment's
+// start up to tl, and steps across with Across.
+func (v *Instants) Switched() (float64, bool) {
+	if !v.located || !v.s.swHit {
+		return 0, false
+	}
+	return v.s.tl, true
+}
+
+// Across carries the state over a switch Locate found at tc (Switched),
+// as Solve does: tr is the caller's integration again from the segment's
+// start up to tl, or nil where tl is that start (the state there is
+// Locate's). If the switch has already crossed on tr, tl moves back to
+// the left end of the crossing's bracket on tr (Switched then reports
+// it; the caller takes what it integrates with the state, such as S,
+// at that tl). The state is carried from tl with f- to a time t+ at
+// which the switch is strictly on its new side: Across returns t+ and
+// the state there (a view, valid until the next call), and the instant
+// at t+ moves, for Handle's sensitivities, with the switch's root. The
+// points of tr may be longer than the state, as for Locate. A switch
+// that is still not on its new side after its distance from tl has been
+// doubled 30 times (it crossed and came back at once: in runtime/dde, a
+// root on a delayed value that jumps back where it crosses) is an error
+// naming the root and the time: Solve would carry the state that far
+// with f-.
+func (v *Instants) Across(tr *ode.Trajectory, tc float64) (float64, []float64, error) {
+	s := &v.s
+	xl := s.xl
+	if tr != nil && tr.Len() > 0 {
+		xl, tc = s.oldSide(tr, tc)
+	}
+	tl := s.tl
+	tc = s.acrossSwitch(xl, tc)
+	v.locT = tc
+	if s.swStuck {
+		for j := s.nr - s.nsw; j < s.nr; j++ {
+			if s.swOld[j] != 0 && !(s.gc[j]*s.swOld[j] < 0) {
+				return tc, s.xbuf, fmt.Errorf("events: switch root %d of f crossed zero at t=%g and does not stay on its new side after it", j, tl)
+			}
+		}
+	}
+	return tc, s.xbuf, nil
 }
 
 // Handle applies the events at (t, x): trigger changes queue or cancel

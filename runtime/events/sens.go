@@ -384,9 +384,11 @@ func (v *sensState) begin(t float64, x []float64, q *pending) error {
 	}
 	queued := mode == modeQueue && (q != nil && q.dtex != nil || v.dueDtex(t) != nil)
 	switch {
-	case v.moves != nil && !queued:
+	case v.moves != nil && !queued && v.mode < 0:
 		// The caller's (Instants.MovesWith): the triggers changed at a
-		// time it knows the derivative of.
+		// time it knows the derivative of. Not at a root Locate found
+		// crossing (a switch of f at the time a delayed value jumps,
+		// say): that root's own crossing gives the instant's time.
 		copy(v.dtau, v.moves)
 	case mode >= 0:
 		// g(tau, x(tau), p) = 0: dtau = -(g_x S + g_p) / (g_x f- + g_t).

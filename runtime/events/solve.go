@@ -110,8 +110,11 @@ type solver struct {
 	tl    float64
 	xl    []float64
 	fl    []float64
-	sv    *sensState // SolveSens's jump bookkeeping; nil in Solve
-	wide  []float64  // interp's scratch for trajectories longer than the state
+	// swStuck: the last acrossSwitch gave up with a switch not yet on
+	// its new side (Instants.Across reports it).
+	swStuck bool
+	sv      *sensState // SolveSens's jump bookkeeping; nil in Solve
+	wide    []float64  // interp's scratch for trajectories longer than the state
 	// sensErr is an error of sv met during an execution, returned when
 	// the instant ends.
 	sensErr error
@@ -553,22 +556,22 @@ func (s *solver) illinois(tr *ode.Trajectory, k, j int, a, b, fa, fb float64) (f
 // the gap is kept to the location tolerance.
 func (s *solver) oldSide(tr *ode.Trajectory, tc float64) ([]float64, float64) {
 	for k := 0; k+1 < tr.Len(); k++ {
-		s.ev.RootsTo(s.gr, tr.T[k+1], tr.XAt(k+1), s.p)
+		s.ev.RootsTo(s.gr, tr.T[k+1], s.row(tr, k+1), s.p)
 		for j := s.nr - s.nsw; j < s.nr; j++ {
 			if s.swOld[j] == 0 || s.gr[j]*s.swOld[j] > 0 {
 				continue
 			}
-			s.ev.RootsTo(s.gl, tr.T[k], tr.XAt(k), s.p)
+			s.ev.RootsTo(s.gl, tr.T[k], s.row(tr, k), s.p)
 			if !(s.gl[j]*s.swOld[j] > 0) {
 				continue // not on its old side at the step's start either
 			}
 			a, b := s.illinois(tr, k, j, tr.T[k], tr.T[k+1], s.gl[j], s.gr[j])
 			s.tl = a
-			tr.InterpStep(s.xl, a, k)
+			s.interp(s.xl, tr, a, k)
 			return s.xl, b
 		}
 	}
-	return tr.XAt(tr.Len() - 1), tc
+	return s.row(tr, tr.Len()-1), tc
 }
 
 // acrossSwitch returns a time t+ at or after tc and sets s.xbuf to the
@@ -596,6 +599,7 @@ func (s *solver) acrossSwitch(xl []float64, tc float64) float64 {
 			}
 		}
 		if done || it == 30 {
+			s.swStuck = !done
 			return tc
 		}
 		tc = s.tl + 2*math.Max(h, s.tol(tc))

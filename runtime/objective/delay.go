@@ -37,8 +37,9 @@ import (
 // measurement table only) needs no S and is solved by dde.Solve even
 // with Grad or FIM, whatever the model lacks.
 //
-// A model with events too is solved by runtime/dde with its events, S
-// carried across them (dde.SolveSens): the model is presented as a
+// A model with events too, or switches of its rates (model.Switches), is
+// solved by runtime/dde with them, S carried across them
+// (dde.SolveSens): the model is presented as a
 // thetaDelays with the events of a thetaEvents, their derivatives in the
 // theta columns, and, where the events read delayed values
 // (model.DelayEvents), their variants with d and the derivatives in d
@@ -297,6 +298,11 @@ func (m *thetaDelayEvents) NumEvents() int                  { return m.te.NumEve
 func (m *thetaDelayEvents) EventInfo(k int) model.EventInfo { return m.te.EventInfo(k) }
 func (m *thetaDelayEvents) NumRoots() int                   { return m.te.NumRoots() }
 func (m *thetaDelayEvents) EventTargets(k int) []int        { return m.te.EventTargets(k) }
+
+// NumSwitches is the model's (model.Switches): runtime/dde stops at the
+// switches of f and moves S across them, as at an event.
+func (m *thetaDelayEvents) NumSwitches() int { return m.te.NumSwitches() }
+
 func (m *thetaDelayEvents) TriggersTo(dst []bool, t float64, x, p []float64) {
 	m.te.TriggersTo(dst, t, x, p)
 }
