@@ -168,6 +168,7 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
 		return nil, l.errs.Err()
 	}
+	l.lowerSteps(ode)
 	l.checkClosed(ode)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -824,6 +825,35 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 		ode.Outputs = append(ode.Outputs,
 			symbolic.Output{Name: "amount:" + v.id, Expr: amount},
 			symbolic.Output{Name: "conc:" + v.id, Expr: conc})
+	}
+}
+
+// lowerSteps makes each floor and ceiling in the rates whose argument
+// moves during a solve (quotient and rem too: they are read as floor and
+// ceil) a state held between events at the integers of its argument
+// (symbolic.LowerSteps), so that the solvers locate every jump and carry
+// S over it. The states are named floor_<k> and ceil_<k>, with '_'
+// appended until the name is no SBML id and no other state's or
+// parameter's name, and marked Meta["sbml"] = "step".
+func (l *lowering) lowerSteps(ode *symbolic.ODE) {
+	taken := make(map[string]bool, len(ode.States)+len(ode.Params))
+	for _, s := range ode.States {
+		taken[s.Name] = true
+	}
+	for _, p := range ode.Params {
+		taken[p.Name] = true
+	}
+	first := len(ode.States) - ode.Algebraic
+	n := symbolic.LowerSteps(ode, func(kind string, k int) string {
+		name := kind + "_" + strconv.Itoa(k)
+		for taken[name] || l.vars[name] != nil {
+			name += "_"
+		}
+		taken[name] = true
+		return name
+	})
+	for i := first; i < first+n; i++ {
+		ode.States[i].Meta["sbml"] = "step"
 	}
 }
 
