@@ -1,0 +1,159 @@
+package testsuite
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/runtime/events"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sens"
+)
+
+// stepCase is a model of TestStepSens: dX/dt with a floor or ceiling
+// (testdata/steps), parameters T and k, output times from the start
+// time 0, and X(t; T, k) in closed form.
+type stepCase struct {
+	file  string
+	ts    []float64
+	exact func(t, T, k float64) float64
+}
+
+// harmonic returns 1 + 1/2 + ... + 1/m.
+func harmonic(m int) float64 {
+	h := 0.0
+	for j := 1; j <= m; j++ {
+		h += 1 / float64(j)
+	}
+	return h
+}
+
+var stepCases = []stepCase{
+	// dX/dt = k floor(t/T), X(0) = 0: X = k (T m(m-1)/2 + m (t - m T)),
+	// m = floor(t/T); dX/dT = -k m(m+1)/2 (-3 at t = 3, T = 1.3).
+	{"floortime", []float64{0, 0.5, 1, 2, 2.5, 3, 3.5, 4.5}, func(t, T, k float64) float64 {
+		m := math.Floor(t / T)
+		return k * (T*m*(m-1)/2 + m*(t-m*T))
+	}},
+	// quotient(t, T) is floor(t/T) for t >= 0 (read through floor and
+	// ceiling, both lowered): the same solution.
+	{"quotienttime", []float64{0, 0.5, 1, 2, 2.5, 3, 3.5, 4.5}, func(t, T, k float64) float64 {
+		m := math.Floor(t / T)
+		return k * (T*m*(m-1)/2 + m*(t-m*T))
+	}},
+	// rem(t, T) = t - T quotient(t, T): X = k (m T^2/2 + (t - m T)^2/2).
+	{"remtime", []float64{0, 0.5, 1, 2, 2.5, 3, 3.5, 4.5}, func(t, T, k float64) float64 {
+		m := math.Floor(t / T)
+		return k * (m*T*T/2 + (t-m*T)*(t-m*T)/2)
+	}},
+	// dX/dt = k (1 + floor(X/T)), X(0) = 0: X crosses m T at t_m = T H_m
+	// / k (H_m harmonic), and X = m T + k (m+1) t - (m+1) T H_m between,
+	// so dX/dT = m - (m+1) H_m and dX/dk = (m+1) t.
+	{"floorstate", []float64{0, 0.5, 1.5, 2.2, 2.5, 2.85, 3.1, 3.3, 3.45}, func(t, T, k float64) float64 {
+		m := 0
+		for T*harmonic(m+1)/k <= t {
+			m++
+		}
+		fm := float64(m)
+		return fm*T + k*(fm+1)*t - (fm+1)*T*harmonic(m)
+	}},
+	// dX/dt = -0.1 k ceiling(X/T), X(0) = 1, T = 0.3: ceiling(X/T) is 4
+	// until X = 3T, then 3, 2, 1 on the way down to T, 2T, ...
+	{"ceilstate", []float64{0, 0.1, 0.5, 1, 2, 3, 4, 5.5}, func(t, T, k float64) float64 {
+		x, at := 1.0, 0.0
+		for m := 4.0; m >= 1; m-- {
+			rate := 0.1 * k * m
+			end := at + (x-(m-1)*T)/rate // X reaches (m-1) T
+			if t <= end {
+				return x - rate*(t-at)
+			}
+			x, at = (m-1)*T, end
+		}
+		return x
+	}},
+}
+
+// TestStepSens checks S = dx/dp through the jumps of floor, ceiling,
+// quotient and rem in a rate (lowered to states held between events by
+// symbolic.LowerSteps): their times move with T (through t/T or through
+// the state), and S jumps there by (f- - f+) dtau/dp. FS and PBSR at rtol
+// 1e-10 against the closed forms (their derivatives by central
+// differences of the closed form, step 1e-6, exact to about 1e-9) and
+// against central differences of the solution (events.Solve at rtol
+// 1e-12), relative to each column's largest entry. Without the jumps
+// S:X:T is 0 (floortime) or off by its own size, and the check fails by
+// a factor of 1e8.
+func TestStepSens(t *testing.T) {
+	for _, c := range stepCases {
+		t.Run(c.file, func(t *testing.T) {
+			sys, err := Lower("testdata/steps/" + c.file + ".xml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := interp.NewWithEvents(sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nx, np := model.NumStates(m), model.NumParams(m)
+			if pn := m.ParamNames(); !slices.Equal(pn, []string{"T", "k"}) {
+				t.Fatalf("parameters %v, want T and k", pn)
+			}
+			row := slices.Index(m.StateNames(), "X")
+			if row < 0 || nx < 2 {
+				t.Fatalf("states %v: want X and the steps' states", m.StateNames())
+			}
+			p := make([]float64, np)
+			m.DefaultParams(p)
+			T, k := p[0], p[1]
+			const h = 1e-6
+			want := make([][2]float64, len(c.ts))
+			scale := [2]float64{1e-12, 1e-12}
+			for i, tt := range c.ts {
+				want[i] = [2]float64{
+					(c.exact(tt, T+h, k) - c.exact(tt, T-h, k)) / (2 * h),
+					(c.exact(tt, T, k+h) - c.exact(tt, T, k-h)) / (2 * h),
+				}
+				for j := range 2 {
+					scale[j] = math.Max(scale[j], math.Abs(want[i][j]))
+				}
+			}
+			fd := suiteFD(t, m, p, c.ts, 1e-5)
+			for _, meth := range []sens.Method{sens.FS, sens.PBSR} {
+				r, err := events.SolveSens(m, p, nil, nil, c.ts, &events.SensSettings{Sens: &sens.Options{Method: meth,
+					ErrCon: true, RTol: 1e-10, ATol: 1e-12, ODE: ode.Settings{RTol: 1e-10, ATol: 1e-12, MaxSteps: 1000000}}})
+				if err != nil {
+					t.Fatalf("%v: %v", meth, err)
+				}
+				worstX, worst, worstFD := 0.0, 0.0, 0.0
+				for i, tt := range c.ts {
+					x := r.XAt(i)[row]
+					worstX = math.Max(worstX, math.Abs(x-c.exact(tt, T, k)))
+					for j := range 2 {
+						s := r.SAt(i)[row*np+j]
+						worst = math.Max(worst, math.Abs(s-want[i][j])/scale[j])
+						worstFD = math.Max(worstFD, math.Abs(s-fd[(i*nx+row)*np+j])/scale[j])
+					}
+					// The steps' own rows are 0: their values have no
+					// derivative in p.
+					for i2 := range nx {
+						if i2 != row && (r.SAt(i)[i2*np] != 0 || r.SAt(i)[i2*np+1] != 0) {
+							t.Errorf("%v: S of %s at t = %v is not 0", meth, m.StateNames()[i2], tt)
+						}
+					}
+				}
+				t.Logf("%v: X %.2g off, S %.2g off the closed form, %.2g off central differences", meth, worstX, worst, worstFD)
+				if !(worstX <= 1e-8) {
+					t.Errorf("%v: X is %.2g off the closed form", meth, worstX)
+				}
+				if !(worst <= 1e-7) {
+					t.Errorf("%v: S is %.2g of its column off the closed form", meth, worst)
+				}
+				if !(worstFD <= 1e-6) {
+					t.Errorf("%v: S is %.2g of its column off central differences", meth, worstFD)
+				}
+			}
+		})
+	}
+}
