@@ -93,6 +93,7 @@ func LowerSteps(o *ODE, name func(kind string, k int) string) int {
 		st := State{
 			Name: name(kind, len(states)+1),
 			Rate: b.Const(0),
+			Held: true,
 			// Inner steps are replaced by their own initial values
 			// through the states' Init, which are in init already.
 			Init: b.Func(n.Op, b.Substitute(arg, init)),
