@@ -129,6 +129,9 @@ func LowerSteps(o *ODE, name func(kind string, k int) string) int {
 	for i := range o.States {
 		o.States[i].Rate = b.Substitute(o.States[i].Rate, repl)
 	}
+	for i := range o.Delays {
+		o.Delays[i].Expr = b.Substitute(o.Delays[i].Expr, repl)
+	}
 	// Insert before the algebraic states, moving the indices of the
 	// events' targets past them.
 	for k := range o.Events {
@@ -143,8 +146,8 @@ func LowerSteps(o *ODE, name func(kind string, k int) string) int {
 	return len(states)
 }
 
-// collectSteps returns the floor and ceil nodes of the rates whose
-// argument moves during a solve, each once, inner ones before the
+// collectSteps returns the floor and ceil nodes of the rates and of the
+// delayed expressions whose argument moves during a solve, each once, inner ones before the
 // functions whose argument holds them (post-order over the shared DAG).
 func collectSteps(o *ODE) []*Node {
 	var out []*Node
@@ -154,12 +157,19 @@ func collectSteps(o *ODE) []*Node {
 		next int
 	}
 	var stack []frame
+	roots := make([]*Node, 0, len(o.States)+len(o.Delays))
 	for _, s := range o.States {
-		if s.Rate == nil || seen[s.Rate] {
+		roots = append(roots, s.Rate)
+	}
+	for _, d := range o.Delays {
+		roots = append(roots, d.Expr)
+	}
+	for _, r := range roots {
+		if r == nil || seen[r] {
 			continue
 		}
-		seen[s.Rate] = true
-		stack = append(stack[:0], frame{s.Rate, 0})
+		seen[r] = true
+		stack = append(stack[:0], frame{r, 0})
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next < len(top.n.Args) {
