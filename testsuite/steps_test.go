@@ -1,10 +1,18 @@
 package testsuite
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/pbgen/pbgen/codegen"
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/runtime/dde"
 	"github.com/pbgen/pbgen/runtime/events"
@@ -234,6 +242,158 @@ func TestStepSensDelay(t *testing.T) {
 		t.Logf("%v: X %.2g off, S %.2g off the closed form, %.2g off central differences", meth, worstX, worst, worstFD)
 		if !(worstX <= 1e-8) || !(worst <= 1e-7) || !(worstFD <= 1e-6) {
 			t.Errorf("%v: X %.2g off, S %.2g of its column off the closed form, %.2g off central differences", meth, worstX, worst, worstFD)
+		}
+	}
+}
+
+// stepDriver is the program run in the temporary module of
+// TestStepSensGenerated: S of each generated package by events.SolveSens
+// with FS and PBSR at rtol 1e-10, printed as JSON.
+const stepDriver = `package main
+
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/pbgen/pbgen/runtime/events"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+	"github.com/pbgen/pbgen/runtime/sens"
+{{IMPORTS}}
+)
+
+type result struct {
+	X, S  map[string][]float64
+	Names []string
+	Err   string
+}
+
+func main() {
+	times := map[string][]float64{{TIMES}}
+	out := map[string]result{}
+	for name, m := range map[string]model.Model{ {{MODELS}} } {
+		r := result{X: map[string][]float64{}, S: map[string][]float64{}, Names: m.StateNames()}
+		p := make([]float64, model.NumParams(m))
+		m.DefaultParams(p)
+		for meth, sm := range map[string]sens.Method{"FS": sens.FS, "PBSR": sens.PBSR} {
+			res, err := events.SolveSens(m, p, nil, nil, times[name], &events.SensSettings{Sens: &sens.Options{Method: sm,
+				ErrCon: true, RTol: 1e-10, ATol: 1e-12, ODE: ode.Settings{RTol: 1e-10, ATol: 1e-12, MaxSteps: 1000000}}})
+			if err != nil {
+				r.Err = err.Error()
+				break
+			}
+			r.X[meth], r.S[meth] = res.X, res.S
+		}
+		out[name] = r
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+`
+
+// TestStepSensGenerated: the models of TestStepSens as generated
+// packages (their step states, events and Jacobians emitted by codegen),
+// S by FS and PBSR at rtol 1e-10 against the closed forms with
+// TestStepSens's bounds.
+func TestStepSensGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a temporary module")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	write := func(name string, data []byte) {
+		t.Helper()
+		p := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", []byte("module stepgen\n\ngo 1.24\n\nrequire github.com/pbgen/pbgen v0.0.0\n\nreplace github.com/pbgen/pbgen => "+root+"\n"))
+	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
+		write("go.sum", sum)
+	}
+	times := map[string][]float64{}
+	var imports, models strings.Builder
+	for _, c := range stepCases {
+		sys, err := Lower("testdata/steps/" + c.file + ".xml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := codegen.Generate(sys, &codegen.Options{Package: c.file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f, src := range files {
+			write(filepath.Join(c.file, f), src)
+		}
+		times[c.file] = c.ts
+		fmt.Fprintf(&imports, "\t%q\n", "stepgen/"+c.file)
+		fmt.Fprintf(&models, "%q: %s.New(), ", c.file, c.file)
+	}
+	src := strings.NewReplacer("{{IMPORTS}}", imports.String(), "{{MODELS}}", models.String(),
+		"{{TIMES}}", fmt.Sprintf("%#v", times)[len("map[string][]float64"):]).Replace(stepDriver)
+	write("main.go", []byte(src))
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, stderr.String())
+	}
+	var res map[string]struct {
+		X, S  map[string][]float64
+		Names []string
+		Err   string
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, c := range stepCases {
+		r := res[c.file]
+		if r.Err != "" {
+			t.Errorf("%s: %s", c.file, r.Err)
+			continue
+		}
+		nx, np := len(r.Names), 2
+		row := slices.Index(r.Names, "X")
+		if row < 0 || nx < 2 {
+			t.Fatalf("%s: states %v: want X and the steps' states", c.file, r.Names)
+		}
+		T, k := 1.3, 1.0
+		if c.file == "ceilstate" {
+			T = 0.3
+		}
+		const h = 1e-6
+		scale := [2]float64{1e-12, 1e-12}
+		want := make([][2]float64, len(c.ts))
+		for i, tt := range c.ts {
+			want[i] = [2]float64{
+				(c.exact(tt, T+h, k) - c.exact(tt, T-h, k)) / (2 * h),
+				(c.exact(tt, T, k+h) - c.exact(tt, T, k-h)) / (2 * h),
+			}
+			for j := range 2 {
+				scale[j] = math.Max(scale[j], math.Abs(want[i][j]))
+			}
+		}
+		for _, meth := range []string{"FS", "PBSR"} {
+			worstX, worst := 0.0, 0.0
+			for i, tt := range c.ts {
+				worstX = math.Max(worstX, math.Abs(r.X[meth][i*nx+row]-c.exact(tt, T, k)))
+				for j := range 2 {
+					worst = math.Max(worst, math.Abs(r.S[meth][(i*nx+row)*np+j]-want[i][j])/scale[j])
+				}
+			}
+			t.Logf("%s generated %s: X %.2g off, S %.2g off the closed form", c.file, meth, worstX, worst)
+			if !(worstX <= 1e-8) || !(worst <= 1e-7) {
+				t.Errorf("%s generated %s: X %.2g off, S %.2g of its column off the closed form", c.file, meth, worstX, worst)
+			}
 		}
 	}
 }
