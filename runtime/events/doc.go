@@ -119,6 +119,12 @@
 // the whole step, and a last step ending 1e-11 past the switch put them
 // 1% off.
 //
+// floor and ceiling in the rates are not switches: they jump at every
+// integer of their argument. The lowering (symbolic.LowerSteps) makes
+// each one of a moving argument a state with two events that set it
+// anew at the next integer up or down, which this package handles as
+// any events.
+//
 // At a switch S jumps as at an event without executions: S+ = S- +
 // (f- - f+) dtau, with dtau from the switch's root function (zero for a
 // switch at a constant time, where S is continuous). Root-located
