@@ -3,6 +3,7 @@ package testsuite
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -253,6 +254,7 @@ const stepDriver = `package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 
 	"github.com/pbgen/pbgen/runtime/events"
@@ -394,6 +396,38 @@ func TestStepSensGenerated(t *testing.T) {
 			if !(worstX <= 1e-8) || !(worst <= 1e-7) {
 				t.Errorf("%s generated %s: X %.2g off, S %.2g of its column off the closed form", c.file, meth, worstX, worst)
 			}
+		}
+	}
+}
+
+// TestStepSlidingMode: dX/dt = k - 2 floor(X) drives X back over 1 as
+// soon as it crosses it (a sliding mode at X = 1): the floor's events
+// alternate about 1e12 times per unit of time as time creeps on by about
+// a tolerance each. Solve and SolveSens refuse it with ErrTooManyEvents
+// after 10000 such executions, within a second, instead of running for
+// hours (the integrator alone failed there too, with "corrector failed
+// repeatedly").
+func TestStepSlidingMode(t *testing.T) {
+	sys, err := Lower("testdata/steps/zeno.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := interp.NewWithEvents(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	x0 := make([]float64, model.NumStates(m))
+	m.InitialState(x0, p)
+	ts := []float64{0, 3}
+	if _, err := events.Solve(m, p, x0, ts, nil); !errors.Is(err, events.ErrTooManyEvents) {
+		t.Errorf("Solve: %v, want ErrTooManyEvents", err)
+	}
+	for _, meth := range []sens.Method{sens.FS, sens.PBSR} {
+		_, err := events.SolveSens(m, p, nil, nil, ts, &events.SensSettings{Sens: &sens.Options{Method: meth}})
+		if !errors.Is(err, events.ErrTooManyEvents) {
+			t.Errorf("SolveSens %v: %v, want ErrTooManyEvents", meth, err)
 		}
 	}
 }
