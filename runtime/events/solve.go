@@ -83,12 +83,6 @@ type solver struct {
 	seq   int
 	res   *Result
 	nexec int
-	// The executions in a row, each within creepSpan tolerances of the
-	// time of the one before (creeping, at different times), and the
-	// time of the last; haveLast is false at the start of a solve.
-	ncreep   int
-	lastExec float64
-	haveLast bool
 	xbuf  []float64
 	gl    []float64
 	gr    []float64
@@ -106,6 +100,13 @@ type solver struct {
 	seg   []float64 // the times of a segment's integration (segTimes)
 	gprev []float64 // scan's root values before the last crossing
 	seg2  []float64 // those of SolveSens's second pass
+
+	// The executions in a row, each within creepSpan tolerances of the
+	// time of the one before (creeping, at different times), and the
+	// time of the last; haveLast is false at the start of a solve.
+	ncreep   int
+	lastExec float64
+	haveLast bool
 	// The stop of the integrations (stopAt, set by arm): hit when a
 	// step scanned showed a trigger change or switch, at hitT.
 	hit     bool
