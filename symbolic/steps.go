@@ -61,14 +61,16 @@ func LowerSteps(o *ODE, name func(kind string, k int) string) int {
 	}
 	// Symbols whose value is known at t0 for the initial values: the
 	// states by their initial values, time 0 (the lowering's t0), and
-	// delayed values by their history there.
+	// each delayed value by its history at t0 - tau(t0) (in order: tau
+	// may read the delayed values before it).
 	init := make(map[*Node]*Node, len(o.States)+len(o.Delays)+1)
 	for _, s := range o.States {
 		init[b.Sym(s.Name, KindState)] = s.Init
 	}
 	init[b.Time()] = b.Const(0)
 	for _, d := range o.Delays {
-		init[b.Sym(d.Name, KindDelay)] = b.Substitute(d.History, map[*Node]*Node{b.Time(): b.Const(0)})
+		at := b.Neg(b.Substitute(d.Tau, init))
+		init[b.Sym(d.Name, KindDelay)] = b.Substitute(d.History, map[*Node]*Node{b.Time(): at})
 	}
 	at := len(o.States) - o.Algebraic
 	repl := make(map[*Node]*Node, len(steps))

@@ -93,3 +93,26 @@ func TestLowerSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestLowerStepsDelayInit: the initial value of the state of floor(d),
+// d a delayed value, is the floor of d's history at t0 - tau (d =
+// delay(t/T, D): floor(-D/T) = -1), not at t0.
+func TestLowerStepsDelayInit(t *testing.T) {
+	b := NewBuilder()
+	T, D := b.Sym("T", KindParam), b.Sym("D", KindParam)
+	d := b.Sym("d1", KindDelay)
+	o := &ODE{B: b, Name: "m",
+		States: []State{{Name: "x", Rate: b.Func(OpFloor, d), Init: b.Const(0)}},
+		Params: []Param{{Name: "T", Value: 1.3}, {Name: "D", Value: 0.5}},
+		Delays: []Delay{{Name: "d1", Expr: b.Div(b.Time(), T), Tau: D, History: b.Div(b.Time(), T)}},
+	}
+	if n := LowerSteps(o, func(kind string, k int) string { return kind + strconv.Itoa(k) }); n != 1 {
+		t.Fatalf("%d states added, want 1", n)
+	}
+	if got := Eval(o.States[1].Init, envOf(map[string]float64{"T": 1.3, "D": 0.5})); got != -1 {
+		t.Errorf("floor1(t0) = %v, want -1", got)
+	}
+	if o.Delays[0].Expr != b.Div(b.Time(), T) || o.States[0].Rate != b.Sym("floor1", KindState) {
+		t.Errorf("delay %v, rate %v", o.Delays[0].Expr, o.States[0].Rate)
+	}
+}

@@ -254,7 +254,6 @@ const stepDriver = `package main
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 
 	"github.com/pbgen/pbgen/runtime/events"
