@@ -274,7 +274,9 @@
 // ceiling(a/b) below, and rem(a, b) is a - b quotient(a, b)). In a rate
 // (a reaction's, a rate rule's, an algebraic rule's, with assignment
 // rules substituted), one whose argument depends on time, a state or a
-// delayed value is lowered by symbolic.LowerSteps into a state that holds
+// delayed value is lowered, when Options.Events is set (the caller
+// simulates events; without it they stay in the rates, and S misses
+// their jumps), by symbolic.LowerSteps into a state that holds
 // its value, floor_<k> or ceil_<k> (k from 1 in the order the rates meet
 // them, '_' appended until the name is no SBML id; State.Meta["sbml"] is
 // "step", State.Held is set), with rate 0, its value at t0 as initial

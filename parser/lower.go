@@ -31,6 +31,14 @@ type Options struct {
 	// event's line): a caller that integrates with runtime/ode or
 	// runtime/sens alone would step over them and simulate another
 	// model. Callers that simulate with runtime/events set it.
+	//
+	// It also lowers floor and ceiling of a moving argument in the rates
+	// (quotient and rem too) into states that events set at the integers
+	// of the argument (symbolic.LowerSteps), so that their jumps are
+	// located and S jumps there. Without it they stay in the rates, for a
+	// caller that integrates the rates alone: the states are right where
+	// the integrator's error control steps over the jumps, but S misses
+	// the jumps whose times move with the parameters.
 	Events bool
 }
 
@@ -168,7 +176,9 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
 		return nil, l.errs.Err()
 	}
-	l.lowerSteps(ode)
+	if opt.Events {
+		l.lowerSteps(ode)
+	}
 	l.checkClosed(ode)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
