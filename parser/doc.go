@@ -267,6 +267,31 @@
 // conversion factors that are not constants, a fast species that a rule
 // sets, csymbol rateOf of a fast species.
 //
+// # Lowering: floor, ceiling, quotient and rem
+//
+// floor and ceiling jump at every integer of their argument; quotient and
+// rem are read through them (quotient(a, b) is floor(a/b) where a/b >= 0,
+// ceiling(a/b) below, and rem(a, b) is a - b quotient(a, b)). In a rate
+// (a reaction's, a rate rule's, an algebraic rule's, with assignment
+// rules substituted), one whose argument depends on time, a state or a
+// delayed value is lowered, when Options.Events is set (the caller
+// simulates events; without it they stay in the rates, and S misses
+// their jumps), by symbolic.LowerSteps into a state that holds
+// its value, floor_<k> or ceil_<k> (k from 1 in the order the rates meet
+// them, '_' appended until the name is no SBML id; State.Meta["sbml"] is
+// "step", State.Held is set), with rate 0, its value at t0 as initial
+// value, and two events that set it anew where the argument crosses the
+// next integer up or down. The solvers locate those crossings like any
+// event, one integer at a time, and S jumps there by (f- - f+) dtau/dp:
+// the times of the jumps move with the parameters when the argument
+// depends on them or on the state (dX/dt = k floor(t/T) has dX/dT = -3
+// at t = 3, T = 1.3, which the derivative of floor alone, 0, misses).
+// The states are columns of `pbgen sim` and states of generated code
+// (their S rows are 0); the model's own events keep their order and
+// priorities (these events have none). floor and ceiling of parameters
+// alone, and those in initial values, events and outputs, keep their
+// value and their derivative 0, which is right wherever it exists.
+//
 // # Lowering: outputs
 //
 // ODE.Outputs has, in the order of the states above plus reactions last,

@@ -31,6 +31,14 @@ type Options struct {
 	// event's line): a caller that integrates with runtime/ode or
 	// runtime/sens alone would step over them and simulate another
 	// model. Callers that simulate with runtime/events set it.
+	//
+	// It also lowers floor and ceiling of a moving argument in the rates
+	// (quotient and rem too) into states that events set at the integers
+	// of the argument (symbolic.LowerSteps), so that their jumps are
+	// located and S jumps there. Without it they stay in the rates, for a
+	// caller that integrates the rates alone: the states are right where
+	// the integrator's error control steps over the jumps, but S misses
+	// the jumps whose times move with the parameters.
 	Events bool
 }
 
@@ -167,6 +175,9 @@ func (m *Model) ODE(opt *Options) (*symbolic.ODE, error) {
 	}); err != nil {
 		l.errorf(l.cur, 0, "its expressions (assignment rules and reaction rates substituted) are larger than the limit of %d nodes and arguments", MaxExprSize)
 		return nil, l.errs.Err()
+	}
+	if opt.Events {
+		l.lowerSteps(ode)
 	}
 	l.checkClosed(ode)
 	if err := l.errs.Err(); err != nil {
@@ -824,6 +835,35 @@ func (l *lowering) outputs(ode *symbolic.ODE) {
 		ode.Outputs = append(ode.Outputs,
 			symbolic.Output{Name: "amount:" + v.id, Expr: amount},
 			symbolic.Output{Name: "conc:" + v.id, Expr: conc})
+	}
+}
+
+// lowerSteps makes each floor and ceiling in the rates whose argument
+// moves during a solve (quotient and rem too: they are read as floor and
+// ceil) a state held between events at the integers of its argument
+// (symbolic.LowerSteps), so that the solvers locate every jump and carry
+// S over it. The states are named floor_<k> and ceil_<k>, with '_'
+// appended until the name is no SBML id and no other state's or
+// parameter's name, and marked Meta["sbml"] = "step".
+func (l *lowering) lowerSteps(ode *symbolic.ODE) {
+	taken := make(map[string]bool, len(ode.States)+len(ode.Params))
+	for _, s := range ode.States {
+		taken[s.Name] = true
+	}
+	for _, p := range ode.Params {
+		taken[p.Name] = true
+	}
+	first := len(ode.States) - ode.Algebraic
+	n := symbolic.LowerSteps(ode, func(kind string, k int) string {
+		name := kind + "_" + strconv.Itoa(k)
+		for taken[name] || l.vars[name] != nil {
+			name += "_"
+		}
+		taken[name] = true
+		return name
+	})
+	for i := first; i < first+n; i++ {
+		ode.States[i].Meta["sbml"] = "step"
 	}
 }
 

@@ -101,3 +101,43 @@ func TestTimeSwitchesOliveira(t *testing.T) {
 	}
 	checkGradients(t, "Oliveira_NatCommun2021 (switches)", p)
 }
+
+// testdata/floor: x' = k floor(t/T), the floor lowered to a state held
+// between events at the integers of t/T. x = k (T m(m-1)/2 + m (t - m T)),
+// m = floor(t/T), so dx/dT = -k m(m+1)/2 (-1 at t = 2, -3 at t = 3, -6 at
+// t = 4 for T = 1.3): the gradient in T is the sum of the residuals
+// times these, which the derivative of floor alone (0) misses; FS, PBSR
+// and Exp, and the finite-difference check.
+func TestFloorGradient(t *testing.T) {
+	p, err := Load("testdata/floor/problem.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := p.Theta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	T, k := 1.3, 1.0
+	ts, ys := []float64{1, 2, 3, 4}, []float64{0.1, 0.6, 2.3, 4.5}
+	for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+		r, err := p.Evaluate(th, &EvalOptions{Method: m, RTol: 1e-10, ATol: 1e-12, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gT, gk := 0.0, 0.0
+		for i, tt := range ts {
+			n := math.Floor(tt / T)
+			x := k * (T*n*(n-1)/2 + n*(tt-n*T))
+			if math.Abs(r.Sim[i]-x) > 1e-7 {
+				t.Errorf("%v: row %d: simulated %.10g, want %.10g", m, i, r.Sim[i], x)
+			}
+			res := (ys[i] - x) / (0.2 * 0.2)
+			gT += res * (-k * n * (n + 1) / 2)
+			gk += res * x / k
+		}
+		if math.Abs(r.Grad[0]-gT) > 1e-6*(1+math.Abs(gT)) || math.Abs(r.Grad[1]-gk) > 1e-6*(1+math.Abs(gk)) {
+			t.Errorf("%v: dllh/dT, dllh/dk = %.10g, %.10g, want %.10g, %.10g", m, r.Grad[0], r.Grad[1], gT, gk)
+		}
+	}
+	checkGradients(t, "testdata/floor", p)
+}

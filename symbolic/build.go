@@ -146,6 +146,7 @@ func Build(ode *ODE) (*System, error) {
 	fp := make([][]*Node, len(ode.States))
 	ip := make([][]*Node, len(ode.States))
 	nnz := 0
+	held := slices.ContainsFunc(ode.States, func(s State) bool { return s.Held })
 	for i, s := range ode.States {
 		var err error
 		if fx[i], fp[i], err = check("rate", s.Name, s.Rate, false, nil); err != nil {
@@ -153,6 +154,12 @@ func Build(ode *ODE) (*System, error) {
 		}
 		if _, ip[i], err = check("initial value", s.Name, s.Init, true, nil); err != nil {
 			return nil, err
+		}
+		if s.Held && !s.Rate.IsConst(0) {
+			return nil, fmt.Errorf("symbolic: model %q: state %q is held between events but has a rate", ode.Name, s.Name)
+		}
+		if held {
+			fx[i] = slices.DeleteFunc(fx[i], func(x *Node) bool { return ode.States[stateIdx[x.Name]].Held })
 		}
 		// The structural nonzeros bound the work and the output of the
 		// differentiation below; a dense Jacobian of a large system is

@@ -59,6 +59,16 @@
 // String prints at most MaxStringLen bytes (a DAG prints as a tree, which
 // can be exponentially larger).
 //
+// # Discontinuities of the rates
+//
+// Diff gives relations, floor and ceil the derivative 0, right wherever
+// it exists; their jumps, at times that can move with the parameters,
+// are the solvers' to locate. Builder.Switches lists the root functions
+// of the relations in f (a solver stops at each); LowerSteps makes each
+// floor and ceil of a moving argument a state held between events at the
+// integers of its argument (State.Held), since a jump at every integer
+// is no finite list of roots.
+//
 // This package imports nothing else from pbgen.
 package symbolic
 

@@ -7,9 +7,11 @@ package symbolic
 // roots that depend on time, a state or a delayed value are kept: one of
 // the parameters alone cannot change sign during a solve.
 //
-// floor, ceil and the other functions with jumps are not included: their
-// discontinuities are at every integer of their argument, which a finite
-// list of continuous roots cannot express.
+// floor and ceil are not included: their discontinuities are at every
+// integer of their argument, which a finite list of continuous roots
+// cannot express. LowerSteps makes each one of a moving argument a state
+// held between events instead (steps.go); one left here has an argument
+// that depends on the parameters alone and no jump during a solve.
 func (b *Builder) Switches(f []*Node) []*Node {
 	var out []*Node
 	seen := make(map[*Node]bool)

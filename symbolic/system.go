@@ -72,6 +72,14 @@ type State struct {
 	Name string
 	Rate *Node
 	Init *Node
+	// Held marks a state that only events change (Rate is 0) and whose
+	// sensitivity is 0 at all times: its Init and the values events
+	// assign it have no derivative in x or p, as for the integer parts
+	// LowerSteps adds. Build leaves its column out of Jx: it multiplies
+	// only its row of S and the integrator's corrections of it, which
+	// are 0, and the rates need not be differentiable in it
+	// (factorial(ceil(a)), SBML Test Suite 00173).
+	Held bool
 	Meta map[string]string // free-form metadata (SBML id, compartment, units); never used in numerics
 }
 

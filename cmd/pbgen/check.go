@@ -41,7 +41,19 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  parameters  %d (sensitivity)\n", len(sys.ODE.Params))
 	fmt.Fprintf(stdout, "  reactions   %d\n", s.Reactions)
 	fmt.Fprintf(stdout, "  rules       %d assignment, %d rate\n", s.AssignmentRules, s.RateRules)
-	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events))
+	var steps []string
+	for _, st := range sys.ODE.States {
+		if st.Meta["sbml"] == "step" {
+			steps = append(steps, st.Name)
+		}
+	}
+	// The model's own events; each step state has two more.
+	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events)-2*len(steps))
+	if len(steps) > 0 {
+		// Only for models that have them, so other output is unchanged.
+		fmt.Fprintf(stdout, "  steps       %d (%s: floor and ceiling of a moving argument in the rates, states set by %d events at the integers of their arguments)\n",
+			len(steps), listNames(steps, 3), 2*len(steps))
+	}
 	if nd := len(sys.ODE.Delays); nd > 0 {
 		// Only for models that have them, so other output is unchanged.
 		// Events no longer matter: fs carries S across them.

@@ -221,6 +221,10 @@ the state's SBML id, except:
                0-D compartment or a compartment changed by a rule);
                a bare species id is always a concentration
   state:t      a state whose id is t (t is always the time)
+  floor_<k>    the value of the k-th floor (ceil_<k>: ceiling) of a moving
+               argument in the rates, a state that events set where the
+               argument crosses an integer, so that S jumps there; its
+               own S is 0 ('_' appended if an SBML id has the name)
 SBML ids cannot contain ':', so every column name is unique. -x0 takes a
 state by its id or by its column name, in the units of its column.
 

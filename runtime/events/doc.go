@@ -43,7 +43,11 @@
 // are dropped from the queue unless persistent. This repeats until no
 // event is due. At most Settings.MaxEvents executions happen at one
 // time, which stops a model whose events re-trigger each other forever
-// at one instant.
+// at one instant, and at most as many in a row each within 100 time
+// tolerances of the one before, which stops events that re-trigger each
+// other as time creeps on (a sliding mode: dx/dt = 1 - 2 floor(x) at
+// x = 1 has its floor's events alternate about every 1e-12; both end
+// the solve with ErrTooManyEvents).
 //
 // Outputs at a time where events execute report the state after them.
 //
@@ -118,6 +122,12 @@
 // without error control of S, take f's derivatives at a step's end for
 // the whole step, and a last step ending 1e-11 past the switch put them
 // 1% off.
+//
+// floor and ceiling in the rates are not switches: they jump at every
+// integer of their argument. The lowering (symbolic.LowerSteps) makes
+// each one of a moving argument a state with two events that set it
+// anew at the next integer up or down, which this package handles as
+// any events.
 //
 // At a switch S jumps as at an event without executions: S+ = S- +
 // (f- - f+) dtau, with dtau from the switch's root function (zero for a

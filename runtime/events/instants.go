@@ -70,6 +70,7 @@ func (v *Instants) Start(t0 float64, x0 []float64) error {
 		s.trig[k] = s.info[k].InitialValue
 	}
 	v.located = false
+	s.haveLast = false
 	s.setMode(modeFixed)
 	return v.doHandle(t0, x0)
 }

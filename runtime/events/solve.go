@@ -24,7 +24,9 @@ type Settings struct {
 	TTol float64
 	// MaxEvents bounds the number of event executions at one time
 	// (default 10000): events that keep re-triggering each other at one
-	// instant would otherwise never let time advance.
+	// instant would otherwise never let time advance. It also bounds
+	// the executions in a row each within 100 TTol of the one before,
+	// events that re-trigger each other as time creeps on.
 	MaxEvents int
 	// Seed seeds the choice among due events of equal priority, which
 	// SBML leaves to chance (a PCG generator seeded with (Seed, Seed), so
@@ -98,6 +100,13 @@ type solver struct {
 	seg   []float64 // the times of a segment's integration (segTimes)
 	gprev []float64 // scan's root values before the last crossing
 	seg2  []float64 // those of SolveSens's second pass
+
+	// The executions in a row, each within creepSpan tolerances of the
+	// time of the one before (creeping, at different times), and the
+	// time of the last; haveLast is false at the start of a solve.
+	ncreep   int
+	lastExec float64
+	haveLast bool
 	// The stop of the integrations (stopAt, set by arm): hit when a
 	// step scanned showed a trigger change or switch, at hitT.
 	hit     bool
@@ -246,6 +255,7 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 	for k := range s.trig {
 		s.trig[k] = s.info[k].InitialValue
 	}
+	s.haveLast = false
 	if err := s.handle(t, x); err != nil {
 		return err
 	}
@@ -622,6 +632,30 @@ func (s *solver) bisect(tr *ode.Trajectory, k int, a, b float64) float64 {
 	return b
 }
 
+// creepSpan is the distance in event-time tolerances (tol) within which
+// an execution counts as creeping on from the one before.
+const creepSpan = 100
+
+// creep counts an execution of event k at t and refuses more than
+// MaxEvents in a row each within creepSpan tolerances of the one before:
+// events that re-trigger each other as time creeps on by about a
+// tolerance per execution (a sliding mode: a rate with floor(x) that
+// drives x back over the integer it has just crossed, whose floor events
+// then alternate about 1e12 times per unit of time) would otherwise run
+// for hours; the integrator without the events fails there instead.
+func (s *solver) creep(t float64, k int) error {
+	if s.haveLast && math.Abs(t-s.lastExec) <= creepSpan*s.tol(t) {
+		s.ncreep++
+	} else {
+		s.ncreep = 0
+	}
+	s.lastExec, s.haveLast = t, true
+	if s.ncreep > s.maxEv {
+		return fmt.Errorf("%w: more than %d in a row, each within %.3g of the one before, at t=%g (the last: event %q): the events re-trigger each other as time creeps on (a sliding mode)", ErrTooManyEvents, s.maxEv, creepSpan*s.tol(t), t, s.info[k].Name)
+	}
+	return nil
+}
+
 // handle applies the SBML rules at time t with state x (modified in
 // place): trigger changes queue or cancel events, then due events execute
 // by priority, with the triggers re-evaluated after each.
@@ -677,6 +711,9 @@ func (s *solver) handle(t float64, x []float64) error {
 		s.queue = slices.Delete(s.queue, best, best+1)
 		if s.nexec++; s.nexec > s.maxEv {
 			return fmt.Errorf("%w: more than %d at t=%g (the last chosen: event %q)", ErrTooManyEvents, s.maxEv, t, s.info[q.k].Name)
+		}
+		if err := s.creep(t, q.k); err != nil {
+			return err
 		}
 		tg := s.ev.EventTargets(q.k)
 		vals := q.vals

@@ -195,6 +195,7 @@ func (v *SensSolver) SolveFrom(res *sens.Result, p []float64, st *SensStart, ts 
 	}
 	s.sensErr = nil
 	s.stats = sens.Stats{}
+	s.haveLast = false
 	v.res.Fired = v.res.Fired[:0]
 	v.res.X = v.res.X[:0]
 	v.res.S = v.res.S[:0]
