@@ -1,7 +1,6 @@
 package events
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -198,15 +197,10 @@ func (v *Instants) Across(tr *ode.Trajectory, tc float64) (float64, []float64, e
 	if tr != nil && tr.Len() > 0 {
 		xl, tc = s.oldSide(tr, tc)
 	}
-	tl := s.tl
-	tc = s.acrossSwitch(xl, tc)
+	tc, err := s.acrossSwitch(xl, tc)
 	v.locT = tc
-	if s.swStuck {
-		for j := s.nr - s.nsw; j < s.nr; j++ {
-			if s.swOld[j] != 0 && !(s.gc[j]*s.swOld[j] < 0) {
-				return tc, s.xbuf, fmt.Errorf("events: switch root %d of f crossed zero at t=%g and does not stay on its new side after it", j, tl)
-			}
-		}
+	if err != nil {
+		return tc, s.xbuf, err
 	}
 	return tc, s.xbuf, nil
 }

@@ -255,7 +255,10 @@ func (s *solver) runSens(sol, xsol *sens.Solver, t0 float64, x0, s0, ts []float6
 			}
 		}
 		if sw {
-			tc = s.acrossSwitch(xl, tc)
+			var err error
+			if tc, err = s.acrossSwitch(xl, tc); err != nil {
+				return err
+			}
 			xc = s.xbuf
 		}
 		if found {

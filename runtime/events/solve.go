@@ -119,11 +119,8 @@ type solver struct {
 	tl    float64
 	xl    []float64
 	fl    []float64
-	// swStuck: the last acrossSwitch gave up with a switch not yet on
-	// its new side (Instants.Across reports it).
-	swStuck bool
-	sv      *sensState // SolveSens's jump bookkeeping; nil in Solve
-	wide    []float64  // interp's scratch for trajectories longer than the state
+	sv    *sensState // SolveSens's jump bookkeeping; nil in Solve
+	wide  []float64  // interp's scratch for trajectories longer than the state
 	// sensErr is an error of sv met during an execution, returned when
 	// the instant ends.
 	sensErr error
@@ -311,7 +308,9 @@ func (s *solver) run(ig *ode.Solver, x0, ts []float64) error {
 				}
 				xl, tc = s.oldSide(&tr, tc)
 			}
-			tc = s.acrossSwitch(xl, tc)
+			if tc, err = s.acrossSwitch(xl, tc); err != nil {
+				return err
+			}
 			xc = s.xbuf
 		}
 		if found {
@@ -592,8 +591,12 @@ func (s *solver) oldSide(tr *ode.Trajectory, tc float64) ([]float64, float64) {
 // switch that crossed is strictly on its new side in this state: the
 // crossing was located on steps that straddle it, xl is more accurate,
 // and a restart on the old side (or at zero, where a relation may still
-// hold) would cross again at once and jump twice.
-func (s *solver) acrossSwitch(xl []float64, tc float64) float64 {
+// hold) would cross again at once and jump twice. A switch still not on
+// its new side after the distance has been doubled 30 times (it crossed
+// and came back at once: f- does not carry its root across) is an error
+// naming the root and the time, since going on would carry the state
+// that far with f-.
+func (s *solver) acrossSwitch(xl []float64, tc float64) (float64, error) {
 	copy(s.xl, xl)
 	s.m.F(s.fl, s.tl, s.xl, s.p)
 	for it := 0; ; it++ {
@@ -608,9 +611,16 @@ func (s *solver) acrossSwitch(xl []float64, tc float64) float64 {
 				done = false
 			}
 		}
-		if done || it == 30 {
-			s.swStuck = !done
-			return tc
+		if done {
+			return tc, nil
+		}
+		if it == 30 {
+			for j := s.nr - s.nsw; j < s.nr; j++ {
+				if s.swOld[j] != 0 && !(s.gc[j]*s.swOld[j] < 0) {
+					return tc, fmt.Errorf("events: switch root %d of f crossed zero at t=%g and does not stay on its new side after it", j, s.tl)
+				}
+			}
+			return tc, fmt.Errorf("events: a switch of f crossed zero at t=%g and does not stay on its new side after it", s.tl)
 		}
 		tc = s.tl + 2*math.Max(h, s.tol(tc))
 	}
