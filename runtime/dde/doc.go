@@ -279,9 +279,14 @@
 // (f- - f+) dt/dp where the jump reaches f, t_jump + tau (X' = k
 // delay(floor((t + 0.6)/T), D), T = 1.3, D = 2: S_D was 0 at t = 1, not
 // -1; with delay(floor(t/T), D) the jump at t0 itself was missed too,
-// DelayHistory(t0) being the value there, not the left limit). The
-// refusal is conservative: the jump times are not computed, so a history
-// whose jumps all lie before t0 - tau is refused as well. Solve is not
+// DelayHistory(t0) being the value there, not the left limit; X' = k
+// delay(piecewise(u, Y >= T, 0), D) with Y = t, a relation on a state
+// after the start: S_T and S_D were 0 at t = 2, not -k u). The refusal is
+// conservative: the jump times are not computed, so a history whose jumps
+// all lie before t0 - tau is refused as well (testsuite's delayfloor.xml,
+// D = 0.5 < 0.6, was solved right and is refused now; TestStepSensDelay
+// takes a state Y = t for time instead). runtime/objective's New refuses
+// the same before any solve (ErrDelaySens). Solve is not
 // refused and steps over those jumps (a kink of x, no breaking point):
 // at rtol 1e-10 its x is within 1.6e-10 (BDF) and 4.0e-9 (DOPRI5) of the
 // closed form on those models. runtime/ode refuses a
