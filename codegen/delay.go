@@ -136,6 +136,15 @@ func (g *generator) delayDecls() []jen.Code {
 		if reads > 0 {
 			dict[jen.Id("Reads")] = jen.Lit(reads)
 		}
+		hj, hm, aj, am := o.DelayJumps(k)
+		for _, f := range []struct {
+			name string
+			on   bool
+		}{{"HistoryJumps", hj}, {"HistoryJumpsMove", hm}, {"ArgJumps", aj}, {"ArgJumpsMove", am}} {
+			if f.on {
+				dict[jen.Id(f.name)] = jen.True()
+			}
+		}
 		infos = append(infos, jen.Values(dict))
 	}
 	multi := jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, infos...)

@@ -58,7 +58,9 @@ func (m *Model) compileDelays(names []string) error {
 	}
 	for k, d := range o.Delays {
 		constant, reads := o.DelayShape(k, index)
-		dp.info = append(dp.info, model.DelayInfo{Name: d.Label, Constant: constant, Reads: reads})
+		hj, hm, aj, am := o.DelayJumps(k)
+		dp.info = append(dp.info, model.DelayInfo{Name: d.Label, Constant: constant, Reads: reads,
+			HistoryJumps: hj, HistoryJumpsMove: hm, ArgJumps: aj, ArgJumpsMove: am})
 		e, err := compile(d.Expr, m.stateNames, names[:k], "argument", k)
 		if err != nil {
 			return err

@@ -319,6 +319,14 @@ func TestDelaySensRefused(t *testing.T) {
 		// 0 = B - 2 A: an algebraic variable beside the delay.
 		return strings.Replace(s, "</listOfParameters>", `<parameter id="B" value="1" constant="false"/></listOfParameters><listOfRules><algebraicRule><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><minus/><ci>B</ci><apply><times/><cn>2</cn><ci>A</ci></apply></apply></math></algebraicRule></listOfRules>`, 1)
 	}
+	histJump := func(s string) string {
+		// delay(piecewise(A, t >= -k, 0), tau): the history jumps at -k.
+		return strings.Replace(s, delayTau, `<piecewise><piece><ci>A</ci><apply><geq/><csymbol definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><apply><minus/><ci>k</ci></apply></apply></piece><otherwise><cn>0</cn></otherwise></piecewise><ci>tau</ci></apply></apply>`, 1)
+	}
+	argJump := func(s string) string {
+		// delay(piecewise(A, A > 0.5, 0), tau): a relation on the state.
+		return strings.Replace(s, delayTau, `<piecewise><piece><ci>A</ci><apply><gt/><ci>A</ci><cn>0.5</cn></apply></piece><otherwise><cn>0</cn></otherwise></piecewise><ci>tau</ci></apply></apply>`, 1)
+	}
 	for _, c := range []struct {
 		what string
 		edit func(string) string
@@ -328,6 +336,8 @@ func TestDelaySensRefused(t *testing.T) {
 		{"no DelaySens", same, true, "the model does not give the derivatives through its delays (model.DelaySens)"},
 		{"state-dependent delay", stateDep, false, "the length of delay(A, 0.01*A + tau) depends on the state or time"},
 		{"algebraic rule", algebraic, false, "its algebraic rules or fast reactions are eliminated by runtime/dae, which does not carry the derivatives through the delays"},
+		{"history jump", histJump, false, "before the start is discontinuous in time at times that depend on the parameters"},
+		{"relation in the delayed expression", argJump, false, "holds a relation, not a switch of f, whose times depend on the parameters or the state"},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			m := func(q *Problem) model.Model {
@@ -339,7 +349,7 @@ func TestDelaySensRefused(t *testing.T) {
 			q := load(t, c.edit, false)
 			for _, opt := range []objective.Options{{Grad: true}, {FIM: true}} {
 				_, err := objective.New(m(q), q.Objective, &opt)
-				if !errors.Is(err, objective.ErrDelaySens) || !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), "csymbol delay: delay(A, ") {
+				if !errors.Is(err, objective.ErrDelaySens) || !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), "csymbol delay: delay(") {
 					t.Errorf("grad %v, FIM %v: err = %v, want objective.ErrDelaySens naming the delay and %q", opt.Grad, opt.FIM, err, c.why)
 				}
 			}

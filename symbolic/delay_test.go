@@ -113,3 +113,32 @@ func TestDelayDerivs(t *testing.T) {
 		t.Errorf("without delays: %v, %v, want nil, nil", dd, err)
 	}
 }
+
+// TestDelayJumps: where a delayed value's history or expression jumps
+// (ODE.DelayJumps), on d = delay(e, D) for several e.
+func TestDelayJumps(t *testing.T) {
+	b := NewBuilder()
+	tm, x := b.Time(), b.Sym("x", KindState)
+	T, D, x0 := b.Sym("T", KindParam), b.Sym("D", KindParam), b.Const(1)
+	hist := func(e *Node) *Node { return b.Substitute(e, map[*Node]*Node{x: x0}) }
+	for _, c := range []struct {
+		name                 string
+		e                    *Node
+		hist, hmove, arg, am bool
+	}{
+		{"floor((t + 0.6)/T)", b.Func(OpFloor, b.Div(b.Add(tm, b.Const(0.6)), T)), true, true, true, true},
+		{"floor(t/2)", b.Func(OpFloor, b.Div(tm, b.Const(2))), true, false, true, false},
+		{"piecewise(1, t >= T, 0)", b.Piecewise(b.Const(1), b.Rel(OpGeq, tm, T), b.Const(0)), true, true, true, true},
+		{"piecewise(1, x >= T, 0)", b.Piecewise(b.Const(1), b.Rel(OpGeq, x, T), b.Const(0)), false, false, true, true},
+		{"piecewise(1, x >= 2, 0)", b.Piecewise(b.Const(1), b.Rel(OpGeq, x, b.Const(2)), b.Const(0)), false, false, true, true},
+		{"floor(T) x", b.Mul(b.Func(OpFloor, T), x), false, false, false, false},
+		{"piecewise(x, T > 1, 0)", b.Piecewise(x, b.Rel(OpGt, T, b.Const(1)), b.Const(0)), false, false, false, false},
+		{"x t", b.Mul(x, tm), false, false, false, false},
+	} {
+		o := &ODE{B: b, Delays: []Delay{{Name: "d", Label: c.name, Expr: c.e, Tau: D, History: hist(c.e)}}}
+		h, hm, a, am := o.DelayJumps(0)
+		if h != c.hist || hm != c.hmove || a != c.arg || am != c.am {
+			t.Errorf("%s: DelayJumps = %v %v %v %v, want %v %v %v %v", c.name, h, hm, a, am, c.hist, c.hmove, c.arg, c.am)
+		}
+	}
+}

@@ -65,6 +65,64 @@ func (o *ODE) DelayShape(k int, index map[string]int) (constant bool, reads int)
 	return constant, reads
 }
 
+// DelayJumps says where delayed value k may jump at a time no breaking
+// point or jump source of runtime/dde accounts for. hist: its History
+// (before the start, a function of time and p) holds floor or ceil of an
+// expression of time, or a relation on time, so d_k jumps somewhere in
+// [t0, t0 + tau] (at a jump time of the history plus tau, the one at t0
+// included: DelayHistory is the value there, not the left limit);
+// histMove: those times depend on the parameters. arg: its Expr holds a
+// relation on time, a state or a delayed value (not a switch of f:
+// Builder.Switches reads the rates only), or floor or ceil of one that
+// LowerSteps has not made a state, so e_k jumps during the solve;
+// argMove: that argument depends on the parameters or on a state or
+// delayed value (which move with them). A jump whose time moves with p,
+// or reaches f a delay later that moves with p, is a jump of S the
+// solver would miss.
+func (o *ODE) DelayJumps(k int) (hist, histMove, arg, argMove bool) {
+	d := o.Delays[k]
+	hist, histMove = jumpsIn(d.History, func(s *Node) bool { return s.Kind == KindTime },
+		func(s *Node) bool { return s.Kind == KindParam })
+	arg, argMove = jumpsIn(d.Expr, func(s *Node) bool { return s.Kind == KindTime || s.Kind == KindState || s.Kind == KindDelay },
+		func(s *Node) bool { return s.Kind != KindTime })
+	return
+}
+
+// jumpsIn reports whether n holds a relation, or floor or ceil, whose
+// operands have a free symbol for which moving is true (a discontinuity
+// in time), and whether one of those has a free symbol for which dep is
+// true.
+func jumpsIn(n *Node, moving, dep func(*Node) bool) (jumps, depends bool) {
+	if n == nil {
+		return false, false
+	}
+	seen := make(map[*Node]bool)
+	stack := []*Node{n}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if isRel(c.Op) || c.Op == OpFloor || c.Op == OpCeil {
+			mv, dp := false, false
+			for _, a := range c.Args {
+				for _, s := range FreeSymbols(a) {
+					mv = mv || moving(s)
+					dp = dp || dep(s)
+				}
+			}
+			if mv {
+				jumps = true
+				depends = depends || dp
+			}
+		}
+		stack = append(stack, c.Args...)
+	}
+	return jumps, depends
+}
+
 // State is one state variable: dx/dt = Rate, x(t0) = Init.
 // Init may depend on parameters (and on t only through t0, which the lowering
 // substitutes) but not on states.

@@ -198,3 +198,32 @@ func TestSimDelaySwitchSens(t *testing.T) {
 		}
 	}
 }
+
+// TestSimDelayHistoryJumps: pbgen sim -method fs on a delayed floor of
+// time, whose history before the start jumps at times that move with T
+// (testdata/delayhist/floorshift.xml), exits 1 with dde.SolveSens's
+// refusal naming the model and the delay, and writes no numbers;
+// -method none writes the states.
+func TestSimDelayHistoryJumps(t *testing.T) {
+	file := filepath.Join("..", "..", "testdata", "delayhist", "floorshift.xml")
+	code, stdout, stderr := pbgen(t, "sim", "-method", "fs", "-t1", "3", "-n", "3", file)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, `model "floorshift"`) || !strings.Contains(stderr, "history of delay(floor((t + 0.6)/T), D)") {
+		t.Errorf("-method fs: exit %d, stdout %q, stderr %q; want 1, nothing, the refusal naming the model and the delay", code, stdout, stderr)
+	}
+	code, stdout, stderr = pbgen(t, "sim", "-method", "none", "-rtol", "1e-10", "-atol", "1e-12", "-t1", "3", "-n", "3", file)
+	if code != 0 {
+		t.Fatalf("-method none: exit %d, stderr %q", code, stderr)
+	}
+	// X' = floor((t - 1.4)/1.3): -2 on [0, 0.1), -1 to 1.4, 0 to 2.7, 1.
+	want := []float64{0, -1.1, -1.5, -1.2}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != len(want)+1 {
+		t.Fatalf("-method none: output %q", stdout)
+	}
+	for i, l := range lines[1:] {
+		x, _ := strconv.ParseFloat(strings.Split(l, "\t")[1], 64)
+		if math.Abs(x-want[i]) > 1e-8 {
+			t.Errorf("-method none: row %q: X = %g, want %g", l, x, want[i])
+		}
+	}
+}

@@ -273,6 +273,9 @@ func solve(m model.Model, p, x0, s0, ts []float64, set *Settings, withS bool) (*
 	ip := p // the parameters the integrator passes (none to sensRHS)
 	if withS {
 		sr = newSensRHS(m, ds, h, p, tau)
+		if err := sr.unlocatedJumps(m.Name(), ts[0], ts[len(ts)-1]); err != nil {
+			return nil, err
+		}
 		sr.d0 = d0
 		sr.brk, sr.tend = &res.Breaks, ts[len(ts)-1]
 		sr.startSource()

@@ -265,7 +265,31 @@
 // Solve and SolveSens; and, by SolveSens (ErrSens), a switch on a
 // delayed value d_k located within the location tolerance of the time
 // d_k itself jumps, whose f- would be taken with the value after the
-// jump, on which the relation may already hold. runtime/ode refuses a
+// jump, on which the relation may already hold. Refused by SolveSens too
+// (ErrSens, naming the model and the delay; testsuite
+// TestDelayHistoryJumps, testdata/delayhist): a delayed value whose
+// history before the start is discontinuous in time (floor or ceiling of
+// time, quotient and rem through them, a relation on time:
+// model.DelayInfo.HistoryJumps, from symbolic.ODE.DelayJumps) when the
+// jump times or the delay depend on the parameters and the last output
+// is after t0, and one whose expression holds a relation on time, the
+// state or a delayed value (not a switch of f; DelayInfo.ArgJumps) when
+// its times, the state it reads or the delay depend on the parameters and
+// the last output is after t0 + tau. Neither is located: S would miss
+// (f- - f+) dt/dp where the jump reaches f, t_jump + tau (X' = k
+// delay(floor((t + 0.6)/T), D), T = 1.3, D = 2: S_D was 0 at t = 1, not
+// -1; with delay(floor(t/T), D) the jump at t0 itself was missed too,
+// DelayHistory(t0) being the value there, not the left limit; X' = k
+// delay(piecewise(u, Y >= T, 0), D) with Y = t, a relation on a state
+// after the start: S_T and S_D were 0 at t = 2, not -k u). The refusal is
+// conservative: the jump times are not computed, so a history whose jumps
+// all lie before t0 - tau is refused as well (testsuite's delayfloor.xml,
+// D = 0.5 < 0.6, was solved right and is refused now; TestStepSensDelay
+// takes a state Y = t for time instead). runtime/objective's New refuses
+// the same before any solve (ErrDelaySens). Solve is not
+// refused and steps over those jumps (a kink of x, no breaking point):
+// at rtol 1e-10 its x is within 1.6e-10 (BDF) and 4.0e-9 (DOPRI5) of the
+// closed form on those models. runtime/ode refuses a
 // model.Delays (ErrDelays), so runtime/sens (PBS, PBSR, Exp and its FS)
 // and runtime/events do too.
 //

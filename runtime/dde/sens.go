@@ -1,6 +1,7 @@
 package dde
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -468,4 +469,33 @@ func (r *sensRHS) nestedSource(t float64, x []float64, si, k int) {
 	if nsrc != nil {
 		r.addSource(*nsrc)
 	}
+}
+
+// unlocatedJumps returns the refusal (ErrSens) of a delayed value that
+// jumps at times SolveSens neither locates nor takes as jump sources
+// (model.DelayInfo.HistoryJumps and ArgJumps), where such a time moves
+// with p and its jump reaches f before tend: S would miss (f- - f+)
+// dt/dp there. The history's jumps, at times in [t0 - tau_k, t0], reach
+// f in [t0, t0 + tau_k]; those of e_k during the solve after t0 + tau_k.
+// A jump at a time that moves neither itself nor through tau_k moves no
+// S.
+func (r *sensRHS) unlocatedJumps(name string, t0, tend float64) error {
+	for k := 0; k < r.nd; k++ {
+		i := r.h.info[k]
+		tau := r.tau[k]
+		why := "whose times depend on the parameters"
+		if r.tauDep[k] {
+			why = "reaching f a delay later, a delay that depends on the parameters"
+		}
+		if i.HistoryJumps && (i.HistoryJumpsMove || r.tauDep[k]) && tau > 0 && tend > t0 {
+			return fmt.Errorf("%w: model %q: the history of %s before the start is discontinuous in time (floor, ceiling or a relation of time), with jumps %s: S's jumps where they reach f, in [t0, t0 + %g], are not computed", ErrSens, name, i.Name, why, tau)
+		}
+		if i.ArgJumps && (i.ArgJumpsMove || r.tauDep[k]) && tend > t0+tau {
+			if !r.tauDep[k] {
+				why = "whose times depend on the parameters or the state"
+			}
+			return fmt.Errorf("%w: model %q: the delayed expression of %s holds a relation (or floor, ceiling) of time, the state or a delayed value, not a switch of f, with jumps %s: S's jumps where they reach f are not computed", ErrSens, name, i.Name, why)
+		}
+	}
+	return nil
 }

@@ -61,6 +61,18 @@ type DelayInfo struct {
 	// they depend on d[:Reads] only (0 when they use no delayed value).
 	// A solver looking e_k up in the past computes those alone.
 	Reads int
+	// HistoryJumps: the history before the start is discontinuous in
+	// time (floor or ceiling of time, a relation on time), so d_k jumps
+	// at the history's jump times plus tau, in [t0, t0 + tau];
+	// HistoryJumpsMove: those times depend on the parameters. A solver
+	// does not locate them (runtime/dde.SolveSens refuses where they
+	// would move S).
+	HistoryJumps, HistoryJumpsMove bool
+	// ArgJumps: e_k holds a relation (or floor, ceiling) on time, a state
+	// or a delayed value, so it jumps during the solve and d_k tau later;
+	// ArgJumpsMove: the relation's operands depend on the parameters, a
+	// state or a delayed value. As HistoryJumps, not located.
+	ArgJumps, ArgJumpsMove bool
 }
 
 // HasDelays reports whether m uses delayed values.

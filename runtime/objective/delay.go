@@ -117,7 +117,10 @@ func (c *core) checkDelays() error {
 
 // checkDelaySens refuses, after plan, a gradient or FIM that needs
 // sensitivity columns dde.SolveSens would refuse, saying why (the
-// reasons are dde.ErrSens's, found here before any solve).
+// reasons are dde.ErrSens's, found here before any solve; a jump of a
+// delayed value that moves only through its delay's length is left to
+// dde.SolveSens, which knows whether the length depends on the estimated
+// parameters, and its refusal wraps ErrDelaySens too).
 func (c *core) checkDelaySens() error {
 	cols := false
 	for _, g := range c.groups {
@@ -140,6 +143,12 @@ func (c *core) checkDelaySens() error {
 		for k := 0; k < c.dl.NumDelays(); k++ {
 			if in := c.dl.DelayInfo(k); !in.Constant {
 				why = fmt.Sprintf("the length of %s depends on the state or time (runtime/dde differentiates delays whose length depends on parameters only)", in.Name)
+				break
+			} else if in.HistoryJumps && in.HistoryJumpsMove {
+				why = fmt.Sprintf("the history of %s before the start is discontinuous in time at times that depend on the parameters (runtime/dde does not locate those jumps)", in.Name)
+				break
+			} else if in.ArgJumps && in.ArgJumpsMove {
+				why = fmt.Sprintf("the delayed expression of %s holds a relation, not a switch of f, whose times depend on the parameters or the state (runtime/dde does not locate those jumps)", in.Name)
 				break
 			}
 		}
