@@ -223,25 +223,7 @@ type genResult struct {
 // returns the driver's results and the lowered systems.
 func runDelayGenerated(t *testing.T, dir string, files []string, ts [][]float64) (map[string]genResult, map[string]*symbolic.System, map[string][]float64) {
 	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	write := func(name string, data []byte) {
-		t.Helper()
-		p := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", []byte("module ddeevgen\n\ngo 1.24\n\nrequire github.com/pbgen/pbgen v0.0.0\n\nreplace github.com/pbgen/pbgen => "+root+"\n"))
-	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
-		write("go.sum", sum)
-	}
+	tmp, write := tempModule(t, "ddeevgen")
 	times := map[string][]float64{}
 	systems := map[string]*symbolic.System{}
 	var imports, models strings.Builder

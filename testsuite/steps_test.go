@@ -317,25 +317,7 @@ func TestStepSensGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a temporary module")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	write := func(name string, data []byte) {
-		t.Helper()
-		p := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", []byte("module stepgen\n\ngo 1.24\n\nrequire github.com/pbgen/pbgen v0.0.0\n\nreplace github.com/pbgen/pbgen => "+root+"\n"))
-	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
-		write("go.sum", sum)
-	}
+	tmp, write := tempModule(t, "stepgen")
 	times := map[string][]float64{}
 	var imports, models strings.Builder
 	for _, c := range stepCases {

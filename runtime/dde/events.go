@@ -365,20 +365,13 @@ func (l *evLoop) switchReads(k int, t float64, x []float64) bool {
 
 // toS hands S in z to the instants' sensitivities (row-major), fromS
 // takes it back: the integrator keeps S column by column.
-func (l *evLoop) toS(z []float64) {
-	S := l.in.SensView()
-	if S == nil {
-		return
-	}
-	nx, np := l.h.nx, l.sr.np
-	for i := 0; i < nx; i++ {
-		for j := 0; j < np; j++ {
-			S[i*np+j] = z[nx+j*nx+i]
-		}
-	}
-}
+func (l *evLoop) toS(z []float64) { l.moveS(z, true) }
 
-func (l *evLoop) fromS(z []float64) {
+func (l *evLoop) fromS(z []float64) { l.moveS(z, false) }
+
+// moveS copies S between z's columns and the instants' rows, into the
+// instants' when in.
+func (l *evLoop) moveS(z []float64, in bool) {
 	S := l.in.SensView()
 	if S == nil {
 		return
@@ -386,7 +379,11 @@ func (l *evLoop) fromS(z []float64) {
 	nx, np := l.h.nx, l.sr.np
 	for i := 0; i < nx; i++ {
 		for j := 0; j < np; j++ {
-			z[nx+j*nx+i] = S[i*np+j]
+			if in {
+				S[i*np+j] = z[nx+j*nx+i]
+			} else {
+				z[nx+j*nx+i] = S[i*np+j]
+			}
 		}
 	}
 }
