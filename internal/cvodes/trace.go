@@ -6,6 +6,8 @@ package cvodes
 import "C"
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"unsafe"
 )
@@ -37,11 +39,11 @@ type TraceStep struct {
 // allocates.
 func (s *Solver) Trace(p, x0, s0 []float64, t0, tfirst, tend float64, tstops []float64, maxSteps int) ([]TraceStep, error) {
 	if s.pb == nil {
-		panic("cvodes: Trace on a closed Solver")
+		return nil, errors.New("cvodes: Trace on a closed Solver")
 	}
 	nx, ns := s.nx, s.ns
 	if len(p) != s.np || len(x0) != nx || s0 != nil && len(s0) != nx*ns {
-		panic("cvodes: Trace: p, x0 or s0 has the wrong length")
+		return nil, fmt.Errorf("cvodes: Trace: p, x0 or s0 has the wrong length (want %d, %d and %d values)", s.np, nx, nx*ns)
 	}
 	copy(s.p, p)
 	copy(s.x0, x0)

@@ -128,3 +128,21 @@ func TestStepSequenceMatchesCVODES(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceMisuse: Trace returns errors, not panics, for inputs of the
+// wrong length and on a closed Solver.
+func TestTraceMisuse(t *testing.T) {
+	m := pka.New()
+	cv, err := New(m, Options{Sens: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	np, nx := model.NumParams(m), model.NumStates(m)
+	if _, err := cv.Trace(make([]float64, np+1), make([]float64, nx), nil, 0, 1, 2, nil, 10); err == nil {
+		t.Error("Trace with a long p: no error")
+	}
+	cv.Close()
+	if _, err := cv.Trace(make([]float64, np), make([]float64, nx), nil, 0, 1, 2, nil, 10); err == nil {
+		t.Error("Trace on a closed Solver: no error")
+	}
+}
