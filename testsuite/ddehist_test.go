@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/runtime/dde"
-	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 )
 
@@ -82,18 +80,7 @@ func (c ddeHistCase) exact(t float64, p []float64) float64 {
 func TestDelayHistoryJumps(t *testing.T) {
 	const rtol = 1e-10
 	for _, c := range ddeHistCases {
-		sys, err := Lower(filepath.Join("..", "testdata", "delayhist", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := interp.NewWithEvents(sys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := make([]float64, model.NumParams(m))
-		m.DefaultParams(p)
-		x0 := make([]float64, model.NumStates(m))
-		m.InitialState(x0, p)
+		m, p, x0 := interpModel(t, filepath.Join("..", "testdata", "delayhist", c.file))
 		ix := slices.Index(m.StateNames(), "X")
 		for _, meth := range []ode.Method{ode.BDF, ode.DOPRI5} {
 			set := &dde.Settings{ODE: &ode.Settings{Method: meth, RTol: rtol, ATol: 1e-12}}

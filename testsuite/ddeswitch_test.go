@@ -17,19 +17,7 @@ import (
 // model with its events and switches, and its default p and x0.
 func ddeSwitchModel(t *testing.T, file string) (model.Model, []float64, []float64) {
 	t.Helper()
-	sys, err := Lower(filepath.Join("..", "testdata", "delayswitch", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := interp.NewWithEvents(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := make([]float64, model.NumParams(m))
-	m.DefaultParams(p)
-	x0 := make([]float64, model.NumStates(m))
-	m.InitialState(x0, p)
-	return m, p, x0
+	return interpModel(t, filepath.Join("..", "testdata", "delayswitch", file))
 }
 
 // stepInputExact is stepinput.xml's x' = -x(t - 1) + u [t >= T] (x = 1

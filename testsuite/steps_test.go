@@ -186,27 +186,11 @@ func TestStepSens(t *testing.T) {
 // closed form's derivatives by central differences (step 1e-6) and
 // fourth-order central differences of dde.Solve.
 func TestStepSensDelay(t *testing.T) {
-	sys, err := Lower("testdata/steps/delayfloor.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := interp.NewWithEvents(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := make([]float64, model.NumParams(m))
-	m.DefaultParams(p)
-	x0 := make([]float64, model.NumStates(m))
-	m.InitialState(x0, p)
+	m, p, x0 := interpModel(t, "testdata/steps/delayfloor.xml")
 	if _, err := dde.SolveSens(m, p, x0, nil, []float64{0, 3}, nil); !errors.Is(err, dde.ErrSens) || !strings.Contains(err.Error(), "history of delay(floor((t + 0.6)/T), D)") {
 		t.Errorf("delayfloor.xml: SolveSens: %v, want ErrSens naming the history's floor of time", err)
 	}
-	if sys, err = Lower("testdata/steps/delayfloorstate.xml"); err != nil {
-		t.Fatal(err)
-	}
-	if m, err = interp.NewWithEvents(sys); err != nil {
-		t.Fatal(err)
-	}
+	m, _, _ = interpModel(t, "testdata/steps/delayfloorstate.xml")
 	nx, np := model.NumStates(m), model.NumParams(m)
 	if pn := m.ParamNames(); !slices.Equal(pn, []string{"T", "k", "D"}) {
 		t.Fatalf("parameters %v, want T, k and D", pn)
@@ -407,18 +391,7 @@ func TestStepSensGenerated(t *testing.T) {
 // hours (the integrator alone failed there too, with "corrector failed
 // repeatedly").
 func TestStepSlidingMode(t *testing.T) {
-	sys, err := Lower("testdata/steps/zeno.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := interp.NewWithEvents(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := make([]float64, model.NumParams(m))
-	m.DefaultParams(p)
-	x0 := make([]float64, model.NumStates(m))
-	m.InitialState(x0, p)
+	m, p, x0 := interpModel(t, "testdata/steps/zeno.xml")
 	ts := []float64{0, 3}
 	if _, err := events.Solve(m, p, x0, ts, nil); !errors.Is(err, events.ErrTooManyEvents) {
 		t.Errorf("Solve: %v, want ErrTooManyEvents", err)

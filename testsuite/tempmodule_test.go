@@ -4,7 +4,29 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/runtime/model"
 )
+
+// interpModel lowers the SBML file at path with its events into an
+// interpreted model and returns it with its default parameters and
+// initial state.
+func interpModel(t *testing.T, path string) (m *interp.Model, p, x0 []float64) {
+	t.Helper()
+	sys, err := Lower(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = interp.NewWithEvents(sys); err != nil {
+		t.Fatal(err)
+	}
+	p = make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	x0 = make([]float64, model.NumStates(m))
+	m.InitialState(x0, p)
+	return m, p, x0
+}
 
 // tempModule makes a temporary Go module called name that requires this
 // repository through a replace directive (with its go.sum), for the

@@ -122,27 +122,8 @@ func TestSimDelayEventSens(t *testing.T) {
 	if err := os.WriteFile(path, []byte(hutchEventNet), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	times := filepath.Join(dir, "times")
-	if err := os.WriteFile(times, []byte("0.5\n1.5\n2\n2.5\n2.9\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := pbgen(t, "sim", "-method", "fs", "-rtol", "1e-10", "-atol", "1e-12", "-times", times, path)
-	if code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if lines[0] != "t\tx\tS:x:T\tS:x:a" {
-		t.Fatalf("header %q", lines[0])
-	}
 	const T, a = 1.25, 0.8
-	for _, l := range lines[1:] {
-		f := strings.Split(l, "\t")
-		var v [4]float64
-		for i := range v {
-			v[i], _ = strconv.ParseFloat(f[i], 64)
-		}
-		tt := v[0]
-		var want [2]float64
+	checkSimSens(t, path, "0.5\n1.5\n2\n2.5\n2.9\n", "t\tx\tS:x:T\tS:x:a", func(tt float64) (want [2]float64) {
 		switch {
 		case tt < T:
 		case tt < 1+T:
@@ -150,10 +131,8 @@ func TestSimDelayEventSens(t *testing.T) {
 		default:
 			want = [2]float64{a * (tt - 2*T), (2 - T) * (2 + T - tt)}
 		}
-		if math.Abs(v[2]-want[0]) > 1e-8 || math.Abs(v[3]-want[1]) > 1e-8 {
-			t.Errorf("row %q: dx/d(T, a) = (%g, %g), want %v", l, v[2], v[3], want)
-		}
-	}
+		return want
+	})
 }
 
 // pbgen sim -method fs stops at the switch of a delay model's rate, a
@@ -163,28 +142,8 @@ func TestSimDelayEventSens(t *testing.T) {
 // dx/d(T, u) = (-u, t - T) on (T, 1] and (-u + u (t - 1 - T)+, (1 - T) -
 // ((t - 1 - T)+)^2/2 + t - 1) on [1, 2]. Stepped over, S_T was 0.
 func TestSimDelaySwitchSens(t *testing.T) {
-	dir := t.TempDir()
-	times := filepath.Join(dir, "times")
-	if err := os.WriteFile(times, []byte("0.2\n0.7\n1.2\n1.6\n2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := pbgen(t, "sim", "-method", "fs", "-rtol", "1e-10", "-atol", "1e-12", "-times", times, filepath.Join("..", "..", "testdata", "delayswitch", "stepinput.xml"))
-	if code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if lines[0] != "t\tx\tS:x:T\tS:x:u" {
-		t.Fatalf("header %q", lines[0])
-	}
 	const T, u = 0.4, 0.5
-	for _, l := range lines[1:] {
-		f := strings.Split(l, "\t")
-		var v [4]float64
-		for i := range v {
-			v[i], _ = strconv.ParseFloat(f[i], 64)
-		}
-		tt := v[0]
-		var want [2]float64
+	checkSimSens(t, filepath.Join("..", "..", "testdata", "delayswitch", "stepinput.xml"), "0.2\n0.7\n1.2\n1.6\n2\n", "t\tx\tS:x:T\tS:x:u", func(tt float64) (want [2]float64) {
 		switch {
 		case tt < T:
 		case tt <= 1:
@@ -193,8 +152,39 @@ func TestSimDelaySwitchSens(t *testing.T) {
 			r := math.Max(tt-1-T, 0)
 			want = [2]float64{-u + u*r, (1 - T) - r*r/2 + tt - 1}
 		}
-		if math.Abs(v[2]-want[0]) > 1e-8 || math.Abs(v[3]-want[1]) > 1e-8 {
-			t.Errorf("row %q: dx/d(T, u) = (%g, %g), want %v", l, v[2], v[3], want)
+		return want
+	})
+}
+
+// checkSimSens runs pbgen sim -method fs at rtol 1e-10 on path at the
+// output times in times (a -times file's text), checks the header, and
+// compares the two columns of S in each row with want(t) to 1e-8.
+func checkSimSens(t *testing.T, path, times, header string, want func(t float64) [2]float64) {
+	t.Helper()
+	tf := filepath.Join(t.TempDir(), "times")
+	if err := os.WriteFile(tf, []byte(times), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := pbgen(t, "sim", "-method", "fs", "-rtol", "1e-10", "-atol", "1e-12", "-times", tf, path)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if lines[0] != header {
+		t.Fatalf("header %q, want %q", lines[0], header)
+	}
+	if len(lines) != 1+strings.Count(times, "\n") {
+		t.Fatalf("%d rows for the times %q", len(lines)-1, times)
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		var v [4]float64
+		for i := range v {
+			v[i], _ = strconv.ParseFloat(f[i], 64)
+		}
+		w := want(v[0])
+		if math.Abs(v[2]-w[0]) > 1e-8 || math.Abs(v[3]-w[1]) > 1e-8 {
+			t.Errorf("row %q: S = (%g, %g), want %v", l, v[2], v[3], w)
 		}
 	}
 }
