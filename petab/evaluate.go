@@ -67,8 +67,12 @@ func (p *Problem) Theta(set map[string]float64) ([]float64, error) {
 		if math.IsNaN(v) {
 			return nil, fmt.Errorf("petab: parameter %q has no nominal value; set it", q.ID)
 		}
-		if q.Scale != objective.Lin && !(v > 0) {
-			return nil, fmt.Errorf("petab: parameter %q is on %s scale, but its value %g is not positive; set it", q.ID, q.Scale, v)
+		// 0 on a log scale is theta = -Inf, the linear value 0 (a reaction
+		// switched off, as Lang_PLOSComputBiol2024's nominal values have
+		// it), with derivative 0 on the scale: what petab's scaled
+		// nominal values and AMICI evaluate. A negative value has no log.
+		if q.Scale != objective.Lin && !(v >= 0) {
+			return nil, fmt.Errorf("petab: parameter %q is on %s scale, but its value %g is negative; set it", q.ID, q.Scale, v)
 		}
 	}
 	return th, nil
