@@ -41,8 +41,12 @@ type periodDef struct {
 // vector starts from the pre-equilibration condition's parameter targets
 // (v1 conditions are complete vectors instead).
 func (l *lowering) periodConditions() {
+	made := make(map[[2]*Condition]*Condition)
 	for di := range l.exps {
 		d := &l.exps[di]
+		if d.preeq != nil {
+			l.overridesAfterPreeq(d, made)
+		}
 		if l.p.Version == 2 && d.preeq != nil {
 			l.stateValuesAfterPreeq(d)
 			l.carryOver(d)

@@ -1,0 +1,175 @@
+package petab
+
+import (
+	"strconv"
+
+	"github.com/pbgen/pbgen/parser"
+)
+
+// overrideTargets lists the condition targets that the SBML lowering
+// would fold into constants, for parser.Options.Overrides: a species no
+// reaction changes (boundary, constant, only a modifier), a compartment
+// or parameter with an initial assignment or not declared constant, one
+// without a value. PEtab lets a condition set any of them, so each becomes
+// a parameter "petab_init_<id>" (its value at t0, as a species in its
+// units in math: concentration unless hasOnlySubstanceUnits) with, when
+// some condition in use leaves it alone, a 0/1 switch "petab_set_<id>" to
+// the model's own value, as initParams does for states. The parser leaves
+// alone the ids that turn out to be states (initParams sets those) or
+// sensitivity parameters (plain condition parameters); assignment-rule
+// targets and ids in the parameter table are not passed (checkTargets
+// refuses them by file, row and column). Models whose conditions set none
+// of these symbols lower as before: no parameter is added.
+func (l *lowering) overrideTargets() []parser.Override {
+	sb := l.p.SBML
+	entity := make(map[string]bool)
+	taken := make(map[string]bool)
+	for _, s := range sb.Species {
+		entity[s.ID], taken[s.ID] = true, true
+	}
+	for _, c := range sb.Compartments {
+		entity[c.ID], taken[c.ID] = true, true
+	}
+	for _, q := range sb.Parameters {
+		entity[q.ID], taken[q.ID] = true, true
+	}
+	for _, rx := range sb.Reactions {
+		taken[rx.ID] = true
+		for _, list := range [][]*parser.SpeciesReference{rx.Reactants, rx.Products} {
+			for _, sr := range list {
+				if sr.ID != "" {
+					taken[sr.ID] = true
+				}
+			}
+		}
+	}
+	for _, r := range sb.Rules {
+		if r.Kind == parser.AssignmentRule {
+			delete(entity, r.Variable)
+		}
+	}
+	for _, q := range l.p.Parameters {
+		taken[q.ID] = true
+		delete(entity, l.resolve(q.ID))
+	}
+	var order []string
+	unset := make(map[string]bool)
+	seen := make(map[string]bool)
+	for _, d := range l.exps {
+		conds := []*Condition{d.sim, d.preeq}
+		for _, q := range d.periods {
+			conds = append(conds, q.set)
+		}
+		for _, c := range conds {
+			if c == nil {
+				continue
+			}
+			for _, t := range c.Targets {
+				if id := l.resolve(t); entity[id] && !seen[id] {
+					seen[id] = true
+					order = append(order, id)
+				}
+			}
+		}
+	}
+	for _, d := range l.exps {
+		for _, id := range order {
+			pre := d.preeq != nil && l.setsState(d.preeq, id)
+			if d.preeq != nil && !pre || !l.setsState(d.sim, id) && !pre {
+				unset[id] = true // overridesAfterPreeq carries pre over
+			}
+			for _, q := range d.periods {
+				if listed(q.set, id, l.resolve) && !l.setsState(q.set, id) {
+					unset[id] = true
+				}
+			}
+		}
+	}
+	free := func(base string) string {
+		name := base
+		for k := 2; taken[name]; k++ {
+			name = base + "_" + strconv.Itoa(k)
+		}
+		taken[name] = true
+		return name
+	}
+	out := make([]parser.Override, 0, len(order))
+	l.overName = make(map[string]paramRole)
+	for _, id := range order {
+		o := parser.Override{ID: id, Value: free("petab_init_" + id)}
+		l.overName[o.Value] = paramRole{kind: roleInit, target: id}
+		if unset[id] {
+			o.Switch = free("petab_set_" + id)
+			l.overName[o.Switch] = paramRole{kind: roleFlag, target: id}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// listed reports whether condition c has a column or row for id.
+func listed(c *Condition, id string, resolve func(string) string) bool {
+	for _, t := range c.Targets {
+		if resolve(t) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// overridesAfterPreeq gives the simulation condition of an experiment
+// with pre-equilibration the pre-equilibration condition's value of each
+// overridden symbol (a parameter of the model, see overrideTargets) that
+// the simulation condition leaves alone (NaN, or no column): PEtab keeps
+// "the result of the pre-equilibration" then, which for a symbol nothing
+// changes in time is the value the pre-equilibration condition set. States
+// are re-initialised or kept by the objective instead (Experiment.Reinit),
+// and other parameters keep their v1 meaning (v2's carryOver). Experiments
+// with the same pair of conditions share the new condition.
+func (l *lowering) overridesAfterPreeq(d *expDef, made map[[2]*Condition]*Condition) {
+	if c, ok := made[[2]*Condition{d.preeq, d.sim}]; ok {
+		if c != nil {
+			d.sim = c
+		}
+		return
+	}
+	key := [2]*Condition{d.preeq, d.sim}
+	made[key] = nil
+	var carry []string // preeq's targets to copy
+	for _, t := range d.preeq.Targets {
+		id := l.resolve(t)
+		if _, ov := l.overValue[id]; ov && l.setsState(d.preeq, id) && !l.setsState(d.sim, id) {
+			carry = append(carry, t)
+		}
+	}
+	if len(carry) == 0 {
+		return
+	}
+	sim := d.sim
+	c := &Condition{Pos: sim.Pos, ID: sim.ID, Values: make(map[string]string), Lines: make(map[string]int)}
+	if c.Pos.File == "" {
+		c.Pos = d.preeq.Pos // an empty simulation condition
+	}
+	add := func(from *Condition, t string) {
+		c.Targets = append(c.Targets, t)
+		c.Values[t] = from.Values[t]
+		c.Lines[t] = from.Line
+		if from.Lines != nil {
+			c.Lines[t] = from.Lines[t]
+		}
+	}
+	carried := make(map[string]bool, len(carry))
+	for _, t := range carry {
+		carried[l.resolve(t)] = true
+	}
+	for _, t := range sim.Targets {
+		if !carried[l.resolve(t)] {
+			add(sim, t)
+		}
+	}
+	for _, t := range carry {
+		add(d.preeq, t)
+	}
+	made[key] = c
+	d.sim = c
+}
