@@ -17,6 +17,7 @@ import (
 type csVals struct {
 	M, B, C, D, cell, k, kb float64
 	a0                      float64   // [A](t0); 0 means the declared 1/cell
+	noEvent                 bool      // the model without its event
 	bAt                     []float64 // times at which B becomes bTo
 	bTo                     []float64
 }
@@ -30,7 +31,10 @@ func (v csVals) a(t float64) float64 {
 		event bool
 		b     float64
 	}
-	brks := []brk{{at: 3 * v.M, event: true}}
+	var brks []brk
+	if !v.noEvent {
+		brks = append(brks, brk{at: 3 * v.M, event: true})
+	}
 	for i, at := range v.bAt {
 		brks = append(brks, brk{at: at, b: v.bTo[i]})
 	}
@@ -109,9 +113,20 @@ func csLLH(p *Problem, vals func(m *Measurement) csVals) (llh float64, sim []flo
 // csVariant copies testdata/condspecies into a temporary folder with the
 // replacements (old, new pairs) made in model.xml, and loads it.
 func csVariant(t *testing.T, repl ...string) *Problem {
+	return csVariantFiles(t, nil, repl...)
+}
+
+// csVariantFiles is csVariant with some of the problem's files replaced
+// (by name, their contents).
+func csVariantFiles(t *testing.T, files map[string]string, repl ...string) *Problem {
 	t.Helper()
 	dir := t.TempDir()
 	copyDir(t, "testdata/condspecies", dir)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	path := filepath.Join(dir, "model.xml")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -164,58 +179,162 @@ func TestFoldedConditionTargets(t *testing.T) {
 	}
 	for _, vr := range variants {
 		t.Run(vr.name, func(t *testing.T) {
-			p := vr.p
-			ids := p.EstimatedIDs()
-			th, err := p.Theta(map[string]float64{"k": 0.35, "kd": 0.3, "M_ext": 1.1, "B_ext": 0.7, "cell_ext": 1.6})
-			if err != nil {
-				t.Fatal(err)
-			}
-			closed := func(th []float64) (float64, []float64) {
-				byID := make(map[string]float64)
-				for a, id := range ids {
-					byID[id] = th[a]
-				}
-				return csLLH(p, func(m *Measurement) csVals { return csCondition(m.Sim, byID, vr.bAmount) })
-			}
-			want, wantSim := closed(th)
-			r, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, m := range p.Measurements {
-				if d := math.Abs(r.Sim[i] - wantSim[i]); d > 1e-7*math.Max(1, math.Abs(wantSim[i])) {
-					t.Errorf("%s:%d: simulated %.10g, closed form %.10g", m.File, m.Line, r.Sim[i], wantSim[i])
-				}
-			}
-			if math.Abs(r.LLH-want) > 1e-7*math.Abs(want) {
-				t.Errorf("llh %.12g, closed form %.12g", r.LLH, want)
-			}
-			fd := make([]float64, len(th))
-			for a := range th {
-				h := 1e-6 * math.Max(1, math.Abs(th[a]))
-				up := append([]float64(nil), th...)
-				dn := append([]float64(nil), th...)
-				up[a] += h
-				dn[a] -= h
-				lu, _ := closed(up)
-				ld, _ := closed(dn)
-				fd[a] = (lu - ld) / (2 * h)
-			}
-			check := func(what string, g []float64, rtol float64) {
-				for a := range fd {
-					if math.Abs(g[a]-fd[a]) > rtol*(1+math.Abs(fd[a])) {
-						t.Errorf("%s: dllh/d%s = %.8g, closed-form differences %.8g", what, ids[a], g[a], fd[a])
-					}
-				}
-			}
-			check("FS rtol 1e-10", r.Grad, 1e-5)
-			for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
-				r, err := p.Evaluate(th, &EvalOptions{Method: m, Grad: true})
-				if err != nil {
-					t.Fatalf("%v: %v", m, err)
-				}
-				check(m.String(), r.Grad, gradRTol)
-			}
+			set := map[string]float64{"k": 0.35, "kd": 0.3, "M_ext": 1.1, "B_ext": 0.7, "cell_ext": 1.6}
+			csGradCheck(t, vr.p, set, func(m *Measurement, th map[string]float64) csVals {
+				return csCondition(m.Sim, th, vr.bAmount)
+			})
 		})
+	}
+}
+
+// csGradCheck compares p's llh, simulated values and gradient (FS at
+// rtol 1e-10; FS, PBSR and Exp at their defaults) with the closed form
+// at the estimated values set (the others at their nominal values).
+func csGradCheck(t *testing.T, p *Problem, set map[string]float64, vals func(m *Measurement, th map[string]float64) csVals) {
+	t.Helper()
+	ids := p.EstimatedIDs()
+	th, err := p.Theta(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := func(th []float64) (float64, []float64) {
+		byID := make(map[string]float64)
+		for a, id := range ids {
+			byID[id] = th[a]
+		}
+		return csLLH(p, func(m *Measurement) csVals { return vals(m, byID) })
+	}
+	want, wantSim := closed(th)
+	r, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range p.Measurements {
+		if d := math.Abs(r.Sim[i] - wantSim[i]); d > 1e-7*math.Max(1, math.Abs(wantSim[i])) {
+			t.Errorf("%s:%d: simulated %.10g, closed form %.10g", m.File, m.Line, r.Sim[i], wantSim[i])
+		}
+	}
+	if math.Abs(r.LLH-want) > 1e-7*math.Abs(want) {
+		t.Errorf("llh %.12g, closed form %.12g", r.LLH, want)
+	}
+	fd := make([]float64, len(th))
+	for a := range th {
+		h := 1e-6 * math.Max(1, math.Abs(th[a]))
+		up := append([]float64(nil), th...)
+		dn := append([]float64(nil), th...)
+		up[a] += h
+		dn[a] -= h
+		lu, _ := closed(up)
+		ld, _ := closed(dn)
+		fd[a] = (lu - ld) / (2 * h)
+	}
+	check := func(what string, g []float64, rtol float64) {
+		for a := range fd {
+			if math.Abs(g[a]-fd[a]) > rtol*(1+math.Abs(fd[a])) {
+				t.Errorf("%s: dllh/d%s = %.8g, closed-form differences %.8g", what, ids[a], g[a], fd[a])
+			}
+		}
+	}
+	check("FS rtol 1e-10", r.Grad, 1e-5)
+	for _, m := range []sens.Method{sens.FS, sens.PBSR, sens.Exp} {
+		r, err := p.Evaluate(th, &EvalOptions{Method: m, Grad: true})
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		check(m.String(), r.Grad, gradRTol)
+	}
+}
+
+// TestFoldedTargetAfterPreeq: v1 pre-equilibration. The simulation
+// condition s leaves M alone (NaN), so it keeps the value the
+// pre-equilibration condition pre gave it ("the result of the
+// pre-equilibration"): 2, not the model's 1, in the rate and in an
+// observable; the same condition s without pre-equilibration has the
+// model's M. [A] starts at pre's steady state. The model is
+// testdata/condspecies without its event.
+func TestFoldedTargetAfterPreeq(t *testing.T) {
+	cond := "conditionId\tM\tB\nsim\tNaN\t1.5\npre\t2\tB_ext\n"
+	meas := "observableId\tpreequilibrationConditionId\tsimulationConditionId\ttime\tmeasurement\n"
+	for _, tm := range []string{"0", "0.5", "1", "3"} {
+		meas += "obsA\tpre\tsim\t" + tm + "\t0.3\n"
+	}
+	meas += "obsMD\tpre\tsim\t1\t2.5\nobsA\t\tsim\t1\t0.4\nobsA\t\tsim\t2\t0.3\nobsMD\t\tsim\t1\t2.5\n"
+	params := "parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\nk\tlin\t0.01\t10\t0.3\t1\nkb\tlin\t0.01\t10\t0.4\t0\nkd\tlin\t0.01\t10\t0.25\t1\nB_ext\tlin\t0.01\t10\t0.9\t1\n"
+	s := string(must(os.ReadFile("testdata/condspecies/model.xml")))
+	ev := s[strings.Index(s, "<listOfEvents>") : strings.Index(s, "</listOfEvents>")+len("</listOfEvents>")]
+	p := csVariantFiles(t, map[string]string{"conditions.tsv": cond, "measurements.tsv": meas, "parameters.tsv": params}, ev, "")
+	csGradCheck(t, p, map[string]float64{"k": 0.35, "kd": 0.3, "B_ext": 0.7}, func(m *Measurement, th map[string]float64) csVals {
+		v := csVals{M: 1, B: 1.5, C: 2, D: 2 * th["kd"], cell: 2, k: th["k"], kb: 0.4, noEvent: true}
+		if m.Preeq == "pre" {
+			v.M = 2
+			v.a0 = v.kb * th["B_ext"] * v.D / (v.k * v.M * v.C) // pre's steady state
+		}
+		return v
+	})
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestFoldedTargetsV2: the same targets in PEtab v2: a condition value
+// that is an expression of an estimated parameter (M = 2 M_ext, which
+// also moves the event), a boundary species changed at a later period
+// (B from 0.8 to 1.2 at t = 2.5: a parameter of the model, so from then
+// on), a compartment, and an experiment that sets nothing.
+func TestFoldedTargetsV2(t *testing.T) {
+	files := map[string]string{
+		"problem.yaml": "format_version: 2.0.0\nmodel_files:\n  model_0:\n    language: sbml\n    location: model.xml\nparameter_files:\n- parameters.tsv\ncondition_files:\n- conditions.tsv\nexperiment_files:\n- experiments.tsv\nmeasurement_files:\n- measurements.tsv\nobservable_files:\n- observables.tsv\n",
+		"conditions.tsv":  "conditionId\ttargetId\ttargetValue\nc1\tM\t2 * M_ext\nc1\tB\t0.8\nc1\tcell\t4\nlate\tB\t1.2\n",
+		"experiments.tsv": "experimentId\ttime\tconditionId\ne1\t0\tc1\ne1\t2.5\tlate\ne2\t0\t\n",
+		"parameters.tsv":  "parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\nk\tlin\t0.01\t10\t0.3\ttrue\nkb\tlin\t0.01\t10\t0.4\tfalse\nkd\tlin\t0.01\t10\t0.25\ttrue\nM_ext\tlin\t0.1\t10\t0.6\ttrue\n",
+	}
+	meas := "observableId\texperimentId\ttime\tmeasurement\n"
+	for _, e := range []string{"e1", "e2"} {
+		for _, tm := range []string{"1", "2", "3", "4", "6"} {
+			meas += "obsA\t" + e + "\t" + tm + "\t0.3\n"
+		}
+		meas += "obsAmt\t" + e + "\t2\t1.1\nobsMD\t" + e + "\t1\t2.5\n"
+	}
+	files["measurements.tsv"] = meas
+	p := csVariantFiles(t, files)
+	csGradCheck(t, p, map[string]float64{"k": 0.35, "kd": 0.3, "M_ext": 0.55}, func(m *Measurement, th map[string]float64) csVals {
+		v := csVals{M: 1, B: 0.5, C: 2, D: 2 * th["kd"], cell: 2, k: th["k"], kb: 0.4}
+		if m.Experiment == "e1" {
+			v.M, v.B, v.cell = 2*th["M_ext"], 0.8, 4
+			v.bAt, v.bTo = []float64{2.5}, []float64{1.2}
+		}
+		return v
+	})
+}
+
+// TestFoldedTargetsRefused: what a condition still cannot set, by file,
+// row, column and why: an assignment-rule target (PEtab allows constant
+// and differential entities only) and a reaction.
+func TestFoldedTargetsRefused(t *testing.T) {
+	for _, c := range []struct {
+		cond string
+		want []string
+	}{
+		{"conditionId\tM\ty\nc0\t1\tNaN\nc1\t2\t3\nc2\t1\t1\nc3\t1\t1\n", []string{"conditions.tsv:2", "column y", `condition target "y" is set by an assignment rule of the model`, "model.xml:"}},
+		{"conditionId\tR1\nc0\t1\nc1\t2\nc2\t1\nc3\t1\n", []string{"conditions.tsv:2", "column R1", "not a species, compartment or parameter"}},
+	} {
+		dir := t.TempDir()
+		copyDir(t, "testdata/condspecies", dir)
+		if err := os.WriteFile(filepath.Join(dir, "conditions.tsv"), []byte(c.cond), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(filepath.Join(dir, "problem.yaml"))
+		if err == nil {
+			t.Fatalf("%q: no error", c.cond)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q lacks %q", err, w)
+			}
+		}
 	}
 }
