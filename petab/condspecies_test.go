@@ -287,7 +287,7 @@ func must[T any](v T, err error) T {
 // on), a compartment, and an experiment that sets nothing.
 func TestFoldedTargetsV2(t *testing.T) {
 	files := map[string]string{
-		"problem.yaml": "format_version: 2.0.0\nmodel_files:\n  model_0:\n    language: sbml\n    location: model.xml\nparameter_files:\n- parameters.tsv\ncondition_files:\n- conditions.tsv\nexperiment_files:\n- experiments.tsv\nmeasurement_files:\n- measurements.tsv\nobservable_files:\n- observables.tsv\n",
+		"problem.yaml":    "format_version: 2.0.0\nmodel_files:\n  model_0:\n    language: sbml\n    location: model.xml\nparameter_files:\n- parameters.tsv\ncondition_files:\n- conditions.tsv\nexperiment_files:\n- experiments.tsv\nmeasurement_files:\n- measurements.tsv\nobservable_files:\n- observables.tsv\n",
 		"conditions.tsv":  "conditionId\ttargetId\ttargetValue\nc1\tM\t2 * M_ext\nc1\tB\t0.8\nc1\tcell\t4\nlate\tB\t1.2\n",
 		"experiments.tsv": "experimentId\ttime\tconditionId\ne1\t0\tc1\ne1\t2.5\tlate\ne2\t0\t\n",
 		"parameters.tsv":  "parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\nk\tlin\t0.01\t10\t0.3\ttrue\nkb\tlin\t0.01\t10\t0.4\tfalse\nkd\tlin\t0.01\t10\t0.25\ttrue\nM_ext\tlin\t0.1\t10\t0.6\ttrue\n",
