@@ -23,7 +23,9 @@ import (
 // follow its value as SBML says, and a species in a compartment whose
 // size changes keeps its amount (its concentration is Value*size(0) /
 // size(t)). Its default is the model's own value at the default
-// parameters (0 where that is undefined or not finite).
+// parameters (0 where that is undefined or not finite, and without a
+// Switch where an initial assignment gives it: the assignment is not
+// formed then, so that its dependencies need no value).
 //
 // Switch, if not empty, names a second sensitivity parameter (default 0)
 // that chooses between Value (1) and the model's own initial value (0):

@@ -338,3 +338,39 @@ func TestFoldedTargetsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldedTargetNoValue: a species the model gives no value (M without
+// initialConcentration) is fine when every condition in use sets it (no
+// switch to the model's value then, and the closed form with M = 1 where
+// the conditions say 1); a condition that leaves it to the model is
+// refused at its row and column.
+func TestFoldedTargetNoValue(t *testing.T) {
+	noValue := []string{`id="M" compartment="cell" initialConcentration="1"`, `id="M" compartment="cell"`}
+	cond := "conditionId\tM\tB\tC\tD\tcell\nc0\t1\tNaN\tNaN\tNaN\tNaN\nc1\tM_ext\t0.8\t3\t\t4\nc2\t1.5\tB_ext\tNaN\t1.2\tcell_ext\nc3\t1\tNaN\tNaN\tNaN\t2.5\n"
+	p := csVariantFiles(t, map[string]string{"conditions.tsv": cond}, noValue...)
+	var names []string
+	for _, q := range p.System.ODE.Params {
+		if strings.HasSuffix(q.Name, "_M") {
+			names = append(names, q.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != "petab_init_M" {
+		t.Errorf("parameters for M: %s, want petab_init_M alone", got)
+	}
+	set := map[string]float64{"k": 0.35, "kd": 0.3, "M_ext": 1.1, "B_ext": 0.7, "cell_ext": 1.6}
+	csGradCheck(t, p, set, func(m *Measurement, th map[string]float64) csVals { return csCondition(m.Sim, th, false) })
+
+	dir := t.TempDir()
+	copyDir(t, "testdata/condspecies", dir)
+	path := filepath.Join(dir, "model.xml")
+	s := strings.Replace(string(must(os.ReadFile(path))), noValue[0], noValue[1], 1)
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(filepath.Join(dir, "problem.yaml"))
+	for _, w := range []string{"conditions.tsv:2: column M:", `condition "c0" leaves species "M" to the model`, "gives it no value"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v, want %q", err, w)
+		}
+	}
+}

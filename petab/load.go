@@ -244,6 +244,9 @@ func (l *lowering) lower() {
 	}
 	l.constParams()
 	overrides := l.overrideTargets()
+	if len(e.list) > 0 {
+		return
+	}
 	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp, Events: true, Overrides: overrides})
 	if err != nil {
 		e.add(p.SBML.File, 0, "", "SBML model: %v", err)

@@ -53,7 +53,7 @@ func (l *lowering) overrideTargets() []parser.Override {
 		delete(entity, l.resolve(q.ID))
 	}
 	var order []string
-	unset := make(map[string]bool)
+	unset := make(map[string]*Condition) // the first condition leaving id to the model
 	seen := make(map[string]bool)
 	for _, d := range l.exps {
 		conds := []*Condition{d.sim, d.preeq}
@@ -72,19 +72,28 @@ func (l *lowering) overrideTargets() []parser.Override {
 			}
 		}
 	}
+	leaves := func(id string, c *Condition) {
+		if unset[id] == nil {
+			unset[id] = c
+		}
+	}
 	for _, d := range l.exps {
 		for _, id := range order {
 			pre := d.preeq != nil && l.setsState(d.preeq, id)
-			if d.preeq != nil && !pre || !l.setsState(d.sim, id) && !pre {
-				unset[id] = true // overridesAfterPreeq carries pre over
+			if d.preeq != nil && !pre {
+				leaves(id, d.preeq)
+			}
+			if !l.setsState(d.sim, id) && !pre {
+				leaves(id, d.sim) // else overridesAfterPreeq carries pre over
 			}
 			for _, q := range d.periods {
 				if listed(q.set, id, l.resolve) && !l.setsState(q.set, id) {
-					unset[id] = true
+					leaves(id, q.set)
 				}
 			}
 		}
 	}
+	l.checkOwnValues(order, unset)
 	free := func(base string) string {
 		name := base
 		for k := 2; taken[name]; k++ {
@@ -98,7 +107,7 @@ func (l *lowering) overrideTargets() []parser.Override {
 	for _, id := range order {
 		o := parser.Override{ID: id, Value: free("petab_init_" + id)}
 		l.overName[o.Value] = paramRole{kind: roleInit, target: id}
-		if unset[id] {
+		if unset[id] != nil {
 			o.Switch = free("petab_set_" + id)
 			l.overName[o.Switch] = paramRole{kind: roleFlag, target: id}
 		}
@@ -172,4 +181,46 @@ func (l *lowering) overridesAfterPreeq(d *expDef, made map[[2]*Condition]*Condit
 	}
 	made[key] = c
 	d.sim = c
+}
+
+// checkOwnValues reports a species or parameter that a condition in use
+// leaves to the model (unset: the first such condition) when the model
+// gives it no value (no declared value, no initial assignment): the
+// lowering would only say that a rate depends on it.
+func (l *lowering) checkOwnValues(order []string, unset map[string]*Condition) {
+	sb := l.p.SBML
+	ia := make(map[string]bool)
+	for _, a := range sb.InitialAssignments {
+		ia[a.Symbol] = true
+	}
+	none := make(map[string]string)
+	for _, s := range sb.Species {
+		if !s.HasInitialAmount && !s.HasInitialConcentration && !ia[s.ID] {
+			none[s.ID] = "species"
+		}
+	}
+	for _, q := range sb.Parameters {
+		if !q.HasValue && !ia[q.ID] {
+			none[q.ID] = "parameter"
+		}
+	}
+	for _, id := range order {
+		c, kind := unset[id], none[id]
+		if c == nil || kind == "" {
+			continue
+		}
+		file, col, line := c.File, id, c.Line
+		if file == "" {
+			file = l.p.Path // an experiment without a condition
+		}
+		for _, t := range c.Targets {
+			if l.resolve(t) == id {
+				col = t
+				if c.Lines != nil {
+					line = c.Lines[t]
+				}
+			}
+		}
+		l.e.add(file, line, col, "condition %q leaves %s %q to the model (NaN or not listed), but the model gives it no value (%s)", c.ID, kind, id, sb.File)
+	}
 }
