@@ -161,8 +161,10 @@ func csVariantFiles(t *testing.T, files map[string]string, repl ...string) *Prob
 // cell_ext enter only as condition values (M_ext also through the event
 // time), agrees with central differences of the closed-form llh, for FS
 // at tight and default tolerances, PBSR and Exp. The variants, cell
-// declared constant (the compartment becomes a plain model parameter) and
-// B declared by amount, give the same problem.
+// declared constant (the compartment becomes a plain model parameter), B
+// declared by amount (its concentration follows cell in c3) and B
+// amount-based (hasOnlySubstanceUnits: the values are amounts), give the
+// same closed form.
 func TestFoldedConditionTargets(t *testing.T) {
 	base, err := Load("testdata/condspecies/problem.yaml")
 	if err != nil {
@@ -176,6 +178,9 @@ func TestFoldedConditionTargets(t *testing.T) {
 		{"base", base, false},
 		{"constant cell", csVariant(t, `size="2" spatialDimensions="3" constant="false"`, `size="2" spatialDimensions="3" constant="true"`), false},
 		{"B by amount", csVariant(t, `id="B" compartment="cell" initialConcentration="0.5"`, `id="B" compartment="cell" initialAmount="1"`), true},
+		// B amount-based: its value in math, and the conditions', is the
+		// amount 0.5, whatever the size (c3).
+		{"B amount-based", csVariant(t, `initialConcentration="0.5" hasOnlySubstanceUnits="false"`, `initialAmount="0.5" hasOnlySubstanceUnits="true"`), false},
 	}
 	for _, vr := range variants {
 		t.Run(vr.name, func(t *testing.T) {
@@ -301,6 +306,31 @@ func TestFoldedTargetsV2(t *testing.T) {
 	}
 	files["measurements.tsv"] = meas
 	p := csVariantFiles(t, files)
+	t.Run("resize refused", func(t *testing.T) {
+		// A later period that resizes cell while B, declared by amount,
+		// would have its concentration follow the size.
+		dir := t.TempDir()
+		copyDir(t, "testdata/condspecies", dir)
+		for name, text := range files {
+			if name == "conditions.tsv" {
+				text += "late\tcell\t3\n"
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := filepath.Join(dir, "model.xml")
+		s := strings.Replace(string(must(os.ReadFile(path))), `id="B" compartment="cell" initialConcentration="0.5"`, `id="B" compartment="cell" initialAmount="1"`, 1)
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(filepath.Join(dir, "problem.yaml"))
+		for _, w := range []string{"conditions.tsv:6: column cell:", `resizes compartment "cell" at a later period, and species "B"`, "not supported"} {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("error %v, want %q", err, w)
+			}
+		}
+	})
 	csGradCheck(t, p, map[string]float64{"k": 0.35, "kd": 0.3, "M_ext": 0.55}, func(m *Measurement, th map[string]float64) csVals {
 		v := csVals{M: 1, B: 0.5, C: 2, D: 2 * th["kd"], cell: 2, k: th["k"], kb: 0.4}
 		if m.Experiment == "e1" {

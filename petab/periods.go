@@ -90,6 +90,7 @@ func (l *lowering) periodConditions() {
 		for k := range d.periods {
 			q := &d.periods[k]
 			q.assign = -1
+			l.checkPeriodResize(q.set)
 			if add(q.set) {
 				l.checkPeriodExprs(q.set, at)
 				cur = &Condition{Pos: q.pos, ID: fmt.Sprintf("%s_period%d", d.id, k+1),
@@ -229,6 +230,45 @@ func (l *lowering) checkPeriodExprs(c *Condition, set map[string]int) {
 		for _, sym := range symbolic.FreeSymbols(n) {
 			if _, ok := set[l.resolve(sym.Name)]; ok && sym.Kind == symbolic.KindOther {
 				l.e.add(c.File, c.Lines[t], t, "condition %q: %q refers to %q, which a condition of the experiment sets; a parameter value depending on another parameter's value at a later period's start is not supported", c.ID, s, sym.Name)
+			}
+		}
+	}
+}
+
+// checkPeriodResize refuses a later period that sets a compartment
+// size that is a parameter of the model while a species that is no state
+// has a value depending on it (declared by amount in a
+// concentration-based species, by concentration in an amount-based one,
+// or through an initial assignment): PEtab v2 keeps the species' value
+// when a period resizes its compartment, but such a value is an
+// expression of the size and would follow it.
+func (l *lowering) checkPeriodResize(c *Condition) {
+	comps := make(map[string]bool)
+	for _, x := range l.p.SBML.Compartments {
+		comps[x.ID] = true
+	}
+	for _, t := range c.Targets {
+		id := l.resolve(t)
+		if _, isState := l.stateIdx[id]; isState || !comps[id] {
+			continue
+		}
+		name := id
+		if v, ok := l.overValue[id]; ok {
+			name = v
+		}
+		for _, sp := range l.p.SBML.Species {
+			if _, isState := l.stateIdx[sp.ID]; isState {
+				continue
+			}
+			for _, sym := range symbolic.FreeSymbols(l.outputs[sp.ID]) {
+				if sym.Kind == symbolic.KindParam && sym.Name == name {
+					line := c.Line
+					if c.Lines != nil {
+						line = c.Lines[t]
+					}
+					l.e.add(c.File, line, t, "condition %q resizes compartment %q at a later period, and species %q, which nothing changes in time, has a value depending on its size; PEtab keeps the species' value there, which is not supported", c.ID, id, sp.ID)
+					return
+				}
 			}
 		}
 	}
