@@ -42,6 +42,10 @@ type periodDef struct {
 // (v1 conditions are complete vectors instead).
 func (l *lowering) periodConditions() {
 	made := make(map[[2]*Condition]*Condition)
+	comps := make(map[string]bool)
+	for _, x := range l.p.SBML.Compartments {
+		comps[x.ID] = true
+	}
 	for di := range l.exps {
 		d := &l.exps[di]
 		if d.preeq != nil {
@@ -90,7 +94,7 @@ func (l *lowering) periodConditions() {
 		for k := range d.periods {
 			q := &d.periods[k]
 			q.assign = -1
-			l.checkPeriodResize(q.set)
+			l.checkPeriodResize(q.set, comps)
 			if add(q.set) {
 				l.checkPeriodExprs(q.set, at)
 				cur = &Condition{Pos: q.pos, ID: fmt.Sprintf("%s_period%d", d.id, k+1),
@@ -241,12 +245,9 @@ func (l *lowering) checkPeriodExprs(c *Condition, set map[string]int) {
 // concentration-based species, by concentration in an amount-based one,
 // or through an initial assignment): PEtab v2 keeps the species' value
 // when a period resizes its compartment, but such a value is an
-// expression of the size and would follow it.
-func (l *lowering) checkPeriodResize(c *Condition) {
-	comps := make(map[string]bool)
-	for _, x := range l.p.SBML.Compartments {
-		comps[x.ID] = true
-	}
+// expression of the size and would follow it. comps are the SBML
+// compartment ids.
+func (l *lowering) checkPeriodResize(c *Condition, comps map[string]bool) {
 	for _, t := range c.Targets {
 		id := l.resolve(t)
 		if _, isState := l.stateIdx[id]; isState || !comps[id] {
