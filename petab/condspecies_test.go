@@ -255,15 +255,17 @@ func csGradCheck(t *testing.T, p *Problem, set map[string]float64, vals func(m *
 // pre-equilibration condition pre gave it ("the result of the
 // pre-equilibration"): 2, not the model's 1, in the rate and in an
 // observable; the same condition s without pre-equilibration has the
-// model's M. [A] starts at pre's steady state. The model is
-// testdata/condspecies without its event.
+// model's M. The compartment cell, 3 in pre and NaN in s, is the model's 2
+// in s, as a v1 parameter left at NaN is (A*cell observed). [A] starts
+// at pre's steady state. The model is testdata/condspecies without its
+// event.
 func TestFoldedTargetAfterPreeq(t *testing.T) {
-	cond := "conditionId\tM\tB\nsim\tNaN\t1.5\npre\t2\tB_ext\n"
+	cond := "conditionId\tM\tB\tcell\nsim\tNaN\t1.5\tNaN\npre\t2\tB_ext\t3\n"
 	meas := "observableId\tpreequilibrationConditionId\tsimulationConditionId\ttime\tmeasurement\n"
 	for _, tm := range []string{"0", "0.5", "1", "3"} {
 		meas += "obsA\tpre\tsim\t" + tm + "\t0.3\n"
 	}
-	meas += "obsMD\tpre\tsim\t1\t2.5\nobsA\t\tsim\t1\t0.4\nobsA\t\tsim\t2\t0.3\nobsMD\t\tsim\t1\t2.5\n"
+	meas += "obsMD\tpre\tsim\t1\t2.5\nobsAmt\tpre\tsim\t2\t0.5\nobsA\t\tsim\t1\t0.4\nobsA\t\tsim\t2\t0.3\nobsMD\t\tsim\t1\t2.5\n"
 	params := "parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\nk\tlin\t0.01\t10\t0.3\t1\nkb\tlin\t0.01\t10\t0.4\t0\nkd\tlin\t0.01\t10\t0.25\t1\nB_ext\tlin\t0.01\t10\t0.9\t1\n"
 	s := string(must(os.ReadFile("testdata/condspecies/model.xml")))
 	ev := s[strings.Index(s, "<listOfEvents>") : strings.Index(s, "</listOfEvents>")+len("</listOfEvents>")]

@@ -75,10 +75,12 @@
 //     derivatives with respect to an estimated parameter in the cell
 //     follow. A species declared by amount in a compartment a condition
 //     resizes has the concentration amount/size; the condition wins over
-//     an initial assignment. After v1 pre-equilibration, a simulation
-//     condition that leaves such a symbol alone (NaN) keeps the
+//     an initial assignment. After pre-equilibration, a simulation
+//     condition that leaves such a species alone (NaN) keeps the
 //     pre-equilibration condition's value (PEtab: "the result of the
-//     preequilibration"; it does not change in time). Models whose
+//     preequilibration"; it does not change in time); a v1 compartment or
+//     parameter left at NaN takes the model's value, as plain parameters
+//     do (v2: an unlisted one keeps its value, see below). Models whose
 //     conditions set none of them lower as before. An assignment-rule
 //     target (PEtab allows constant and differential entities only) is
 //     refused by condition file, row and column.

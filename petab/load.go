@@ -155,6 +155,7 @@ type lowering struct {
 	// each id it overrode.
 	overName  map[string]paramRole
 	overValue map[string]string
+	species   map[string]bool // SBML species ids (isSpecies)
 
 	// per model parameter: what it stands for
 	role []paramRole

@@ -77,14 +77,14 @@ func (l *lowering) overrideTargets() []parser.Override {
 			unset[id] = c
 		}
 	}
-	for _, d := range l.exps {
+	for i := range l.exps {
+		d := &l.exps[i]
 		for _, id := range order {
-			pre := d.preeq != nil && l.setsState(d.preeq, id)
-			if d.preeq != nil && !pre {
+			if d.preeq != nil && !l.setsState(d.preeq, id) {
 				leaves(id, d.preeq)
 			}
-			if !l.setsState(d.sim, id) && !pre {
-				leaves(id, d.sim) // else overridesAfterPreeq carries pre over
+			if !l.setsState(d.sim, id) && !l.carried(d, id) {
+				leaves(id, d.sim)
 			}
 			for _, q := range d.periods {
 				if listed(q.set, id, l.resolve) && !l.setsState(q.set, id) {
@@ -126,15 +126,41 @@ func listed(c *Condition, id string, resolve func(string) string) bool {
 	return false
 }
 
+// carried reports whether experiment d's simulation starts with the
+// value that its pre-equilibration condition gives the folded symbol id,
+// because the simulation condition leaves it alone: a species (PEtab v1
+// and v2: NaN means "the result of the preequilibration"), or in v2 any
+// symbol the simulation condition does not list (carryOver; conditions
+// are changes). A v1 parameter or compartment left at NaN takes the
+// model's value, as a plain parameter does.
+func (l *lowering) carried(d *expDef, id string) bool {
+	if d.preeq == nil || !l.setsState(d.preeq, id) || l.setsState(d.sim, id) {
+		return false
+	}
+	return l.isSpecies(id) || l.p.Version == 2 && !listed(d.sim, id, l.resolve)
+}
+
+// isSpecies reports whether id is an SBML species.
+func (l *lowering) isSpecies(id string) bool {
+	if l.species == nil {
+		l.species = make(map[string]bool, len(l.p.SBML.Species))
+		for _, s := range l.p.SBML.Species {
+			l.species[s.ID] = true
+		}
+	}
+	return l.species[id]
+}
+
 // overridesAfterPreeq gives the simulation condition of an experiment
 // with pre-equilibration the pre-equilibration condition's value of each
-// overridden symbol (a parameter of the model, see overrideTargets) that
+// overridden species (a parameter of the model, see overrideTargets) that
 // the simulation condition leaves alone (NaN, or no column): PEtab keeps
-// "the result of the pre-equilibration" then, which for a symbol nothing
+// "the result of the pre-equilibration" then, which for a species nothing
 // changes in time is the value the pre-equilibration condition set. States
 // are re-initialised or kept by the objective instead (Experiment.Reinit),
-// and other parameters keep their v1 meaning (v2's carryOver). Experiments
-// with the same pair of conditions share the new condition.
+// and in v2 carryOver carries the symbols the simulation condition does
+// not list. Experiments with the same pair of conditions share the new
+// condition.
 func (l *lowering) overridesAfterPreeq(d *expDef, made map[[2]*Condition]*Condition) {
 	if c, ok := made[[2]*Condition{d.preeq, d.sim}]; ok {
 		if c != nil {
@@ -147,7 +173,7 @@ func (l *lowering) overridesAfterPreeq(d *expDef, made map[[2]*Condition]*Condit
 	var carry []string // preeq's targets to copy
 	for _, t := range d.preeq.Targets {
 		id := l.resolve(t)
-		if _, ov := l.overValue[id]; ov && l.setsState(d.preeq, id) && !l.setsState(d.sim, id) {
+		if _, ov := l.overValue[id]; ov && l.isSpecies(id) && l.carried(d, id) {
 			carry = append(carry, t)
 		}
 	}
