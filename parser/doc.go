@@ -187,7 +187,12 @@
 // Options.SensInitials then the initial values of state species given as
 // numbers in the document, named "init_<id>", in the species' units in
 // math. Options.Params selects and orders a subset. Every other quantity
-// (local parameters, other constants) is folded to its value.
+// (local parameters, other constants) is folded to its value, unless
+// Options.Overrides names it: then its value is a sensitivity parameter
+// of the caller's naming, appended after the others, optionally with a
+// 0/1 switch back to the model's own value (see Override; PEtab
+// conditions set species no reaction changes, compartments and
+// parameters with initial assignments this way).
 //
 // # Lowering: values and initial values
 //

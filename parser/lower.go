@@ -40,6 +40,10 @@ type Options struct {
 	// the integrator's error control steps over the jumps, but S misses
 	// the jumps whose times move with the parameters.
 	Events bool
+	// Overrides makes SBML symbols that lowering would fold into
+	// constants settable per run, as parameters (see Override): a PEtab
+	// condition may set any species, compartment or parameter.
+	Overrides []Override
 }
 
 // Variable kinds, in the order their states are listed.
@@ -78,6 +82,7 @@ type variable struct {
 	stateIsAmount bool           // species state: amount (else the value in math)
 	param         *symbolic.Node // sensitivity parameter standing for the value, or nil
 	initParam     *symbolic.Node // sensitivity parameter standing for the initial value
+	over          *override      // Options.Overrides: the parameters standing for its value (override.go)
 
 	alg      *AlgebraicRule // the algebraic rule that determines it (algebraic.go), or nil
 	fast     bool           // species: changed by fast reactions (fast.go)
@@ -114,6 +119,7 @@ type lowering struct {
 	algGuess            bool                       // forming an algebraic variable's first guess
 	algRefused          map[*variable]bool         // algebraic variables whose initial value was refused
 	fast                *fastSystem                // the fast reactions' subsystem (fast.go), or nil
+	overList            []*variable                // the overridden variables, in the order of Options.Overrides
 }
 
 // speciesUse is one species reference in a reaction, indexed by species
@@ -380,6 +386,13 @@ func (l *lowering) sensParams(opt *Options) []symbolic.Param {
 		c.v.param = sym
 		l.paramValue[c.name] = c.value
 	}
+	// Overrides next: an init_ value may read an overridden compartment.
+	names := make([]string, len(chosen))
+	for i, c := range chosen {
+		names[i] = c.name
+	}
+	l.markOverrides(opt.Overrides, names)
+	over := l.overrideParams()
 	for _, c := range chosen {
 		meta := map[string]string{"sbml": kindElem[c.v.kind], "id": c.v.id}
 		if c.isInit {
@@ -389,7 +402,7 @@ func (l *lowering) sensParams(opt *Options) []symbolic.Param {
 		}
 		out = append(out, symbolic.Param{Name: c.name, Value: c.value, Meta: meta})
 	}
-	return out
+	return append(out, over...)
 }
 
 // evalDefault evaluates an expression of p (and t = 0) at the default
@@ -540,6 +553,8 @@ func (l *lowering) init(v *variable) *symbolic.Node {
 	switch {
 	case v.param != nil:
 		r = v.param
+	case v.over != nil:
+		r = l.overridden(v)
 	case v.ia != nil:
 		r = l.subst(v, v.ia, l.init, true)
 	case v.ar != nil:

@@ -8,9 +8,28 @@ import (
 	"github.com/pbgen/pbgen/symbolic"
 )
 
-// checkTargets checks that every condition target is a state or a model
-// parameter and not in the parameter table.
+// checkTargets checks that every condition target is something a
+// condition can set: a state, a model parameter, or a symbol the SBML
+// lowering overrode (overrideTargets), and not in the parameter table.
 func (l *lowering) checkTargets() {
+	rule := make(map[string]int)
+	for _, r := range l.p.SBML.Rules {
+		if r.Kind == parser.AssignmentRule {
+			rule[r.Variable] = r.Line
+		}
+	}
+	// Species, compartments and parameters that no condition in use sets
+	// are not overridden; a condition no experiment uses may name them.
+	entity := make(map[string]bool)
+	for _, s := range l.p.SBML.Species {
+		entity[s.ID] = true
+	}
+	for _, c := range l.p.SBML.Compartments {
+		entity[c.ID] = true
+	}
+	for _, q := range l.p.SBML.Parameters {
+		entity[q.ID] = true
+	}
 	for _, c := range l.p.Conditions {
 		for _, t := range c.Targets {
 			line := c.Line
@@ -20,6 +39,7 @@ func (l *lowering) checkTargets() {
 			id := l.resolve(t)
 			_, isState := l.stateIdx[id]
 			_, isParam := l.paramIdx[id]
+			_, isOver := l.overValue[id]
 			if _, inTable := l.petabIdx[t]; inTable {
 				l.e.add(c.File, line, t, "condition target %q is also in the parameter table", t)
 				continue
@@ -28,12 +48,20 @@ func (l *lowering) checkTargets() {
 				l.e.add(c.File, line, t, "condition target %q is an algebraic variable of the model (%s), which a condition cannot set: its value is determined, the declared one only a first guess", t, l.algebraicOrigin(i))
 				continue
 			}
-			if !isState && !isParam {
-				if _, ok := l.outputs[id]; ok {
-					l.e.add(c.File, line, t, "condition target %q is not a state or constant parameter of the model (an assignment-rule target, a species no reaction changes, or a folded value), which a condition cannot set", t)
-				} else {
-					l.e.add(c.File, line, t, "condition target %q is not in the model", t)
-				}
+			if isState || isParam || isOver {
+				continue
+			}
+			if at, ok := rule[id]; ok {
+				l.e.add(c.File, line, t, "condition target %q is set by an assignment rule of the model (%s:%d) at every time, which a condition cannot set (PEtab allows only constant or differential entities as targets)", t, l.p.SBML.File, at)
+				continue
+			}
+			if entity[id] {
+				continue
+			}
+			if _, ok := l.outputs[id]; ok {
+				l.e.add(c.File, line, t, "condition target %q is not a species, compartment or parameter of the model, which a condition cannot set", t)
+			} else {
+				l.e.add(c.File, line, t, "condition target %q is not in the model", t)
 			}
 		}
 	}
@@ -329,6 +357,9 @@ func (l *lowering) exprConditions() {
 				}
 				stateAdd[id] = append(stateAdd[id], b.Mul(ind, val))
 				continue
+			}
+			if v, ok := l.overValue[id]; ok {
+				id = v // a folded symbol: its value parameter
 			}
 			k := b.Sym(id, symbolic.KindParam)
 			if paramRepl[id] == nil {

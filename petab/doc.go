@@ -61,7 +61,29 @@
 //     taken as constant when PEtab names them;
 //   - a condition's species value is a concentration unless the species
 //     has only substance units; where the state is the amount (the
-//     compartment's size changes) it is multiplied by the initial size.
+//     compartment's size changes) it is multiplied by the initial size;
+//   - a condition target that the SBML lowering would fold into a
+//     constant (a species no reaction changes: one that only modifies a
+//     reaction, a boundary or constant species; a species, compartment or
+//     parameter with an initial assignment; a compartment declared
+//     constant="false" that nothing changes; a symbol without a value)
+//     becomes a model parameter petab_init_<id> of its own, with the
+//     0/1 flag petab_set_<id> (the model's own value where the flag is 0)
+//     as for states (parser.Options.Overrides): every expression that reads
+//     it (rates, assignment rules, event triggers and assignments,
+//     observables) sees the condition's value, in its units in math, and
+//     derivatives with respect to an estimated parameter in the cell
+//     follow. A species declared by amount in a compartment a condition
+//     resizes has the concentration amount/size; the condition wins over
+//     an initial assignment. After pre-equilibration, a simulation
+//     condition that leaves such a species alone (NaN) keeps the
+//     pre-equilibration condition's value (PEtab: "the result of the
+//     preequilibration"; it does not change in time); a v1 compartment or
+//     parameter left at NaN takes the model's value, as plain parameters
+//     do (v2: an unlisted one keeps its value, see below). Models whose
+//     conditions set none of them lower as before. An assignment-rule
+//     target (PEtab allows constant and differential entities only) is
+//     refused by condition file, row and column.
 //
 // A v2 experiment's periods after the first become objective.Periods.
 // Conditions are changes, so a later period's parameter vector collects

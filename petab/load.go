@@ -150,6 +150,12 @@ type lowering struct {
 	petabIdx map[string]int // parameter table
 	theta    map[string]int // estimated parameter id -> index in theta
 	condIdx  map[string]int
+	// overName gives the role of each parameter that overrideTargets
+	// asks the SBML lowering for; overValue names the value parameter of
+	// each id it overrode.
+	overName  map[string]paramRole
+	overValue map[string]string
+	species   map[string]bool // SBML species ids (isSpecies)
 
 	// per model parameter: what it stands for
 	role []paramRole
@@ -238,7 +244,11 @@ func (l *lowering) lower() {
 		}
 	}
 	l.constParams()
-	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp, Events: true})
+	overrides := l.overrideTargets()
+	if len(e.list) > 0 {
+		return
+	}
+	ode, err := p.SBML.ODE(&parser.Options{SensCompartments: needComp, Events: true, Overrides: overrides})
 	if err != nil {
 		e.add(p.SBML.File, 0, "", "SBML model: %v", err)
 		return
@@ -249,9 +259,16 @@ func (l *lowering) lower() {
 		l.stateIdx[s.Name] = i
 	}
 	l.paramIdx = make(map[string]int)
+	l.overValue = make(map[string]string)
 	for j, q := range ode.Params {
 		l.paramIdx[q.Name] = j
-		l.role = append(l.role, paramRole{kind: roleModel, target: q.Name})
+		r, ok := l.overName[q.Name]
+		if !ok {
+			r = paramRole{kind: roleModel, target: q.Name}
+		} else if r.kind == roleInit {
+			l.overValue[r.target] = q.Name
+		}
+		l.role = append(l.role, r)
 	}
 	l.outputs = make(map[string]*symbolic.Node)
 	for _, o := range ode.Outputs {

@@ -41,8 +41,16 @@ type periodDef struct {
 // vector starts from the pre-equilibration condition's parameter targets
 // (v1 conditions are complete vectors instead).
 func (l *lowering) periodConditions() {
+	made := make(map[[2]*Condition]*Condition)
+	comps := make(map[string]bool)
+	for _, x := range l.p.SBML.Compartments {
+		comps[x.ID] = true
+	}
 	for di := range l.exps {
 		d := &l.exps[di]
+		if d.preeq != nil {
+			l.overridesAfterPreeq(d, made)
+		}
 		if l.p.Version == 2 && d.preeq != nil {
 			l.stateValuesAfterPreeq(d)
 			l.carryOver(d)
@@ -86,6 +94,7 @@ func (l *lowering) periodConditions() {
 		for k := range d.periods {
 			q := &d.periods[k]
 			q.assign = -1
+			l.checkPeriodResize(q.set, comps)
 			if add(q.set) {
 				l.checkPeriodExprs(q.set, at)
 				cur = &Condition{Pos: q.pos, ID: fmt.Sprintf("%s_period%d", d.id, k+1),
@@ -225,6 +234,42 @@ func (l *lowering) checkPeriodExprs(c *Condition, set map[string]int) {
 		for _, sym := range symbolic.FreeSymbols(n) {
 			if _, ok := set[l.resolve(sym.Name)]; ok && sym.Kind == symbolic.KindOther {
 				l.e.add(c.File, c.Lines[t], t, "condition %q: %q refers to %q, which a condition of the experiment sets; a parameter value depending on another parameter's value at a later period's start is not supported", c.ID, s, sym.Name)
+			}
+		}
+	}
+}
+
+// checkPeriodResize refuses a later period that sets a compartment
+// size that is a parameter of the model while a species that is no state
+// has a value depending on it (declared by amount in a
+// concentration-based species, by concentration in an amount-based one,
+// or through an initial assignment): PEtab v2 keeps the species' value
+// when a period resizes its compartment, but such a value is an
+// expression of the size and would follow it. comps are the SBML
+// compartment ids.
+func (l *lowering) checkPeriodResize(c *Condition, comps map[string]bool) {
+	for _, t := range c.Targets {
+		id := l.resolve(t)
+		if _, isState := l.stateIdx[id]; isState || !comps[id] {
+			continue
+		}
+		name := id
+		if v, ok := l.overValue[id]; ok {
+			name = v
+		}
+		for _, sp := range l.p.SBML.Species {
+			if _, isState := l.stateIdx[sp.ID]; isState {
+				continue
+			}
+			for _, sym := range symbolic.FreeSymbols(l.outputs[sp.ID]) {
+				if sym.Kind == symbolic.KindParam && sym.Name == name {
+					line := c.Line
+					if c.Lines != nil {
+						line = c.Lines[t]
+					}
+					l.e.add(c.File, line, t, "condition %q resizes compartment %q at a later period, and species %q, which nothing changes in time, has a value depending on its size; PEtab keeps the species' value there, which is not supported", c.ID, id, sp.ID)
+					return
+				}
 			}
 		}
 	}

@@ -14,10 +14,11 @@ import (
 )
 
 // petabGenCases are the problems TestPEtabGenerated compiles: the shipped
-// ones, package petab's multi-period fixtures (states assigned at later
-// periods' starts, a compartment resized under concentration-based
-// species), a few of the benchmark collection, and every case of the PEtab
-// test suite that petab.Load accepts (placeholders, transformations,
+// ones, package petab's fixtures (states assigned at later periods'
+// starts, a compartment resized under concentration-based species,
+// condition targets the SBML lowering folds), a few of the benchmark
+// collection, and every case of the PEtab test suite that petab.Load
+// accepts (placeholders, transformations,
 // pre-equilibration, steady states, condition expressions, state
 // assignments at period starts, SBML events), when the suites are there.
 func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
@@ -33,6 +34,10 @@ func petabGenCases(t *testing.T) (cases []struct{ pkg, yaml string }) {
 		{"algrule", "../../petab/testdata/alg/problem.yaml"},
 		{"fastrx", "../../petab/testdata/fast/problem.yaml"},
 		{"delayed", "../../petab/testdata/delay/problem.yaml"},
+		// Condition targets the SBML lowering folds (a modifier, boundary
+		// and constant species, one with an initial assignment, a
+		// compartment declared non-constant) as parameters.
+		{"condspecies", "../../petab/testdata/condspecies/problem.yaml"},
 	} {
 		abs, err := filepath.Abs(c.yaml)
 		if err != nil {
