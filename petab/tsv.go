@@ -165,37 +165,62 @@ func newTable(file string, rec tsvRecord, e *errs) *table {
 		}
 		names[j] = tr
 	}
-	orig := slices.Clone(names)
+	dedupe(names, unnamed, func(j int, name string, first int) {
+		e.warnf(file, rec.line, names[j], "the column appears again in header field %d (first in field %d); pandas names it %q and petab, like pbgen, ignores it", j+1, first+1, name)
+	})
+	for j, name := range names {
+		t.col[name] = j
+	}
+	t.header = names
+	return t
+}
+
+// dedupe renames repeated names in place as pandas does (named columns
+// first, then the unnamed ones; the k-th repeat of x becomes x.k, or the
+// next free x.k', skipping names the header already holds), calling
+// renamed before each rename with the column, its new name and the column
+// of the name's first appearance.
+func dedupe(names []string, unnamed []int, renamed func(j int, name string, first int)) {
+	isUnnamed := make([]bool, len(names))
+	for _, j := range unnamed {
+		isUnnamed[j] = true
+	}
 	order := make([]int, 0, len(names))
 	for j := range names {
-		if !slices.Contains(unnamed, j) {
+		if !isUnnamed[j] {
 			order = append(order, j)
 		}
 	}
-	// pandas' deduplication: named columns first, then the unnamed ones;
-	// a candidate name already in the header is skipped.
-	counts := make(map[string]int)
-	for _, j := range append(order, unnamed...) {
-		name, n := names[j], counts[names[j]]
+	order = append(order, unnamed...)
+	in := make(map[string]int, len(names)) // how many columns are named so now
+	first := make(map[string]int, len(names))
+	for j, n := range names {
+		in[n]++
+		if _, ok := first[n]; !ok {
+			first[n] = j
+		}
+	}
+	counts := make(map[string]int, len(names))
+	for _, j := range order {
+		base := names[j]
+		name, n := base, counts[base]
 		for n > 0 {
-			counts[names[j]] = n + 1
-			name = names[j] + "." + strconv.Itoa(n)
-			if slices.Contains(names, name) {
+			counts[base] = n + 1
+			name = base + "." + strconv.Itoa(n)
+			if in[name] > 0 {
 				n++
 			} else {
 				n = counts[name]
 			}
 		}
-		if name != names[j] {
-			first := slices.Index(orig, orig[j])
-			e.warnf(file, rec.line, orig[j], "the column appears again in header field %d (first in field %d); pandas names it %q and petab, like pbgen, ignores it", j+1, first+1, name)
+		if name != base {
+			renamed(j, name, first[base])
+			in[base]--
+			in[name]++
+			names[j] = name
 		}
-		names[j] = name
 		counts[name] = n + 1
-		t.col[name] = j
 	}
-	t.header = names
-	return t
 }
 
 // addRow adds a data record: fields after the last are empty (pandas'
