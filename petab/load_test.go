@@ -216,7 +216,7 @@ func TestBadInput(t *testing.T) {
 		{"long row", "parameters.tsv",
 			"parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\nk1\tlog10\t0.01\t100\t0.8\t1\nscale\tlog\t0.1\t10\t2\t1\t\n", []string{"parameters.tsv:3", "row has 7 fields, the header has 6"}},
 		{"first row longer", "parameters.tsv",
-			"parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\nk1\tlog10\t0.01\t100\t0.8\t1\t\n", []string{"parameters.tsv:2", "one more than the header's 6", "shift every other column"}},
+			"parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\nk1\tlog10\t0.01\t100\t0.8\t1\t\n", []string{"parameters.tsv:2", "row has 7 fields, the header 6", "row index"}},
 		{"unknown prior", "parameters.tsv",
 			"parameterId\tparameterScale\tlowerBound\tupperBound\tnominalValue\testimate\tobjectivePriorType\tobjectivePriorParameters\nk1\tlin\t0\t1\t0.5\t1\tbeta\t1;2\n", []string{"parameters.tsv:2", "column objectivePriorType", "unknown prior"}},
 		{"condition target", "conditions.tsv",

@@ -91,8 +91,8 @@ func unwrapPath(err error) error {
 //	input                        pandas / petab                   pbgen
 //	row shorter than header      missing fields NaN               accept, empty cells
 //	row longer than header       "Expected N fields in line L"    error
-//	first row one field longer   first column becomes the index,  error
-//	                             every other column shifts
+//	first row k fields longer    first k columns become the       error
+//	                             index, the others shift
 //	empty line, spaces only      skipped (skip_blank_lines)       skip
 //	line of only tabs            a row of NaN                     a row of empty cells
 //	"quoted" field, "" inside    unquoted, "" -> "; tabs and      same
@@ -153,17 +153,19 @@ func newTable(file string, rec tsvRecord, e *errs) *table {
 	var unnamed []int
 	for j, h := range rec.fields {
 		checkText(file, rec.line, fmt.Sprintf("header field %d", j+1), h, e)
-		tr := strings.TrimFunc(h, isSpace)
-		switch {
-		case tr == "":
+		if h == "" {
 			names[j] = "Unnamed: " + strconv.Itoa(j)
 			unnamed = append(unnamed, j)
 			e.warnf(file, rec.line, "", "header field %d is empty; pandas names the column %q", j+1, names[j])
 			continue
-		case tr != h:
-			e.add(file, rec.line, tr, "the column name %q has surrounding whitespace, which petab refuses", h)
 		}
-		names[j] = tr
+		names[j] = h
+		if tr := strings.TrimFunc(h, isSpace); tr != h {
+			e.add(file, rec.line, tr, "the column name %q has surrounding whitespace, which petab refuses", h)
+			if tr != "" {
+				names[j] = tr // so that the readers do not also call the column missing
+			}
+		}
 	}
 	dedupe(names, unnamed, func(j int, name string, first int) {
 		e.warnf(file, rec.line, names[j], "the column appears again in header field %d (first in field %d); pandas names it %q and petab, like pbgen, ignores it", j+1, first+1, name)
@@ -231,8 +233,12 @@ func (t *table) addRow(rec tsvRecord, e *errs) {
 	first := t.records == 0
 	t.records++
 	if len(rec.fields) > n {
-		if first && len(rec.fields) == n+1 {
-			e.add(t.file, rec.line, "", "row has %d fields, one more than the header's %d: pandas would take the first column as the row index and shift every other column by one; drop the extra field (a trailing tab?) or name the column", len(rec.fields), n)
+		if k := len(rec.fields) - n; first {
+			cols := "column"
+			if k > 1 {
+				cols = strconv.Itoa(k) + " columns"
+			}
+			e.add(t.file, rec.line, "", "row has %d fields, the header %d: pandas would take the first %s as the row index and shift the others left; drop the extra fields (trailing tabs?) or name the columns", len(rec.fields), n, cols)
 		} else {
 			e.add(t.file, rec.line, "", "row has %d fields, the header has %d", len(rec.fields), n)
 		}
