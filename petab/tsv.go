@@ -315,8 +315,9 @@ type tsvRecord struct {
 type tsvScanner struct {
 	data    []byte
 	pos     int
-	line    int // physical line of data[pos]
-	buf     []byte
+	line    int    // physical line of data[pos]
+	buf     []byte // the record's fields, back to back
+	ends    []int  // where each field ends in buf
 	errLine int
 	errMsg  string
 }
@@ -344,23 +345,31 @@ func (s *tsvScanner) next() (rec tsvRecord, ok bool) {
 		return rec, false
 	}
 	rec.line = s.line
+	s.buf, s.ends = s.buf[:0], s.ends[:0]
 	for {
-		f, ok := s.field()
-		if !ok {
+		if !s.field() {
 			return rec, false
 		}
-		rec.fields = append(rec.fields, f)
+		s.ends = append(s.ends, len(s.buf))
 		rec.end = s.pos
-		if s.pos >= len(s.data) {
-			return rec, true
-		}
-		if s.data[s.pos] == '\t' {
+		if s.pos < len(s.data) && s.data[s.pos] == '\t' {
 			s.pos++
 			continue
 		}
-		s.eol()
-		return rec, true
+		if s.pos < len(s.data) {
+			s.eol()
+		}
+		break
 	}
+	// One string per record, the fields slices of it (as encoding/csv).
+	str := string(s.buf)
+	rec.fields = make([]string, len(s.ends))
+	start := 0
+	for k, end := range s.ends {
+		rec.fields[k] = str[start:end]
+		start = end
+	}
+	return rec, true
 }
 
 // eol consumes the line end at s.pos (LF, CRLF or a lone CR).
@@ -372,12 +381,11 @@ func (s *tsvScanner) eol() {
 	s.line++
 }
 
-// field reads one field up to (not including) the tab or line end that
-// ends it. A field opening with a quote is quoted until a quote that is
+// field appends one field to s.buf, reading up to (not including) the
+// tab or line end that ends it. A field opening with a quote is quoted until a quote that is
 // not doubled; what follows the closing quote up to the tab is appended,
 // as pandas does.
-func (s *tsvScanner) field() (string, bool) {
-	s.buf = s.buf[:0]
+func (s *tsvScanner) field() bool {
 	d := s.data
 	if s.pos < len(d) && d[s.pos] == '"' {
 		start := s.line
@@ -385,7 +393,7 @@ func (s *tsvScanner) field() (string, bool) {
 		for {
 			if s.pos >= len(d) {
 				s.errLine, s.errMsg = start, "a quoted field opened here is not closed before the end of the file"
-				return "", false
+				return false
 			}
 			c := d[s.pos]
 			if c == '"' {
@@ -412,7 +420,7 @@ func (s *tsvScanner) field() (string, bool) {
 		s.buf = append(s.buf, c)
 		s.pos++
 	}
-	return string(s.buf), true
+	return true
 }
 
 // require reports each missing required column.
