@@ -118,7 +118,7 @@ func FuzzPandasTable(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 1<<12 { // keeps header width x rows, all padded, small
+		if len(data) > 1<<16 {
 			return
 		}
 		e := &errs{}
@@ -141,7 +141,7 @@ func FuzzPandasTable(f *testing.F) {
 			t.Fatalf("short rows filled with tabs:\n%q\n%q %q\nbefore:\n%q\n%q %q", padded, errorStrings(ep.list), errorStrings(ep.warn), data, errorStrings(e.list), errorStrings(e.warn))
 		}
 		if (tp == nil) != (tab == nil) || tab != nil && !sameTable(tab, tp, true) {
-			t.Fatalf("short rows filled with tabs changed the table:\n%q\n%+v\n%+v", padded, tab, tp)
+			t.Fatalf("short rows filled with tabs changed the table:\n%q\n%q\n%q", padded, tab.rows, tp.rows)
 		}
 		if tab == nil {
 			return
@@ -162,9 +162,16 @@ func FuzzPandasTable(f *testing.F) {
 		ec := &errs{}
 		tc := parseTable("f.tsv", canon, ec)
 		if tc == nil || len(ec.list) > 0 || len(ec.warn) > 0 || !sameTable(tab, tc, false) {
-			t.Fatalf("canonical form does not read back:\n%q\n%q %q\n%+v\n%+v", canon, errorStrings(ec.list), errorStrings(ec.warn), tab, tc)
+			t.Fatalf("canonical form does not read back:\n%q\n%q %q\n%q\n%q", canon, errorStrings(ec.list), errorStrings(ec.warn), tab.rows, rowsOf(tc))
 		}
 	})
+}
+
+func rowsOf(t *table) [][]string {
+	if t == nil {
+		return nil
+	}
+	return t.rows
 }
 
 // physicalLines counts the lines of data: LF, CRLF and lone CR end one.
@@ -206,9 +213,17 @@ func padShortRows(data []byte) []byte {
 	return append(out, body[last:]...)
 }
 
-// sameTable compares header, rows and (if lines) the rows' lines.
+// sameTable compares header, rows (up to their trailing empty cells, so
+// that a wide header over many short rows costs no memory here either)
+// and (if lines) the rows' lines.
 func sameTable(a, b *table, lines bool) bool {
-	return slices.Equal(a.header, b.header) && slices.EqualFunc(a.rows, b.rows, slices.Equal) &&
+	cut := func(row []string) []string {
+		for len(row) > 0 && row[len(row)-1] == "" {
+			row = row[:len(row)-1]
+		}
+		return row
+	}
+	return slices.Equal(a.header, b.header) && slices.EqualFunc(a.rows, b.rows, func(x, y []string) bool { return slices.Equal(cut(x), cut(y)) }) &&
 		(!lines || slices.Equal(a.lines, b.lines) && a.headerLine == b.headerLine)
 }
 

@@ -112,24 +112,20 @@ func header(t *table) []string {
 	return t.header
 }
 
-func rows(t *table) [][]string {
-	if t == nil {
-		return nil
-	}
-	return t.rows
-}
+func rows(t *table) [][]string { return fullRows(t) }
 
 // sameAsPandas compares a table with pandas' columns and cells, trimmed as
 // parseTable trims them.
 func sameAsPandas(t *table, cols []string, rows [][]string) bool {
-	if !slices.Equal(t.header, cols) || len(t.rows) != len(rows) {
+	full := fullRows(t)
+	if !slices.Equal(t.header, cols) || len(full) != len(rows) {
 		return false
 	}
 	for r, row := range rows {
 		for j := range row {
 			row[j] = strings.TrimFunc(row[j], isSpace)
 		}
-		if !slices.Equal(t.rows[r], row) {
+		if !slices.Equal(full[r], row) {
 			return false
 		}
 	}

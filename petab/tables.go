@@ -316,7 +316,7 @@ func readConditionsV1(tabs []*table, e *errs) []Condition {
 					}
 					continue
 				}
-				v := t.rows[r][j]
+				v := t.cell(r, j)
 				if v == "" {
 					v = "NaN" // an empty cell keeps the model's (or pre-equilibrated) value
 				}

@@ -18,9 +18,12 @@ import (
 const MaxTableBytes = 1 << 30
 
 // table is one TSV file as pandas reads it (see parseTable): its header
-// (pandas' column names), rows padded to the header's width, each row's
-// physical line (for messages), cells trimmed of surrounding whitespace
-// with the trimmed cells noted for checkPadding.
+// (pandas' column names), rows (as long as the fields the file gives, at
+// most the header's width: the cells after a short row's end are empty,
+// read through cell or get, so that a wide header over many short rows
+// costs no more memory than the file), each row's physical line (for
+// messages), cells trimmed of surrounding whitespace with the trimmed
+// cells noted for checkPadding.
 type table struct {
 	file       string
 	headerLine int
@@ -38,6 +41,14 @@ type cellPos struct{ r, j int }
 // get returns row r's cell in column name, "" when the column is absent.
 func (t *table) get(r int, name string) string {
 	if j, ok := t.col[name]; ok {
+		return t.cell(r, j)
+	}
+	return ""
+}
+
+// cell returns row r's cell in column j, "" past the row's end.
+func (t *table) cell(r, j int) string {
+	if j < len(t.rows[r]) {
 		return t.rows[r][j]
 	}
 	return ""
@@ -99,7 +110,8 @@ func unwrapPath(err error) error {
 //	                             newlines kept (QUOTE_MINIMAL)
 //	"x"y (text after quote)      xy                               same
 //	unclosed quote               "EOF inside string"              error at its line
-//	CRLF, lone CR                line ends                        same
+//	CRLF, lone CR                line ends (pandas 1.5.3 misreads line ends
+//	                             some lone-CR files)
 //	UTF-8 BOM                    dropped                          dropped
 //	invalid UTF-8                UnicodeDecodeError               error
 //	NUL byte                     cuts the field there             error
@@ -152,7 +164,9 @@ func newTable(file string, rec tsvRecord, e *errs) *table {
 	names := make([]string, len(rec.fields))
 	var unnamed []int
 	for j, h := range rec.fields {
-		checkText(file, rec.line, fmt.Sprintf("header field %d", j+1), h, e)
+		if msg := badText(h); msg != "" {
+			e.add(file, rec.line, "", "header field %d: %s", j+1, msg)
+		}
 		if h == "" {
 			names[j] = "Unnamed: " + strconv.Itoa(j)
 			unnamed = append(unnamed, j)
@@ -194,7 +208,7 @@ func dedupe(names []string, unnamed []int, renamed func(j int, name string, firs
 		}
 	}
 	order = append(order, unnamed...)
-	in := make(map[string]int, len(names)) // how many columns are named so now
+	in := make(map[string]int, len(names)) // how many columns bear each name now
 	first := make(map[string]int, len(names))
 	for j, n := range names {
 		in[n]++
@@ -225,15 +239,15 @@ func dedupe(names []string, unnamed []int, renamed func(j int, name string, firs
 	}
 }
 
-// addRow adds a data record: fields after the last are empty (pandas'
-// NaN), a record longer than the header is an error, cells are trimmed
+// addRow adds a data record: cells after its last field are empty
+// (pandas' NaN), a record longer than the header is an error, cells are trimmed
 // and the trimmed ones noted for checkPadding.
 func (t *table) addRow(rec tsvRecord, e *errs) {
 	n := len(t.header)
 	first := t.records == 0
 	t.records++
-	if len(rec.fields) > n {
-		if k := len(rec.fields) - n; first {
+	if k := len(rec.fields) - n; k > 0 {
+		if first {
 			cols := "column"
 			if k > 1 {
 				cols = strconv.Itoa(k) + " columns"
@@ -244,9 +258,11 @@ func (t *table) addRow(rec tsvRecord, e *errs) {
 		}
 		return
 	}
-	row := make([]string, n)
-	for j, f := range rec.fields {
-		checkText(t.file, rec.line, t.header[j], f, e)
+	row := rec.fields // the record's own slice, trimmed in place
+	for j, f := range row {
+		if msg := badText(f); msg != "" {
+			e.add(t.file, rec.line, t.header[j], "%s", msg)
+		}
 		tr := strings.TrimFunc(f, isSpace)
 		if tr != f {
 			t.padded = append(t.padded, cellPos{len(t.rows), j})
@@ -257,15 +273,17 @@ func (t *table) addRow(rec tsvRecord, e *errs) {
 	t.lines = append(t.lines, rec.line)
 }
 
-// checkText refuses a field pandas would not read as it stands: invalid
-// UTF-8 (pandas: UnicodeDecodeError) and NUL bytes (pandas' C parser ends
-// the field there, silently).
-func checkText(file string, line int, col, f string, e *errs) {
+// badText says what is wrong with a field pandas would not read as it
+// stands, "" if nothing: invalid UTF-8 (pandas: UnicodeDecodeError) and NUL
+// bytes (pandas' C parser ends the field there, silently).
+func badText(f string) string {
 	if !utf8.ValidString(f) {
-		e.add(file, line, col, "%q is not valid UTF-8", f)
-	} else if strings.IndexByte(f, 0) >= 0 {
-		e.add(file, line, col, "%q holds a NUL byte", f)
+		return fmt.Sprintf("%q is not valid UTF-8", f)
 	}
+	if strings.IndexByte(f, 0) >= 0 {
+		return fmt.Sprintf("%q holds a NUL byte", f)
+	}
+	return ""
 }
 
 // isSpace is Python's str.isspace, the \s of the linter's whitespace

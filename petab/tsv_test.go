@@ -21,6 +21,20 @@ func errorStrings(l ErrorList) []string {
 	return s
 }
 
+// fullRows returns a table's rows with the cells past short rows' ends.
+func fullRows(t *table) [][]string {
+	if t == nil {
+		return nil
+	}
+	out := make([][]string, len(t.rows))
+	for r := range t.rows {
+		for j := range t.header {
+			out[r] = append(out[r], t.cell(r, j))
+		}
+	}
+	return out
+}
+
 // TestPandasForms reads each input form of parseTable's table and checks
 // the parsed header, rows and physical lines, or the exact errors, against
 // what pandas 1.5.3 (pd.read_csv(sep='\t')) was seen to read from the same
@@ -87,6 +101,8 @@ func TestPandasForms(t *testing.T) {
 			err: []string{"f.tsv:3: a quoted field opened here is not closed before the end of the file"}},
 		{name: "invalid UTF-8", in: "a\tb\nx\xff\t1\n",
 			err: []string{`f.tsv:2: column a: "x\xff" is not valid UTF-8`}},
+		{name: "invalid UTF-8 in the header", in: "a\tb\xff\nx\t1\n",
+			err: []string{`f.tsv:1: header field 2: "b\xff" is not valid UTF-8`}},
 		{name: "NUL byte", in: "a\tb\nx\t1\x002\n",
 			err: []string{`f.tsv:2: column b: "1\x002" holds a NUL byte`}},
 		{name: "header name with spaces", in: "a \tb\nx\t1\n",
@@ -113,8 +129,8 @@ func TestPandasForms(t *testing.T) {
 			if !slices.Equal(tab.header, c.header) {
 				t.Errorf("header %q, want %q", tab.header, c.header)
 			}
-			if !slices.EqualFunc(tab.rows, c.rows, slices.Equal) {
-				t.Errorf("rows %q, want %q", tab.rows, c.rows)
+			if got := fullRows(tab); !slices.EqualFunc(got, c.rows, slices.Equal) {
+				t.Errorf("rows %q, want %q", got, c.rows)
 			}
 			if !slices.Equal(tab.lines, c.lines) {
 				t.Errorf("lines %v, want %v", tab.lines, c.lines)
