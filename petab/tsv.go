@@ -400,9 +400,9 @@ func (s *tsvScanner) eol() {
 }
 
 // field appends one field to s.buf, reading up to (not including) the
-// tab or line end that ends it. A field opening with a quote is quoted until a quote that is
-// not doubled; what follows the closing quote up to the tab is appended,
-// as pandas does.
+// tab or line end that ends it. A field opening with a quote is quoted
+// until a quote that is not doubled; what follows the closing quote up to
+// the tab is appended, as pandas does. A quote elsewhere is a character.
 func (s *tsvScanner) field() bool {
 	d := s.data
 	if s.pos < len(d) && d[s.pos] == '"' {
