@@ -56,8 +56,11 @@
 // replacedElement (with conversion factors), replacedBy and deletions
 // (by id, metaid or port, through nested sBaseRef) are applied; time and
 // extent conversion factors scale the submodels' time, rates and kinetic
-// laws. Replacing or deleting a whole submodel or a port is refused by
-// name. Errors name the file and line of the component they concern,
+// laws. A kinetic law's local parameter reached by metaid can be
+// replaced, deleted or replace an element of the containing model (it
+// then becomes a global parameter). Replacing or deleting a whole
+// submodel or a port, and a local parameter replacing a submodel's
+// element, are refused by name. Errors name the file and line of the component they concern,
 // in an external file that file.
 //
 // MathML: cn (integer, real, e-notation, rational), ci, csymbol time and
