@@ -264,7 +264,11 @@
 // that only events change is switched off while that factor is 0 (it
 // runs nowhere then: its equation becomes one that holds the amount it
 // would move, in a state "fast_held_<id>" that the events switching it
-// set anew).
+// set anew). A delayed event that uses its trigger time's values and
+// sets any of these is split (lateevents.go): the event saves its values
+// in states, and an execution event right after it sets the targets
+// from them and the pools and held amounts from them and the fast
+// species at the execution time.
 // Refused: stoichiometries that a rule
 // sets (unless to a constant), linearly dependent fast reactions,
 // conversion factors that are not constants, a fast species that a rule
