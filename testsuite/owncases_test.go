@@ -14,41 +14,48 @@ import (
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
-// TestLateFastCases runs testdata/latefast, pbgen's own cases in the
-// suite's layout (README.md there): delayed events that use their
-// trigger time's values and set a fast species (90001: two executions
-// pending together; 90002: a concentration, a parameter beside it, and an
-// execution cancelled), a fast reaction's stoichiometry (90003) or a
-// factor that switches a fast reaction on and off (90004). The expected
-// results are the exact solutions; the reader refused all four before.
+// TestOwnCases runs pbgen's own cases in the suite's layout, each folder
+// with a README.md that gives the exact solutions its results hold:
+// testdata/latefast, delayed events that use their trigger time's values
+// and set a fast species (90001: two executions pending together; 90002:
+// a concentration, a parameter beside it, and an execution cancelled), a
+// fast reaction's stoichiometry (90003) or a factor that switches a fast
+// reaction on and off (90004), which the reader refused before; and
+// testdata/complocal, comp replacements of a kinetic law's local
+// parameter by metaid (90101 through a port with a conversion factor,
+// 90102 replacedBy), which failed or gave wrong numbers before.
 // Interpreted, and through generated packages unless -short.
-func TestLateFastCases(t *testing.T) {
-	const dir = "testdata/latefast"
-	check := func(path string, outs []Outcome, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(outs) != 4 {
-			t.Fatalf("%s: %d cases, want 4", path, len(outs))
-		}
-		for _, o := range outs {
-			if o.Status != Passed {
-				t.Errorf("%s: case %s %v: %s", path, o.Case.ID, o.Status, o.Reason)
+func TestOwnCases(t *testing.T) {
+	for _, c := range []struct {
+		dir string
+		n   int
+	}{{"testdata/latefast", 4}, {"testdata/complocal", 2}} {
+		check := func(path string, outs []Outcome, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(outs) != c.n {
+				t.Fatalf("%s %s: %d cases, want %d", c.dir, path, len(outs), c.n)
+			}
+			for _, o := range outs {
+				if o.Status != Passed {
+					t.Errorf("%s %s: case %s %v: %s", c.dir, path, o.Case.ID, o.Status, o.Reason)
+				}
 			}
 		}
+		outs, err := RunDir(c.dir, &Filter{All: true}, nil)
+		check("interpreted", outs, err)
+		if testing.Short() {
+			continue
+		}
+		var log strings.Builder
+		outs, err = RunDirGenerated(c.dir, &Filter{All: true}, nil, &log)
+		if err != nil {
+			t.Log(log.String())
+		}
+		check("generated", outs, err)
 	}
-	outs, err := RunDir(dir, &Filter{All: true}, nil)
-	check("interpreted", outs, err)
-	if testing.Short() {
-		return
-	}
-	var log strings.Builder
-	outs, err = RunDirGenerated(dir, &Filter{All: true}, nil, &log)
-	if err != nil {
-		t.Log(log.String())
-	}
-	check("generated", outs, err)
 }
 
 // TestLateFastSens checks S = dx/dp through case 90001's split event
