@@ -46,6 +46,7 @@ import (
 type splitEvents struct {
 	states []symbolic.State // saved values and due flags, inserted before the algebraic states
 	after  []symbolic.Event // the execution events, after the model's own
+	names  map[string]bool  // the names of states
 }
 
 // savedRef is the placeholder state index of saved state j until insert
@@ -116,7 +117,7 @@ func (l *lowering) lateFast(sp *splitEvents, ev *Event, se *symbolic.Event, vals
 	var pre []symbolic.EventAssign
 	newState := func(suffix, about string, held bool) (int, *symbolic.Node) {
 		j := len(sp.states)
-		name := l.savedName(se.Name, suffix, idx)
+		name := sp.name(l, se.Name, suffix, idx)
 		sp.states = append(sp.states, symbolic.State{Name: name, Rate: b.Const(0), Init: b.Const(0), Held: held,
 			Meta: map[string]string{"sbml": "event_saved", "event": se.Name, "about": about}})
 		return savedRef(j), b.Sym(name, symbolic.KindState)
@@ -173,17 +174,17 @@ func (l *lowering) stateName(i int, idx map[string]int) string {
 	return strconv.Itoa(i)
 }
 
-// savedName is the name of a state event label adds, label_suffix (an
+// name is the name of a state event label adds, label_suffix (an
 // anonymous event's "event#k" as eventk), unique against the SBML ids,
 // the states (keys of states) and the names it gave before.
-func (l *lowering) savedName(label, suffix string, states map[string]int) string {
+func (sp *splitEvents) name(l *lowering, label, suffix string, states map[string]int) string {
 	name := strings.ReplaceAll(label, "#", "") + "_" + suffix
-	for _, taken := states[name]; taken || l.vars[name] != nil || l.savedNames[name]; _, taken = states[name] {
+	for _, taken := states[name]; taken || l.vars[name] != nil || sp.names[name]; _, taken = states[name] {
 		name += "_"
 	}
-	if l.savedNames == nil {
-		l.savedNames = make(map[string]bool)
+	if sp.names == nil {
+		sp.names = make(map[string]bool)
 	}
-	l.savedNames[name] = true
+	sp.names[name] = true
 	return name
 }

@@ -94,12 +94,11 @@ const (
 )
 
 type lowering struct {
-	savedNames map[string]bool // states lateFast named
-	m          *Model
-	b          *symbolic.Builder
-	errs       ErrorList
-	vars       map[string]*variable
-	list       []*variable // document order within each kind: species, compartments, parameters, species references, reactions
+	m    *Model
+	b    *symbolic.Builder
+	errs ErrorList
+	vars map[string]*variable
+	list []*variable // document order within each kind: species, compartments, parameters, species references, reactions
 
 	initMemo, valMemo   map[*variable]*symbolic.Node
 	initState, valState map[*variable]uint8
