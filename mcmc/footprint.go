@@ -19,7 +19,9 @@ type Footprint struct {
 	// statistics.
 	Draws float64
 	// Workers is each worker's kernel and adaptation scratch (a few
-	// Dim × Dim matrices) and goroutine, plus TargetBytes for its Target.
+	// Dim × Dim matrices, and the step size of every warm-up iteration,
+	// which the step size frozen for sampling averages) and goroutine,
+	// plus targetBytes for its Target.
 	Workers float64
 	// Reports is the most that WriteSummary, or with plots WritePlots,
 	// allocates at once on top of the Result: copies, sorts and ranks of
@@ -59,8 +61,9 @@ func EstimateFootprint(opt *Options, dim int, targetBytes float64, plots bool) F
 	// Two states (theta, gradient, drift, metric, Cholesky factor), the
 	// kernel's vectors and matrices and runChain's identity, metric,
 	// inverse and covariance: at most 10 Dim × Dim matrices and 12
-	// vectors; a goroutine's stack starts at 8 KiB.
-	f.Workers = workers * (word*(10*n*n+12*n) + 8<<10 + targetBytes)
+	// vectors; the step-size history of the warm-up; a goroutine's stack
+	// starts at 8 KiB.
+	f.Workers = workers * (word*(10*n*n+12*n+float64(o.Warmup)) + 8<<10 + targetBytes)
 	// A quantity's diagnostics: its draws copied out of the chains, pooled
 	// and sorted, ranked (an index pair a draw), rank-normalised and
 	// folded: about 6 numbers a draw. The plots: a histogram's copy and

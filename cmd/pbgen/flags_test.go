@@ -147,13 +147,15 @@ func TestSampleHostileFlags(t *testing.T) {
 	cases = append(cases, numberCases("init", []string{"random", ""}, convPEtab)...)
 	cases = append(cases, []flagCase{
 		// Memory: refused before the problem is read, with the figure.
-		{[]string{"-samples", "1000000000000", convPEtab}, 2, []string{"-samples 1000000000000", "-chains 4", "GB", "8 GiB"}, false},
+		{[]string{"-samples", "1000000000000", convPEtab}, 2, []string{"-samples 1000000000000", "-warmup 1000", "-chains 4", "GB", "8 GiB"}, false},
 		{[]string{"-chains", "1000000000", "-samples", "1", convPEtab}, 2, []string{"-chains 1000000000", "GB"}, false},
 		{[]string{"-chains", "4", "-chain-index", "1", "-samples", "1000000000000", "-o", dir, convPEtab}, 2, []string{"-samples", "one chain", "GB"}, false},
 		// Fits with one parameter, not with conv's three: refused after
 		// the problem is read, naming its dimension.
 		{[]string{"-chains", "1", "-samples", "107374182", convPEtab}, 2, []string{"-samples 107374182", "3 parameters", "GB"}, false},
 		{[]string{"-warmup", "9223372036854775807", "-samples", "10", convPEtab}, 2, []string{"-warmup", "-samples", "overflows"}, false},
+		// The warm-up keeps its step sizes, 8 bytes an iteration.
+		{[]string{"-warmup", "1000000000000", convPEtab}, 2, []string{"-warmup 1000000000000", "GB"}, false},
 		// Outputs checked before the run.
 		{[]string{"-o", file, convPEtab}, 2, []string{"-o", "not a directory"}, false},
 		{[]string{"-o", filepath.Join(file, "sub"), convPEtab}, 2, []string{"-o"}, false},
@@ -161,7 +163,7 @@ func TestSampleHostileFlags(t *testing.T) {
 		{[]string{"-o", dir, "-plot", dir, convPEtab}, 2, []string{"-o", "-plot"}, false},
 		{[]string{"-o=", convPEtab}, 2, []string{"-o"}, false},
 		// Conflicts.
-		{[]string{"-chain-index", "4", "-chains", "4", "-o", dir, convPEtab}, 2, []string{"chain index 4", "-chains"}, false},
+		{[]string{"-chain-index", "4", "-chains", "4", "-o", dir, convPEtab}, 2, []string{"-chain-index 4", "-chains"}, false},
 		{[]string{"-chain-index", "0", convPEtab}, 2, []string{"-o"}, false},
 		{[]string{"-merge", dir, "-seed", "3"}, 2, []string{"-seed", "-merge"}, false},
 		{[]string{"-merge="}, 2, []string{"-merge"}, false},

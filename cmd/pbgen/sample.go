@@ -70,8 +70,9 @@ and -j 0 or more, -rtol in [1e-14, 1), -atol > 0, -o and -plot writable.
 Every kept draw is held in memory until the run ends (R-hat and ESS rank
 and autocorrelate all of them), so a run whose chains, buffers, objectives
 and summary would take more than 8 GiB (pbgen sim's limit; the estimate is
-about chains x samples x (parameters + 8) x 8 bytes, plus each running
-chain's objective as measured on the first) is refused with the figure:
+about chains x samples x (parameters + 8) x 8 bytes, plus for each
+running chain 8 bytes a warm-up iteration and its objective as measured
+on the first) is refused with the figure:
 give fewer -samples or -chains, fewer chains at once with -j, or run one
 chain per process with -chain-index and combine them with -merge.
 `
@@ -162,15 +163,15 @@ func checkSampleMemory(opt *mcmc.Options, dim int, targetBytes float64, f *sampl
 	if fp.Total() <= maxHeldBytes {
 		return nil
 	}
-	what := fmt.Sprintf("-samples %d and -chains %d", f.samples.v, f.chains.v)
+	what := fmt.Sprintf("-samples %d, -warmup %d and -chains %d", f.samples.v, f.warmup.v, f.chains.v)
 	if opt.Chains == 1 && f.chains.v > 1 {
-		what = fmt.Sprintf("-samples %d (one chain of -chains %d)", f.samples.v, f.chains.v)
+		what = fmt.Sprintf("-samples %d and -warmup %d (one chain of -chains %d)", f.samples.v, f.warmup.v, f.chains.v)
 	}
 	params := fmt.Sprintf("%d parameters", dim)
 	if targetBytes == 0 {
 		params = "at least 1 parameter, before the problem is read"
 	}
-	return sampleUsage("%s (%s, %d at once) would need about %.3g GB in memory (%v), more than the limit of %d GiB: give fewer -samples or -chains, fewer chains at once with -j, or one chain per process with -chain-index",
+	return sampleUsage("%s (%s, %d at once) would need about %.3g GB in memory (%v), more than the limit of %d GiB: give fewer -samples, -warmup or -chains, fewer chains at once with -j, or one chain per process with -chain-index",
 		what, params, min(opt.Workers, opt.Chains), fp.Total()/1e9, fp, maxHeldBytes>>30)
 }
 
@@ -211,7 +212,11 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		single = i
 	}
 	if single >= f.chains.v {
-		return sampleUsage("chain index %d is not one of the %d chains of -chains (indices 0 to %d)", single, f.chains.v, f.chains.v-1)
+		src := fmt.Sprintf("-chain-index %d", single)
+		if !f.set["chain-index"] {
+			src = fmt.Sprintf("$%s = %d", slurmTaskEnv, single)
+		}
+		return sampleUsage("%s is not one of the %d chains of -chains (indices 0 to %d)", src, f.chains.v, f.chains.v-1)
 	}
 	if single >= 0 && f.outDir == "" {
 		return sampleUsage("-chain-index (or $%s) needs -o: the chain file is the result", slurmTaskEnv)
