@@ -24,9 +24,9 @@ type Footprint struct {
 	// plus targetBytes for its Target.
 	Workers float64
 	// Reports is the most that WriteSummary, or with plots WritePlots,
-	// allocates at once on top of the Result: copies, sorts and ranks of
-	// one quantity's draws over all chains (several times Chains ×
-	// Samples numbers; the pair plot holds up to four parameters' draws).
+	// allocates at once on top of the Result: copies, sorts, ranks and
+	// transforms of one quantity's draws over all chains (several times
+	// Chains × Samples numbers), and the images of the plots.
 	Reports float64
 }
 
@@ -66,13 +66,18 @@ func EstimateFootprint(opt *Options, dim int, targetBytes float64, plots bool) F
 	f.Workers = workers * (word*(10*n*n+12*n+float64(o.Warmup)) + 8<<10 + targetBytes)
 	// A quantity's diagnostics: its draws copied out of the chains, pooled
 	// and sorted, ranked (an index pair a draw), rank-normalised and
-	// folded: about 6 numbers a draw. The plots: a histogram's copy and
-	// the pair plot's four parameters, each pooled with append's slack.
-	perDraw := 6.0
+	// folded, and the FFTs of the autocovariances (padded to a power of
+	// two, complex): measured at 10 to 19 numbers a draw above a few MB
+	// (TestEstimateFootprint; the peak depends on when the collector
+	// runs), counted as 20 and 4 MB. The plots add
+	// their copies of the draws and, mostly, images: a trace panel and a
+	// histogram of about 0.4 MB each a parameter, the pair plot and the
+	// plotting library's fonts about 16 MB.
+	perDraw, fixed := 20.0, 4e6
 	if plots {
-		perDraw = 12
+		perDraw, fixed = 24, 16e6+1e6*n
 	}
-	f.Reports = word * perDraw * chains * float64(o.Samples)
+	f.Reports = word*perDraw*chains*float64(o.Samples) + fixed
 	return f
 }
 

@@ -3,11 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pbgen/pbgen/internal/suites"
+	"github.com/pbgen/pbgen/mcmc"
 )
 
 const (
@@ -132,6 +134,23 @@ func TestSampleHostileFlags(t *testing.T) {
 	run := func(extra ...string) []string {
 		return append([]string{"-chains", "2", "-warmup", "5", "-samples", "5", "-sampler", "rwm"}, extra...)
 	}
+	// The smallest -samples of one chain over the limit with conv's 3
+	// parameters; with 1 it must fit.
+	over := func(n, dim int) bool {
+		return mcmc.EstimateFootprint(&mcmc.Options{Chains: 1, Warmup: -1, Samples: n, Workers: 1}, dim, 0, false).Total() > maxHeldBytes
+	}
+	lo, hi := 1, maxHeldBytes
+	for lo < hi {
+		if mid := (lo + hi) / 2; over(mid, 3) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if over(lo, 1) {
+		t.Fatalf("-samples %d is over the limit with 1 parameter too", lo)
+	}
+	fitsOne := strconv.Itoa(lo)
 	var cases []flagCase
 	for _, name := range []string{"chains", "samples"} {
 		cases = append(cases, numberCases(name, append(hostileNumbers, "0", "-1", "1e12", "9223372036854775808", "2.5"), convPEtab)...)
@@ -152,7 +171,7 @@ func TestSampleHostileFlags(t *testing.T) {
 		{[]string{"-chains", "4", "-chain-index", "1", "-samples", "1000000000000", "-o", dir, convPEtab}, 2, []string{"-samples", "one chain", "GB"}, false},
 		// Fits with one parameter, not with conv's three: refused after
 		// the problem is read, naming its dimension.
-		{[]string{"-chains", "1", "-samples", "107374182", convPEtab}, 2, []string{"-samples 107374182", "3 parameters", "GB"}, false},
+		{[]string{"-chains", "1", "-warmup", "0", "-samples", fitsOne, convPEtab}, 2, []string{"-samples " + fitsOne, "3 parameters", "GB"}, false},
 		{[]string{"-warmup", "9223372036854775807", "-samples", "10", convPEtab}, 2, []string{"-warmup", "-samples", "overflows"}, false},
 		// The warm-up keeps its step sizes, 8 bytes an iteration.
 		{[]string{"-warmup", "1000000000000", convPEtab}, 2, []string{"-warmup 1000000000000", "GB"}, false},

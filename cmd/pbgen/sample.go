@@ -70,7 +70,8 @@ and -j 0 or more, -rtol in [1e-14, 1), -atol > 0, -o and -plot writable.
 Every kept draw is held in memory until the run ends (R-hat and ESS rank
 and autocorrelate all of them), so a run whose chains, buffers, objectives
 and summary would take more than 8 GiB (pbgen sim's limit; the estimate is
-about chains x samples x (parameters + 8) x 8 bytes, plus for each
+about chains x samples x (parameters + 22) x 8 bytes, 4 more numbers a
+draw and 1 MB a parameter with -plot, plus for each
 running chain 8 bytes a warm-up iteration and its objective as measured
 on the first) is refused with the figure:
 give fewer -samples or -chains, fewer chains at once with -j, or run one
