@@ -97,6 +97,7 @@ var fuzzCommands = []fuzzCommand{
 		bound: map[string]int{"chains": 3, "warmup": 20, "samples": 20}, cutAt: 1e9},
 	{cmd: []string{"testsuite"}, flags: []string{"all", "cases", "petab", "method", "nosuch"}, arg: suiteDir},
 	{cmd: []string{"gen"}, flags: []string{"pkg", "params", "sens-initials", "sens-compartments", "nosuch"}, arg: pkaNet},
+	{cmd: []string{"check"}, flags: []string{"params", "sens-initials", "sens-compartments", "nosuch"}, arg: pkaNet},
 }
 
 // FuzzCommandFlags runs every command but sim (FuzzSimArgs) in-process
@@ -115,6 +116,7 @@ func FuzzCommandFlags(f *testing.F) {
 		{2, 5, "1e308"}, {2, 7, "nuts"}, {2, 10, "3"}, {2, 2, "3"},
 		{3, 1, "00001,"}, {3, 2, "true"}, {3, 3, "exp"}, {3, 0, "true"},
 		{4, 0, "func"}, {4, 1, "kf,"}, {4, 2, "maybe"},
+		{5, 0, "nosuch"}, {5, 1, "2"},
 	} {
 		f.Add(s.cmd, s.flag, s.value)
 	}
