@@ -179,7 +179,6 @@ func TestSampleHostileFlags(t *testing.T) {
 		{[]string{"-o", file, convPEtab}, 2, []string{"-o", "not a directory"}, false},
 		{[]string{"-o", filepath.Join(file, "sub"), convPEtab}, 2, []string{"-o"}, false},
 		{[]string{"-plot", file, convPEtab}, 2, []string{"-plot", "not a directory"}, false},
-		{[]string{"-o", dir, "-plot", dir, convPEtab}, 2, []string{"-o", "-plot"}, false},
 		{[]string{"-o=", convPEtab}, 2, []string{"-o"}, false},
 		// Conflicts.
 		{[]string{"-chain-index", "4", "-chains", "4", "-o", dir, convPEtab}, 2, []string{"-chain-index 4", "-chains"}, false},

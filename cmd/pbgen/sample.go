@@ -68,14 +68,13 @@ const sampleHelp = `
 Checked before anything is read: -chains and -samples at least 1, -warmup
 and -j 0 or more, -rtol in [1e-14, 1), -atol > 0, -o and -plot writable.
 Every kept draw is held in memory until the run ends (R-hat and ESS rank
-and autocorrelate all of them), so a run whose chains, buffers, objectives
-and summary would take more than 8 GiB (pbgen sim's limit; the estimate is
-about chains x samples x (parameters + 22) x 8 bytes, 4 more numbers a
-draw and 1 MB a parameter with -plot, plus for each
-running chain 8 bytes a warm-up iteration and its objective as measured
-on the first) is refused with the figure:
-give fewer -samples or -chains, fewer chains at once with -j, or run one
-chain per process with -chain-index and combine them with -merge.
+and autocorrelate all of them), so a run that would take more than 8 GiB
+(pbgen sim's limit) is refused with the estimate: about chains x samples
+x (parameters + 22) x 8 bytes (4 more numbers a draw and 1 MB a parameter
+with -plot), plus for each chain running at once 8 bytes a warm-up
+iteration and an objective as large as the first, measured. Give fewer
+-samples, -warmup or -chains, fewer chains at once with -j, or run one
+chain per process with -chain-index and combine the files with -merge.
 `
 
 // parseSampleFlags parses and checks pbgen sample's command line.
@@ -150,9 +149,6 @@ func (f *sampleFlags) check() error {
 				return sampleUsage("%v", err)
 			}
 		}
-	}
-	if f.outDir != "" && f.plotDir != "" && filepath.Clean(f.outDir) == filepath.Clean(f.plotDir) {
-		return sampleUsage("-o and -plot are both %s: the plots would sit among the chain files", f.outDir)
 	}
 	return nil
 }
