@@ -130,9 +130,14 @@ func FuzzCommandFlags(f *testing.F) {
 			}
 		}
 		args := append(append([]string(nil), c.cmd...), c.base...)
-		if c.cmd[0] == "gen" || name == "gen" {
+		switch {
+		case c.cmd[0] == "gen":
 			// Generated packages go to the test's folder, never to ./NAME.
 			args = append(args, "-o", filepath.Join(out, "gen"))
+		case name == "gen":
+			// petab -gen=true writes a package, -gen=false a table: a
+			// fresh folder each run, so one does not meet the other.
+			args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
 		}
 		args = append(args, "-"+name+"="+value, c.arg)
 		t.Setenv(slurmTaskEnv, "")
