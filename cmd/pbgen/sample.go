@@ -166,10 +166,10 @@ func checkSampleMemory(opt *mcmc.Options, dim int, targetBytes float64, f *sampl
 	}
 	params := fmt.Sprintf("%d parameters", dim)
 	if targetBytes == 0 {
-		params = "at least 1 parameter, before the problem is read"
+		params = "at least 1 parameter: counted before the problem is read"
 	}
-	return sampleUsage("%s (%s, %d at once) would need about %.3g GB in memory (%v), more than the limit of %d GiB: give fewer -samples, -warmup or -chains, fewer chains at once with -j, or one chain per process with -chain-index",
-		what, params, min(opt.Workers, opt.Chains), fp.Total()/1e9, fp, maxHeldBytes>>30)
+	return sampleUsage("%s would need about %.3g GB in memory (%v; %d chains running at once, %s), more than the limit of %d GiB: give fewer -samples, -warmup or -chains, fewer chains at once with -j, or one chain per process with -chain-index",
+		what, fp.Total()/1e9, fp, min(opt.Workers, opt.Chains), params, maxHeldBytes>>30)
 }
 
 // cmdSample is pbgen sample.
