@@ -94,17 +94,26 @@ func checkOutDir(name, dir string) error {
 	return os.Remove(f.Name())
 }
 
-// checkOutFile checks, without creating it, that path (the value of flag
-// name) is a file pbgen can write: not a directory, not one of the inputs,
-// in a directory that exists and takes a new file.
+// checkOutFile checks, without creating or changing it, that path (the
+// value of flag name) is a file pbgen can write: not a directory, not one
+// of the inputs, and either an existing file that opens for writing
+// (/dev/null, a pipe, a file to replace) or a new name in a directory
+// that exists and takes a new file.
 func checkOutFile(name, path string, inputs ...string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("-%s %s: is a directory", name, path)
-	}
 	for _, in := range inputs {
 		if sameFile(path, in) {
 			return fmt.Errorf("-%s %s is the input %s: refusing to replace it with the output", name, path, in)
 		}
+	}
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("-%s %s: is a directory", name, path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0) // no O_TRUNC: nothing changes
+		if err != nil {
+			return fmt.Errorf("-%s %s: cannot write: %v", name, path, unwrapPath(err))
+		}
+		return f.Close()
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {

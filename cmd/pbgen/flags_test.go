@@ -85,6 +85,8 @@ func TestPEtabHostileFlags(t *testing.T) {
 	cases = append(cases, []flagCase{
 		{[]string{"-j", "1000000000", convPEtab}, 0, nil, false}, // more workers than experiments: one each
 		{[]string{"-rtol", "1e-9", "-atol", "1e-12", convPEtab}, 0, nil, false},
+		{[]string{"-o", os.DevNull, "-json", out, convPEtab}, 0, nil, false},
+		{[]string{"-o", out, convPEtab}, 0, nil, false}, // replaces the JSON just written
 		{[]string{"-method", "foo", convPEtab}, 2, []string{"-method", `"foo"`, "pbsr"}, false},
 		{[]string{"-method=", convPEtab}, 2, []string{"-method"}, false},
 		{[]string{"-switches=maybe", convPEtab}, 2, []string{"-switches"}, false},
@@ -108,7 +110,10 @@ func TestPEtabHostileFlags(t *testing.T) {
 	if os.Getuid() != 0 { // root writes anywhere
 		ro := filepath.Join(dir, "ro")
 		os.Mkdir(ro, 0o555)
+		rofile := filepath.Join(dir, "ro.tsv")
+		os.WriteFile(rofile, nil, 0o444)
 		cases = append(cases, flagCase{[]string{"-o", filepath.Join(ro, "x.tsv"), convPEtab}, 2, []string{"-o", "cannot write"}, false},
+			flagCase{[]string{"-json", rofile, convPEtab}, 2, []string{"-json", "cannot write"}, false},
 			flagCase{[]string{"-gen", "-o", filepath.Join(ro, "pkg"), convPEtab}, 2, []string{"-o", "cannot write"}, false})
 	}
 	checkFlagCases(t, []string{"petab"}, cases)
