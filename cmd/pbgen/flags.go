@@ -47,10 +47,14 @@ func (f *countFlag) Set(s string) error {
 	case errors.As(err, &ne) && ne.Err == strconv.ErrRange:
 		return fmt.Errorf("%s is out of range (at most %d)", s, math.MaxInt)
 	case err != nil:
-		if x, nerr := parseNumber(s); nerr == nil && x == float64(int64(x)) {
-			return fmt.Errorf("want a whole number in decimal digits (%s is %.0f)", s, x)
+		x, nerr := parseNumber(s)
+		switch {
+		case nerr != nil || x != math.Trunc(x):
+			return fmt.Errorf("%q is not a whole number", s)
+		case math.Abs(x) >= math.MaxInt64:
+			return fmt.Errorf("%s is out of range (at most %d)", s, math.MaxInt)
 		}
-		return fmt.Errorf("%q is not a whole number", s)
+		return fmt.Errorf("want a whole number in decimal digits (%s is %.0f)", s, x)
 	case int(v) < f.min:
 		return fmt.Errorf("want %d or more, got %d", f.min, v)
 	}
