@@ -288,3 +288,35 @@ func TestGenHostileFlags(t *testing.T) {
 		t.Errorf("gen -o into a new nested directory: %v", err)
 	}
 }
+
+// TestCountFlag: what a count takes and what it says about the rest.
+func TestCountFlag(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		min  int
+		want int
+		err  string
+	}{
+		{"12", 1, 12, ""}, {" 3 ", 0, 3, ""}, {"0", 0, 0, ""}, {"9223372036854775807", 1, 9223372036854775807, ""},
+		{"0", 1, 0, "want 1 or more, got 0"}, {"-1", 0, 0, "want 0 or more, got -1"},
+		{"1e12", 1, 0, "decimal digits (1e12 is 1000000000000)"}, {"1e19", 1, 0, "out of range"},
+		{"9223372036854775808", 1, 0, "out of range"}, {"2.5", 1, 0, "not a whole number"},
+		{"0x10", 1, 0, "not a whole number"}, {"1_000", 1, 0, "not a whole number"}, {"", 1, 0, "not a whole number"},
+		{"NaN", 1, 0, "not a whole number"}, {"Inf", 1, 0, "not a whole number"},
+	} {
+		f := countFlag{v: -7, min: c.min}
+		err := f.Set(c.in)
+		switch {
+		case c.err == "" && (err != nil || f.v != c.want):
+			t.Errorf("%q: %d, %v; want %d", c.in, f.v, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || f.v != -7):
+			t.Errorf("%q: %d, %v; want an error with %q and the value unchanged", c.in, f.v, err, c.err)
+		}
+	}
+	var s seedFlag
+	for in, ok := range map[string]bool{"0": true, "18446744073709551615": true, "-1": false, "18446744073709551616": false, "1e3": false} {
+		if err := s.Set(in); (err == nil) != ok {
+			t.Errorf("seed %q: %v", in, err)
+		}
+	}
+}
