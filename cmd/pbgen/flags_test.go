@@ -320,3 +320,35 @@ func TestCountFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeFootprint: -merge estimates the memory of the chain files from
+// their tops and sizes, before reading them whole: a sparse 200 GB file
+// of 5e9 draws is over the limit (and only its top is read), a small run
+// under it, and a file whose num_samples its size cannot hold counts by
+// its size.
+func TestMergeFootprint(t *testing.T) {
+	dir := t.TempDir()
+	top := "# num_samples = 5000000000\n# num_warmup = 0\n# save_warmup = 0\nlp__,accept_stat__,stepsize__,a,b,c\n"
+	big := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(big, []byte(top), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 200e9); err != nil {
+		t.Skipf("no sparse file: %v", err)
+	}
+	if need := mergeFootprint([]string{big}, false); !(need > maxHeldBytes) || need < 5e9*5*8 {
+		t.Errorf("5e9 draws of 3 parameters: %.3g bytes", need)
+	}
+	small := filepath.Join(dir, "small.csv")
+	os.WriteFile(small, []byte(top+"1,1,1,1,1,1\n"), 0o644)
+	if need := mergeFootprint([]string{small}, true); need > 100e6 {
+		t.Errorf("a file of one row claiming 5e9: %.3g bytes", need)
+	}
+	run := filepath.Join(dir, "run")
+	runSample(t, "-sampler", "rwm", "-chains", "2", "-warmup", "5", "-samples", "30", "-o", run, convPEtab)
+	need := mergeFootprint(globCSV(t, run), false)
+	want := mcmc.EstimateFootprint(&mcmc.Options{Chains: 2, Samples: 30, Warmup: -1, Workers: 1}, 3, 0, false)
+	if !(need > want.Draws+want.Reports) || need > 2*(want.Draws+want.Reports) {
+		t.Errorf("2 chains of 30 draws: %.4g bytes, the Result and reports %.4g", need, want.Draws+want.Reports)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -352,11 +353,78 @@ func sampleMerge(dir, plotDir string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("-merge: no chain files (*.csv) in %s", dir)
 	}
+	if need := mergeFootprint(paths, plotDir != ""); need > maxHeldBytes {
+		return fmt.Errorf("-merge %s: the %d chain files would need about %.3g GB in memory to read and summarise, more than the limit of %d GiB (pbgen sim's)",
+			dir, len(paths), need/1e9, maxHeldBytes>>30)
+	}
 	res, err := readChains(paths)
 	if err != nil {
 		return err
 	}
 	return report(res, plotDir, stdout)
+}
+
+// mergeFootprint estimates the memory of reading the chain files and
+// reporting on them, from each file's size and the settings and header
+// at its top (num_samples, num_warmup, save_warmup, the columns; no more
+// rows than the file's size can hold), before any file is read whole: the Result and the reports as
+// mcmc.EstimateFootprint counts them, and the largest file's transient
+// cost (its bytes twice, as read and as a string, and its parsed rows).
+// A file it cannot make sense of counts as nothing; readChains then
+// reports what is wrong with it.
+func mergeFootprint(paths []string, plots bool) float64 {
+	var rows, dim int
+	var transient float64
+	for _, path := range paths {
+		n, cols, ok := chainFileShape(path)
+		st, err := os.Stat(path)
+		if !ok || err != nil {
+			continue
+		}
+		// A row holds cols numbers and separators, 2 bytes each at
+		// least: a file cannot hold more rows than its size allows,
+		// whatever its num_samples says (readChains names the mismatch).
+		n = min(n, int(st.Size()/int64(2*cols)))
+		rows, dim = max(rows, n), max(dim, cols-3)
+		transient = max(transient, 2*float64(st.Size())+float64(n)*(24+8*float64(cols)))
+	}
+	if rows == 0 {
+		return 0
+	}
+	fp := mcmc.EstimateFootprint(&mcmc.Options{Chains: len(paths), Samples: rows, Warmup: -1, Workers: 1}, dim, 0, plots)
+	return fp.Draws + fp.Reports + transient
+}
+
+// chainFileShape reads the comment lines at the top of a chain file up
+// to its header: the rows it holds (num_samples, plus num_warmup when
+// save_warmup = 1) and its number of columns.
+func chainFileShape(path string) (rows, cols int, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	set := map[string]string{}
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "#") {
+			samples, err1 := strconv.Atoi(set["num_samples"])
+			warmup, err2 := strconv.Atoi(set["num_warmup"])
+			if err1 != nil || err2 != nil || samples < 0 || warmup < 0 {
+				return 0, 0, false
+			}
+			if set["save_warmup"] == "1" {
+				samples += warmup
+			}
+			return samples, strings.Count(line, ",") + 1, true
+		}
+		if k, v, found := strings.Cut(strings.TrimPrefix(line, "#"), "="); found {
+			set[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return 0, 0, false
 }
 
 // readChains rebuilds a Result from chain files written by pbgen sample
