@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -55,13 +53,15 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	gen := fs.Bool("gen", false, "generate a Go package for the problem (model, observables, data) into -o instead of evaluating it")
 	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
 	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp (a model with csymbol delay: forward sensitivity through runtime/dde whatever the method)")
-	rtol := fs.Float64("rtol", 0, "relative tolerance (0: the objective's default)")
-	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
+	rtol, atol := tolFlag{1e-6, true}, tolFlag{1e-8, false}
+	fs.Var(&rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
+	fs.Var(&atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
 	fim := fs.Bool("fim", false, "print the Fisher information matrix")
 	set := paramSet{}
 	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
-	jobs := fs.Int("j", 1, "experiments solved in parallel")
+	jobs := countFlag{1, 1}
+	fs.Var(&jobs, "j", "`number` of experiments solved in parallel, at least 1 (more than the experiments: one each)")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
 	switches := fs.Bool("switches", true, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into a state kept by two events; -switches=false leaves them in the rates, where the solver locates them as switches of f (the same sensitivities; petab.LoadOptions.KeepTimeRelations); also with -gen")
@@ -77,8 +77,10 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	}
 	m, err := sens.ParseMethod(*method)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return errUsage
+		return &usageError{cmd: fs.Name(), msg: fmt.Sprintf("-method %q: want fs, pbs, pbsr or exp", *method), synopsis: synopsis(fs)}
+	}
+	if err := checkPEtabOutputs(fs, *simOut, *jsonOut); err != nil {
+		return err
 	}
 	p, err := petab.LoadWith(fs.Arg(0), lopt)
 	if err != nil {
@@ -93,7 +95,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v})
 	if err != nil {
 		return err
 	}
@@ -140,6 +142,29 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkPEtabOutputs checks -o and -json before the problem is read: each
+// must be a file that can be written, neither the problem file, and not
+// the same file as the other (the second would overwrite the first).
+func checkPEtabOutputs(fs *flag.FlagSet, simOut, jsonOut string) error {
+	bad := func(err error) error { return &usageError{cmd: fs.Name(), msg: err.Error(), synopsis: synopsis(fs)} }
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, o := range []struct{ name, path string }{{"o", simOut}, {"json", jsonOut}} {
+		if set[o.name] && o.path == "" {
+			return bad(fmt.Errorf("-%s needs a file name", o.name))
+		}
+		if o.path != "" {
+			if err := checkOutFile(o.name, o.path, fs.Arg(0)); err != nil {
+				return bad(err)
+			}
+		}
+	}
+	if simOut != "" && jsonOut != "" && (filepath.Clean(simOut) == filepath.Clean(jsonOut) || sameFile(simOut, jsonOut)) {
+		return bad(fmt.Errorf("-o and -json are both %s: give each its own file", simOut))
 	}
 	return nil
 }
@@ -195,6 +220,11 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, lopt *petab.LoadOptions, stderr
 			return &usageError{cmd: fs.Name(), msg: "-pkg " + err.Error()}
 		}
 	}
+	if dir != "" {
+		if err := checkOutDir("o", dir); err != nil {
+			return &usageError{cmd: fs.Name(), msg: err.Error()}
+		}
+	}
 	path := fs.Arg(0)
 	p, err := petab.LoadWith(path, lopt)
 	if err != nil {
@@ -218,13 +248,5 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, lopt *petab.LoadOptions, stderr
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, fn := range slices.Sorted(maps.Keys(files)) {
-		if err := writeIfChanged(filepath.Join(dir, fn), files[fn]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writePackage(dir, files)
 }
