@@ -1,10 +1,12 @@
 package sens
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
 )
 
 // The accuracy check (Options.Check) estimates the global error of a
@@ -132,13 +134,28 @@ func (e *AccuracyError) Error() string {
 // ErrCon at the tolerances / CheckFactor) failed where the solve it was
 // to check did not, so that the solve could not be checked. Err is the
 // reference's error (an *ode.StepError, for instance too many steps).
+// A reference with ScaleNone that fails is tried again with ScaleParams
+// before the check gives up (Retried): S's columns of small parameters,
+// held to atol in dx/dp units, are what makes it fail (on
+// Lang_PLOSComputBiol2024: too many steps at t = 9.3 of 10).
 type CheckError struct {
-	RTol float64 // the reference's relative tolerance
-	Err  error
+	Method  Method    // the method whose solve was to be checked
+	RTol    float64   // the reference's relative tolerance
+	Scale   SensScale // the reference's SensScale (after any retry)
+	Retried bool      // the reference failed with ScaleNone and again with ScaleParams
+	Err     error
 }
 
 func (e *CheckError) Error() string {
-	return fmt.Sprintf("sens: the accuracy check's reference solve (FS with ErrCon at rtol %g) failed, so the solve could not be checked: %v", e.RTol, e.Err)
+	sc := "S's columns scaled by |p_j|"
+	if e.Scale == ScaleNone {
+		sc = "S unscaled"
+	}
+	if e.Retried {
+		sc = "S unscaled, then scaled by |p_j|"
+	}
+	return fmt.Sprintf("sens: the accuracy check's reference solve (FS with ErrCon at rtol %g, %s) failed, so the %v solve, which succeeded, could not be checked: %v. "+
+		"Use a larger RTol (the reference runs at RTol / %d), or leave Check off to take the numbers unchecked", e.RTol, sc, e.Method, e.Err, CheckFactor)
 }
 
 func (e *CheckError) Unwrap() error { return e.Err }
@@ -151,6 +168,7 @@ type checker struct {
 	cfg    *config // the user's, resolved
 	bound  float64
 	ref    checkLevel   // FS with ErrCon at the tolerances / CheckFactor
+	refAlt *Solver      // the reference with ScaleParams, where ref has ScaleNone (built on its first use)
 	levels []checkLevel // levels[l-1]: the method at tolerances / CheckFactor^l
 }
 
@@ -167,16 +185,23 @@ func newChecker(m model.Model, opt *Options, cfg *config) (*checker, error) {
 	if cfg.params != nil {
 		c.opt.Params = cfg.params
 	}
-	o := tightened(c.opt, cfg, CheckFactor)
-	// FS with ErrCon on the integrator's own grid: its global error
-	// follows its tolerance for every model measured (check_test.go).
-	o.Method, o.ErrCon, o.Paper, o.Tuning = FS, true, false, Tuning{}
-	o.ODE.Interpolate = false
+	o := c.refOptions()
 	c.ref.s = NewSolver(m, &o)
 	if err := c.ref.s.Err(); err != nil {
 		return nil, fmt.Errorf("sens: the accuracy check's reference solver (FS at rtol %g): %w", o.RTol, err)
 	}
 	return c, nil
+}
+
+// refOptions are the reference's options: FS with ErrCon on the
+// integrator's own grid at the tolerances / CheckFactor, whose global
+// error follows its tolerance for every model measured (check_test.go),
+// with the user's SensScale.
+func (c *checker) refOptions() Options {
+	o := tightened(c.opt, c.cfg, CheckFactor)
+	o.Method, o.ErrCon, o.Paper, o.Tuning = FS, true, false, Tuning{}
+	o.ODE.Interpolate = false
+	return o
 }
 
 // maxTighten is how often the check may solve again at tolerances
@@ -248,8 +273,8 @@ func (s *Solver) solveChecked(res *Result, p []float64, st0 *Start, ts []float64
 		return err
 	}
 	ref := &c.ref.res
-	if err := c.ref.s.solveFrom(ref, p, st0, ts); err != nil {
-		return &CheckError{RTol: c.ref.s.cfg.rtol, Err: err}
+	if err := c.solveRef(ref, p, st0, ts); err != nil {
+		return err
 	}
 	first, firstT := c.estimate(res, ref, s.params)
 	first.Solves = 2
@@ -281,6 +306,31 @@ func (s *Solver) solveChecked(res *Result, p []float64, st0 *Start, ts []float64
 	res.Stats.Check = first
 	return &AccuracyError{Method: s.cfg.method, Paper: s.cfg.paper, ErrCon: s.cfg.errCon,
 		T: firstT, Bound: c.bound, RTol: c.cfg.rtol, Check: first}
+}
+
+// solveRef solves the reference into ref; where it fails with
+// ScaleNone it tries ScaleParams once (see CheckError), and otherwise
+// returns the *CheckError.
+func (c *checker) solveRef(ref *Result, p []float64, st0 *Start, ts []float64) error {
+	rs := c.ref.s
+	err := rs.solveFrom(ref, p, st0, ts)
+	if err == nil {
+		return nil
+	}
+	ce := &CheckError{Method: c.cfg.method, RTol: rs.cfg.rtol, Scale: rs.cfg.sensScale, Err: err}
+	if rs.cfg.sensScale != ScaleNone || errors.Is(err, ode.ErrInvalid) {
+		return ce
+	}
+	if c.refAlt == nil {
+		o := c.refOptions()
+		o.SensScale = ScaleParams
+		c.refAlt = NewSolver(c.m, &o)
+	}
+	if err := c.refAlt.solveFrom(ref, p, st0, ts); err != nil {
+		ce.Scale, ce.Retried, ce.Err = ScaleParams, true, err
+		return ce
+	}
+	return nil
 }
 
 // pass reports whether the estimate meets the bound, for S and x.
