@@ -15,6 +15,9 @@ import (
 type EvalOptions struct {
 	Method     sens.Method
 	RTol, ATol float64
+	// SensScale is sens.Options.SensScale: the scales of the theta
+	// columns in FS's error weights (default ScaleParams).
+	SensScale sens.SensScale
 	Grad, FIM  bool
 	Workers    int // experiments solved in parallel (objective.Options.Workers)
 }
