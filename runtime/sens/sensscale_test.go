@@ -2,6 +2,7 @@ package sens
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -145,4 +146,34 @@ func TestCheckReferenceScale(t *testing.T) {
 			t.Errorf("message %q lacks %q", err, w)
 		}
 	}
+}
+
+// maxColScaled is the largest over outputs k >= 1 and columns j of
+// ||S_kj - R_kj||_2 / (rtol ||R_kj||_2 + atol/pbar_j), pbar_j = |p of
+// column j| (1 at 0): the error of p_j S_ij in units of the state's
+// tolerances, per column, the norm in which ScaleParams holds S.
+func maxColScaled(got, ref *Result, p []float64, params []int, rtol, atol float64) float64 {
+	nx, ns := got.NX, got.NS
+	var worst float64
+	for k := 1; k < len(ref.T); k++ {
+		g, r := got.SAt(k), ref.SAt(k)
+		for j := 0; j < ns; j++ {
+			var d2, r2 float64
+			for i := 0; i < nx; i++ {
+				d := g[i*ns+j] - r[i*ns+j]
+				d2 += d * d
+				r2 += r[i*ns+j] * r[i*ns+j]
+			}
+			pj := j
+			if params != nil {
+				pj = params[j]
+			}
+			pb := math.Abs(p[pj])
+			if pb == 0 {
+				pb = 1
+			}
+			worst = math.Max(worst, math.Sqrt(d2)/(rtol*math.Sqrt(r2)+atol/pb))
+		}
+	}
+	return worst
 }
