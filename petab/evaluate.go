@@ -18,8 +18,8 @@ type EvalOptions struct {
 	// SensScale is sens.Options.SensScale: the scales of the theta
 	// columns in FS's error weights (default ScaleParams).
 	SensScale sens.SensScale
-	Grad, FIM  bool
-	Workers    int // experiments solved in parallel (objective.Options.Workers)
+	Grad, FIM bool
+	Workers   int // experiments solved in parallel (objective.Options.Workers)
 }
 
 // EvalResult is the objective at one parameter vector.

@@ -279,8 +279,8 @@ type Solver struct {
 	// atolS are the absolute tolerance factors of S's columns,
 	// 1/|PBar_j| (len np, the first nsp used): the weight of S_ij is
 	// 1/(rtol |S_ij| + atol_i atolS_j).
-	atolS []float64
-	colD, colY, colP         []float64 // more of them for sensNewtonExact
+	atolS            []float64
+	colD, colY, colP []float64 // more of them for sensNewtonExact
 	// The columns of the right-hand side whose solve sensNewtonExact
 	// checks (checkColsStable): chkB holds them (nx each), chkCol their
 	// indices, chkNext the first column of the next check.
