@@ -307,13 +307,7 @@ func (s *Solver) scales(p []float64) []float64 {
 	if s.pbar == nil {
 		return nil
 	}
-	for c, j := range s.params {
-		v := math.Abs(p[j])
-		if !(v > 0) || math.IsInf(v, 0) || math.IsInf(1/v, 0) {
-			v = 1
-		}
-		s.pbar[c] = v
-	}
+	columnScales(s.pbar, p, s.params)
 	return s.pbar
 }
 
