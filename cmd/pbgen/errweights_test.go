@@ -67,11 +67,11 @@ func colErrors(got, ref *sens.Result, p []float64, rtol, atol float64) []float64
 // 1e-8, t = 0, 0.1, ..., 10), against FS with ErrCon and ScaleParams at
 // rtol 1e-10, atol 1e-12 on CaMKII, PKA and Lang_PLOSComputBiol2024
 // (PBGEN_LONG=1: about a minute; the numbers are in
-// docs/bench/errweights-2026-12-08.txt). It asserts what the rule
+// docs/bench/errweights-2026-12-07.txt). It asserts what the rule
 // promises: FS with ErrCon and ScaleParams has every column within 100
 // tolerances (the check's bound), and Lang's FS with ScaleNone does not
-// reach t = 10 in 20000 steps (ScaleParams: 2910; at MaxSteps 100000 it
-// stopped at t = 8.1 after 187 s).
+// reach t = 10 in 20000 steps (stopped at t = 2.95; ScaleParams: 2200
+// steps; at MaxSteps 100000 it stopped at t = 8.1 after 187 s).
 func TestSensScaleColumns(t *testing.T) {
 	if os.Getenv("PBGEN_LONG") == "" {
 		t.Skip("PBGEN_LONG=1 runs it (about a minute)")

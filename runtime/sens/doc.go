@@ -140,7 +140,7 @@
 // The check's norm is of the whole of S: a column small in it can be off
 // by more than the bound (on Lang_PLOSComputBiol2024 PBSR passes with
 // columns of p_j S_ij 1.7e9 of their own tolerances off;
-// docs/bench/errweights-2026-12-08.txt).
+// docs/bench/errweights-2026-12-07.txt).
 // The check costs the reference solve
 // and the retries: on CaMKII 1.7 times FS's time for FS, 2.8 times
 // PBSR's for PBSR (one retry). Stats.Check holds the estimate of every

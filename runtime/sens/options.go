@@ -163,7 +163,7 @@ const (
 	// effect on x has. On Lang_PLOSComputBiol2024 (parameters 1e-21 to
 	// 1e11) FS with ErrCon then took 1e5 steps without reaching t = 10
 	// (too many steps at t = 9.3 at rtol 1e-7); with ScaleParams it
-	// finishes (docs/bench/errweights-2026-12-08.txt).
+	// finishes (docs/bench/errweights-2026-12-07.txt).
 	ScaleParams SensScale = iota
 	// ScaleNone takes pbar = 1 (CVODES's default): S_ij is held to
 	// rtol |S_ij| + atol_i in the units of dx_i/dp_j.
