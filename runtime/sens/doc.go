@@ -125,22 +125,24 @@
 // solve: it solves again with FS with ErrCon at the tolerances / 10 (the
 // accuracy reference, whose own error is 0.1 to 7.6 tolerance units on
 // the paper's networks) and takes the difference as the global error of x
-// and S, measured per output time relative to the size of S there, S's
-// columns scaled by |p_j| with the default Options.SensScale (Check).
-// Measured against FS at rtol 1e-10 and a closed form, the estimate is
-// 0.97 to 1.02 times the true error for every method where that exceeds
-// 20 tolerance units (0.75 to 1.08 below). Above Options.CheckBound (100
-// tolerances by default) the method is solved again at tolerances / 10
-// and / 100, and the first solve within the bound is returned; otherwise
-// Solve returns an *AccuracyError naming the method, the time and FS with
-// ErrCon. At rtol 1e-6 on [0, 10] the paper's PBSR and Exp (1.3e3 to
-// 1.6e5 tolerances off), PBS (644 to 2.3e4) and Exp on Chua (2.8e3) fail;
-// FS with ErrCon (0.1 to 17) and the default PBSR pass (PBSR on Chua
-// after one retry, which takes order 3 steps, Tuning.Order: 309 -> 4.7).
-// The check's norm is of the whole of S: a column small in it can be off
-// by more than the bound (on Lang_PLOSComputBiol2024 PBSR passes with
-// columns of p_j S_ij 1.7e9 of their own tolerances off;
-// docs/bench/errweights-2026-12-07.txt).
+// and S, measured per output time and per column of S relative to the
+// column's size there, the columns scaled by |p_j| with the default
+// Options.SensScale (Check). Measured against FS at rtol 1e-10 and a
+// closed form, the estimate is 0.97 to 1.03 times the true error for
+// every method where that exceeds 50 tolerance units (0.81 to 1.08
+// below). Above Options.CheckBound (100 tolerances by default) the method
+// is solved again at tolerances / 10 and / 100, and the first solve within
+// the bound is returned; otherwise (and at once where the estimate is
+// beyond what two retries could mend, 1e6 tolerances) Solve returns an
+// *AccuracyError naming the method, the time and FS with ErrCon. At rtol
+// 1e-6 on [0, 10] the paper's PBSR and Exp (1.5e4 to 1.8e5 tolerances
+// off), PBS (661 to 5.7e4) and Exp (506 to 8.3e3, but for the
+// isomerization, 64 after two retries) fail; FS with ErrCon (2.4 to 81)
+// and the default PBSR pass (on PKA, CaMKII and Chua after one retry,
+// which takes order 3 steps, Tuning.Order: 623 -> 22, 318 -> 40, 903 ->
+// 14). On Lang_PLOSComputBiol2024 PBSR and Exp have columns 1.7e9 and
+// 8.8e8 tolerances off and fail without retries; FS with ErrCon passes
+// (docs/bench/errweights-2026-12-07.txt).
 // The check costs the reference solve
 // and the retries: on CaMKII 1.7 times FS's time for FS, 2.8 times
 // PBSR's for PBSR (one retry). Stats.Check holds the estimate of every
