@@ -25,7 +25,7 @@ for xml in "$shared"/petab-benchmark/*/*.xml; do
 		GOMAXPROCS=1 /usr/bin/time -f '%U %S' -o "$tmp/time" timeout 1200 \
 			"$bin" sim "${args[@]}" -o "$tmp/out.tsv" "$xml" >/dev/null 2>"$tmp/err"
 		rc=$?
-		cpu=$(awk 'NR == 1 {printf "%.2f", $1 + $2}' "$tmp/time" 2>/dev/null)
+		cpu=$(awk 'END {printf "%.2f", $1 + $2}' "$tmp/time" 2>/dev/null)
 		verdict=pass
 		if [ $rc -ne 0 ]; then
 			verdict=$(grep -v '^Command exited' "$tmp/err" | tr '\n' ' ' | sed "s|$shared/petab-benchmark/||g" | cut -c1-160)
