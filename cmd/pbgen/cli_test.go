@@ -297,10 +297,7 @@ func TestSimTimesAreOutputs(t *testing.T) {
 func TestSimErrCon(t *testing.T) {
 	net := "../../networks/CaMKII.xml"
 	args := []string{"sim", "-method", "fs", "-t1", "100", "-n", "20"}
-	// The reference unchecked: per column of p_j S_ij the check puts it
-	// 177 tolerances off (its reference at rtol 1e-11 included), in the
-	// column of kf__CaMKII_CaM_Ca1__Ca at t = 5.
-	_, ref := simRows(t, append(args, "-rtol", "1e-10", "-atol", "1e-12", "-check=false", net)...)
+	_, ref := simRows(t, append(args, "-rtol", "1e-10", "-atol", "1e-12", net)...)
 	_, on := simRows(t, append(args, net)...)
 	_, on2 := simRows(t, append(args, "-errcon", net)...)
 	// -check would refuse the numbers without ErrCon (8.8e3 tolerances

@@ -328,14 +328,14 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.check, "check", true, "check the error of x and S after the solve, and exit 1 where it exceeds 100 tolerances\n"+
 		"(fs, pbs, pbsr, exp). The check solves again with fs, S in its error test, at -rtol and -atol / 10,\n"+
 		"and takes the difference as the error: at each output time, per column j of S, ||S_j - S_ref,j|| p_j /\n"+
-		"(rtol ||S_ref,j|| p_j + atol) (p_j S_ij, in the units of x, as fs's error weights hold S; -sens-scale none:\n"+
-		"S_ij itself), the same for x, the largest over the outputs. A method above the bound is solved again at\n"+
-		"tolerances / 10 and / 100 (not where it is beyond 1e6 tolerances, which they could not mend) and the\n"+
-		"first solve within it is written; if none is, the message names the method, the time and -method fs,\n"+
-		"and nothing more is written. Measured against the truth the estimate is within 0.97 to 1.03 of the\n"+
-		"error above 50 tolerances. It holds every method, -paper and -errcon=false included, to 100 x -rtol,\n"+
-		"and costs the reference solve and any retries: CPU time on CaMKII (-t1 10, -n 100) pbsr 0.11 s\n"+
-		"instead of 0.04 s (one retry), fs 0.05 s instead of 0.03 s.\n"+
+		"(rtol max(||S_ref,j|| p_j, rms/16) + atol), rms the RMS of the columns (p_j S_ij, in the units of x, as\n"+
+		"fs's error weights hold S; -sens-scale none: S_ij itself), the same for x, the largest over the outputs.\n"+
+		"A method above the bound is solved again at tolerances / 10 and / 100 (not beyond 1e6 tolerances, which\n"+
+		"they could not mend) and the first solve within it is written; if none is, the message names the\n"+
+		"method, the time and -method fs, and nothing more is written. Measured against the truth the estimate\n"+
+		"is within 0.97 to 1.03 of the error above 50 tolerances. It holds every method, -paper and\n"+
+		"-errcon=false included, to 100 x -rtol, and costs the reference solve and any retries: CPU time on\n"+
+		"CaMKII (-t1 10, -n 100) pbsr 0.06 s instead of 0.04 s, fs 0.06 s instead of 0.03 s.\n"+
 		"-check=false writes the method's numbers unchecked")
 	fs.Var(&f.t0, "t0", "start `time` of the integration: x(t0) is the initial state (default 0)")
 	fs.Var(&f.t1, "t1", "end `time` of the uniform output grid")

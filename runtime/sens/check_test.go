@@ -110,18 +110,18 @@ func label(o *Options) string {
 // 1e-10 with ErrCon; the closed form for the isomerization A <-> B) for
 // every method on the problems of checkNets at pbgen sim's defaults (rtol
 // 1e-6, atol 1e-8, outputs every 0.1 on [0, 10]), S measured as the check
-// does with the default ScaleParams: per column of p_j S_ij
-// (relDiffCols). Measured, S in tolerance units (Check.Err; "after" is
-// the true error of the numbers returned with the default bound, after
-// the retries):
+// does with the default ScaleParams: per column of p_j S_ij, a column not
+// below 1/16 of the RMS column (relDiffCols). Measured, S in tolerance
+// units (Check.Err; "after" is the true error of the numbers returned
+// with the default bound, after the retries):
 //
 //	               FS+ErrCon  FS           PBSR              Exp           paper PBSR/Exp  PBS
-//	PKA            16.6/17.1  151 after 16 622/623 after 22  561 fails     1.8e4, 5.5e4    gives up
-//	CaMKII         82.1/80.9  502 after 79 319/318 after 40  1.1e3 fails   5.9e4/5.9e4     gives up
+//	PKA            16.6/17.1  137 after 9.8 566/567 after 20 554 fails     1.6e4, 5.5e4    gives up
+//	CaMKII         3.13/3.68  11.1/11.2    20.3/20.0        268 after 58  2.0e4/2.0e4     gives up
 //	Chua           38.2/47.2  306 after 25 908/903 after 14  8.3e3 fails   4.1e4, 1.8e5    5.7e4 fails
-//	stiff CaMKII   25.2/25.2  1.9e3 af. 48 90.7/90.2        932 fails     4.8e4/4.8e4     gives up
-//	isomerization  2.30/2.39  23.2/23.3   33.3/33.4         407 after 64  3.7e4/3.7e4     661 fails
-//	PKA on [0, 1]  14.4/13.3  119 after 28 968/965 after 22  506 fails     1.5e4, 2.8e4    5.2e3 fails
+//	stiff CaMKII   11.4/11.3  19.4/19.5    22.5/22.3        267 fails     1.8e4/1.8e4     gives up
+//	isomerization  2.30/2.39  23.2/23.3    33.3/33.4        407 after 55  3.7e4/3.7e4     661 fails
+//	PKA on [0, 1]  14.4/13.3  99.5/96.3    968/965 after 22  506 fails     1.5e4, 2.8e4    5.2e3 fails
 //
 // (estimate/true). The estimate is 0.97 to 1.03 times the true error
 // where that exceeds 50 units, 0.81 to 1.08 below (where the reference's
