@@ -138,34 +138,31 @@ func TestSensScaleColumns(t *testing.T) {
 }
 
 // TestSimLangDefaults (PBGEN_LONG=1, about 10 s of CPU): pbgen sim on
-// Lang_PLOSComputBiol2024 finishes with -method fs, S within the check,
-// and at its defaults (pbsr) exits 1 naming the method, the time, the
-// entry of S and -method fs: PBSR's worst column is 1.7e9 tolerances off
-// (TestSensScaleColumns). Before the sensitivity scales (sens.ScaleParams)
-// every method exited 1 after 35 s: the check's reference, FS with ErrCon
-// at rtol 1e-7 with S's weights in dx/dp units, took too many steps at
-// t = 9.3.
+// Lang_PLOSComputBiol2024 finishes at its defaults (pbsr) and with
+// -method fs, S within the check. Before the sensitivity scales
+// (sens.ScaleParams) every method exited 1 after 35 s: the check's
+// reference, FS with ErrCon at rtol 1e-7 with S's weights in dx/dp units,
+// took too many steps at t = 9.3. (PBSR's worst column is 1.7e9 of its
+// own tolerances off, TestSensScaleColumns, but far below the RMS column,
+// against which the check measures it: see sens.Check.)
 func TestSimLangDefaults(t *testing.T) {
 	if os.Getenv("PBGEN_LONG") == "" {
 		t.Skip("PBGEN_LONG=1 runs it (about 10 s)")
 	}
 	path := suites.Dir(t, langPath)
 	out := t.TempDir() + "/lang.tsv"
-	code, _, stderr := pbgen(t, "sim", "-o", out, "-method", "fs", path)
-	if code != 0 {
-		t.Fatalf("pbgen sim -method fs: exit %d: %s", code, stderr)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows := strings.Count(string(b), "\n"); rows != 102 {
-		t.Errorf("pbgen sim -method fs: %d lines, want a header and 101 rows", rows)
-	}
-	code, _, stderr = pbgen(t, "sim", "-o", out+"2", path)
-	for _, w := range []string{"-method pbsr gave up at t = ", "tolerances off", "S:", "use -method fs"} {
-		if code != 1 || !strings.Contains(stderr, w) {
-			t.Errorf("pbgen sim at defaults: exit %d, want 1 and %q in %q", code, w, stderr)
+	for _, args := range [][]string{{}, {"-method", "fs"}} {
+		a := append(append([]string{"sim", "-o", out}, args...), path)
+		code, _, stderr := pbgen(t, a...)
+		if code != 0 {
+			t.Fatalf("pbgen %v: exit %d: %s", a, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows := strings.Count(string(b), "\n"); rows != 102 {
+			t.Errorf("pbgen %v: %d lines, want a header and 101 rows", a, rows)
 		}
 	}
 }
