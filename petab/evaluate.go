@@ -15,8 +15,11 @@ import (
 type EvalOptions struct {
 	Method     sens.Method
 	RTol, ATol float64
-	Grad, FIM  bool
-	Workers    int // experiments solved in parallel (objective.Options.Workers)
+	// SensScale is sens.Options.SensScale: the scales of the theta
+	// columns in FS's error weights (default ScaleParams).
+	SensScale sens.SensScale
+	Grad, FIM bool
+	Workers   int // experiments solved in parallel (objective.Options.Workers)
 }
 
 // EvalResult is the objective at one parameter vector.

@@ -52,6 +52,8 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen petab", stderr, "pbgen petab [flags] problem.yaml | pbgen petab -gen [-o DIR] [-pkg NAME] problem.yaml | pbgen petab check problem.yaml")
 	gen := fs.Bool("gen", false, "generate a Go package for the problem (model, observables, data) into -o instead of evaluating it")
 	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
+	var scale sensScaleFlag
+	fs.Var(&scale, "sens-scale", sensScaleUsage)
 	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp (a model with csymbol delay: forward sensitivity through runtime/dde whatever the method)")
 	rtol, atol := tolFlag{1e-6, true}, tolFlag{1e-8, false}
 	fs.Var(&rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
@@ -95,7 +97,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v})
 	if err != nil {
 		return err
 	}

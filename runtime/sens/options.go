@@ -146,6 +146,51 @@ const (
 	GridDyadic
 )
 
+// SensScale selects the scales of S's columns in FS's error weights,
+// CVODES's pbar: the weight of S_ij is 1/(rtol |S_ij| + atol_i/|pbar_j|),
+// so that pbar_j S_ij is held to the state's tolerances.
+type SensScale int
+
+const (
+	// ScaleParams, the default, takes pbar_j = |p_j| (1 where p_j = 0,
+	// which CVODES refuses as a scale): the error test holds p_j S_ij =
+	// dx_i/dlog p_j, the change of x_i per relative change of p_j (what
+	// estimation on log parameters uses), to rtol and the state's atol,
+	// as CVODES with pbar = p (CVodeSensEEtolerances) and AMICI, whose S
+	// is with respect to log10 p with the state's tolerances, do. Without
+	// it (ScaleNone) S_ij itself is held to atol_i: a column of a small
+	// parameter, large in dx/dp units, to many more digits than its
+	// effect on x has. On Lang_PLOSComputBiol2024 (parameters 1e-21 to
+	// 1e11) FS with ErrCon then took 1e5 steps without reaching t = 10
+	// (too many steps at t = 9.3 at rtol 1e-7); with ScaleParams it
+	// finishes (docs/bench/errweights-2026-12-07.txt).
+	ScaleParams SensScale = iota
+	// ScaleNone takes pbar = 1 (CVODES's default): S_ij is held to
+	// rtol |S_ij| + atol_i in the units of dx_i/dp_j.
+	ScaleNone
+)
+
+// String returns the scale's name as ParseSensScale accepts it.
+func (c SensScale) String() string {
+	switch c {
+	case ScaleParams:
+		return "params"
+	case ScaleNone:
+		return "none"
+	}
+	return fmt.Sprintf("SensScale(%d)", int(c))
+}
+
+// ParseSensScale parses a scale name: params or none (case-insensitive).
+func ParseSensScale(s string) (SensScale, error) {
+	for _, c := range []SensScale{ScaleParams, ScaleNone} {
+		if strings.EqualFold(s, c.String()) {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("sens: unknown sensitivity scale %q (want params or none)", s)
+}
+
 // Options configure a Solver. A nil *Options means all defaults; a zero
 // field means that field's default (which depends on Paper where noted).
 //
@@ -170,6 +215,13 @@ type Options struct {
 	// rtol 1e-10, S was 9.6e-2 off on CaMKII at the paper's settings
 	// (2.4e-4 with ErrCon, at about the same cost). Check detects it.
 	ErrCon bool
+	// SensScale selects the scales of S's columns in FS's error weights
+	// (the error test with ErrCon, the corrector's convergence test, the
+	// initial step): ScaleParams (the default) holds p_j S_ij to the
+	// state's tolerances, ScaleNone S_ij itself (see SensScale). The
+	// other methods ignore it; the check's reference solve (Check) uses
+	// it.
+	SensScale SensScale
 	// Paper selects the published algorithms as written (frozen-Jacobian
 	// exponential step, the n_int refinement rule, linear interpolation of
 	// x inside a step, S stepped on the integrator's grid) instead of the
@@ -389,6 +441,8 @@ func validate(o *Options) error {
 		return invalid("unknown exponential action %d", t.ExpAction)
 	case t.Grid < GridDefault || t.Grid > GridDyadic:
 		return invalid("unknown grid %d", t.Grid)
+	case o.SensScale < ScaleParams || o.SensScale > ScaleNone:
+		return invalid("unknown sensitivity scale %d", o.SensScale)
 	case t.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
 		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, not %v", o.Method)
 	}
@@ -419,6 +473,7 @@ type config struct {
 	nnzp               int // nnz(Jp) of the model (NewSolver), 0 unknown
 	ode                ode.Settings
 	errCon             bool
+	sensScale          SensScale
 	params             []int
 	paper, interpolate bool
 	noFreeze           bool // tests: no frozen steps near equilibrium
@@ -436,7 +491,7 @@ func resolve(o *Options) (config, error) {
 	}
 	t := &o.Tuning
 	c := config{method: o.Method, paper: o.Paper, jpCheck: t.JpCheck, norm: t.Norm,
-		errCon: o.ErrCon, ode: o.ODE, memLimit: o.MemoryLimit}
+		errCon: o.ErrCon, sensScale: o.SensScale, ode: o.ODE, memLimit: o.MemoryLimit}
 	if o.Params != nil {
 		c.params = append(make([]int, 0, len(o.Params)), o.Params...) // empty but not nil: no columns
 	}
