@@ -97,9 +97,11 @@ func (f *tolFlag) Set(s string) error {
 type methodFlag struct {
 	none bool
 	m    sens.Method
+	// auto: -method auto chose m (resolveMethod).
+	auto bool
 }
 
-const methodNames = "none, fs, pbs, pbsr or exp"
+const methodNames = "auto, none, fs, pbs, pbsr or exp"
 
 func (f *methodFlag) String() string {
 	if f == nil {
@@ -107,6 +109,9 @@ func (f *methodFlag) String() string {
 	}
 	if f.none {
 		return "none"
+	}
+	if f.auto {
+		return "auto"
 	}
 	return strings.ToLower(f.m.String())
 }
@@ -197,6 +202,12 @@ type simFlags struct {
 // simColumnsDoc describes the columns of the sim output; it is part of
 // the usage text.
 const simColumnsDoc = `Methods (-method), what each computes by default:
+  auto  fs or pbsr, chosen per model and tolerance (the default; the choice
+        and why are printed on stderr): fs with fewer than 8 columns of S,
+        more than 63 states or a stiff state (h ||Jx|| above 500 on a step
+        of a probe integration of the state at -rtol), else pbsr. On the
+        paper's networks and the PEtab benchmark models, within 1.5 times
+        the fastest method that passes -check (docs/bench/auto-*.txt)
   pbsr  end-point exponential W-steps on a dyadic grid of its own, chosen by
         a local error test of S; no Peano-Baker series step (-paper: the
         paper's Algorithm 2, series steps refined on the integrator's grid)
@@ -285,9 +296,10 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 		fmt.Fprint(w, "\n"+simColumnsDoc)
 	}
-	f := simFlags{t1: 10, n: 100, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}, errcon: true, check: true}
+	f := simFlags{method: methodFlag{m: sens.Auto}, t1: 10, n: 100, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}, errcon: true, check: true}
 	f.params.hint = " (to choose the sensitivity parameters use -params id,id,...)"
-	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default pbsr); none computes the states and observables only")
+	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default auto: fs or pbsr, chosen per model and tolerance);\n"+
+		"none computes the states and observables only")
 	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
 	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
 		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
@@ -366,7 +378,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
 			path, nev, listNames(eventNames(sys), 5))
 	}
-	if nd := len(sys.ODE.Delays); nd > 0 && !f.method.none && f.method.m != sens.FS {
+	if nd := len(sys.ODE.Delays); nd > 0 && !f.method.none && f.method.m != sens.FS && f.method.m != sens.Auto {
 		return fmt.Errorf("%s: -method %v: sensitivities of models with csymbol delay are computed by forward sensitivity only (the model has %d delayed values: %s); use -method fs or none",
 			path, strings.ToLower(f.method.m.String()), nd, listNames(delayLabels(sys), 3))
 	}
@@ -426,6 +438,9 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if f.plot != "" {
 		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
 	}
+	if err := f.resolveMethod(stderr, m, start, grid); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
 	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches || len(sys.ODE.Delays) > 0}
 	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
 	warnUncontrolled(stderr, &f)
@@ -483,9 +498,9 @@ func (f *simFlags) checkCombinations(fs *flag.FlagSet) error {
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	bad := func(msg string) error { return &usageError{fs.Name(), msg, synopsis(fs)} }
 	switch {
-	case set["errcon"] && (f.method.none || f.method.m != sens.FS):
-		return bad("-errcon applies to -method fs only")
-	case set["paper"] && (f.method.none || f.method.m == sens.FS):
+	case set["errcon"] && (f.method.none || f.method.m != sens.FS && f.method.m != sens.Auto):
+		return bad("-errcon applies to -method fs only (and to auto where it chooses fs)")
+	case set["paper"] && (f.method.none || f.method.m == sens.FS || f.method.m == sens.Auto):
 		return bad("-paper applies to -method pbs, pbsr and exp only")
 	case set["check"] && f.method.none:
 		return bad("-check applies to the sensitivity methods (fs, pbs, pbsr, exp), not -method none")
@@ -494,6 +509,24 @@ func (f *simFlags) checkCombinations(fs *flag.FlagSet) error {
 	case f.method.none && set["scaled"]:
 		return bad("-scaled plots sensitivities, which -method none does not compute")
 	}
+	return nil
+}
+
+// resolveMethod replaces -method auto by the method sens.Resolve chooses
+// for the model at the start's parameters over the output times, and says
+// on stderr which and why: once per run, so that every chunk of the
+// output is solved by the same method.
+func (f *simFlags) resolveMethod(stderr io.Writer, m model.Model, st *simStart, grid timeGrid) error {
+	if f.method.none || f.method.m != sens.Auto {
+		return nil
+	}
+	opt := &sens.Options{Method: sens.Auto, RTol: f.rtol.v, ATol: f.atol.v}
+	ch, err := sens.Resolve(m, st.p, &st.Start, grid.At(grid.Len()-1), opt)
+	if err != nil {
+		return err
+	}
+	f.method.m, f.method.auto = ch.Method, true
+	fmt.Fprintf(stderr, "pbgen sim: -method auto chose %s: %s\n", strings.ToLower(ch.Method.String()), ch.Reason)
 	return nil
 }
 
