@@ -54,7 +54,9 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen petab", stderr, "pbgen petab [flags] problem.yaml | pbgen petab -gen [-o DIR] [-pkg NAME] problem.yaml | pbgen petab check problem.yaml")
 	gen := fs.Bool("gen", false, "generate a Go package for the problem (model, observables, data) into -o instead of evaluating it")
 	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
-	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp (a model with csymbol delay: forward sensitivity through runtime/dde whatever the method)")
+	method := fs.String("method", "auto", "sensitivity `method`: auto, fs, pbs, pbsr or exp. auto chooses fs or pbsr once per problem (sens.Resolve:\n"+
+		"fs with fewer than 8 sensitivity columns, more than 63 states or a stiff state, else pbsr) and prints its\n"+
+		"choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
 	rtol := fs.Float64("rtol", 0, "relative tolerance (0: the objective's default)")
 	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
@@ -88,7 +90,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if (*grad || *fim || *jsonOut != "") && m != sens.FS && model.HasDelays(p.Model) {
+	if (*grad || *fim || *jsonOut != "") && m != sens.FS && m != sens.Auto && model.HasDelays(p.Model) {
 		// runtime/objective's delay path: the sensitivities are
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
@@ -96,6 +98,9 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs})
 	if err != nil {
 		return err
+	}
+	if m == sens.Auto {
+		fmt.Fprintf(stderr, "pbgen petab: -method auto chose %s: %s\n", strings.ToLower(r.Method.String()), r.Choice.Reason)
 	}
 	fmt.Fprintf(stdout, "llh: %.17g\nchi2: %.17g\n", r.LLH, r.Chi2)
 	ids := p.EstimatedIDs()

@@ -55,7 +55,8 @@ const slurmTaskEnv = "SLURM_ARRAY_TASK_ID"
 func cmdSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen sample", stderr, sampleSynopsis)
 	sampler := fs.String("sampler", "smmala", "`kernel`: smmala (needs gradient and Fisher information), mala (gradient) or rwm (neither)")
-	method := fs.String("method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs or exp (fs as in pbgen petab: the fastest per evaluation on CaMKII in make bench)")
+	method := fs.String("method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs, exp or auto (fs or pbsr chosen once per\n"+
+		"objective, as pbgen petab's default; fs: the fastest per evaluation on CaMKII in make bench)")
 	chains := fs.Int("chains", 4, "number of chains (with -chain-index: of the whole analysis)")
 	warmup := fs.Int("warmup", 1000, "warm-up (adaptation) iterations per chain, discarded")
 	samples := fs.Int("samples", 1000, "kept iterations per chain")
@@ -100,7 +101,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	}
 	m, err := sens.ParseMethod(*method)
 	if err != nil {
-		return usage("-method %q: want pbsr, pbs, exp or fs", *method)
+		return usage("-method %q: want pbsr, pbs, exp, fs or auto", *method)
 	}
 	var mode petab.InitMode
 	switch *initMode {

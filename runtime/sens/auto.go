@@ -138,6 +138,8 @@ func ResolveColumns(m model.Model, p []float64, st *Start, t1 float64, ns int, o
 	stiff, steps, perr := probeStiffness(m, p, st, t1, c.rtol, c.atol)
 	ch.Stiffness, ch.ProbeSteps = stiff, steps
 	switch {
+	case perr == nil && steps == 0:
+		ch.Reason = "no time span to probe"
 	case perr != nil:
 		ch.Reason = fmt.Sprintf("the probe of the state failed (%v)", perr)
 	case steps >= autoProbeSteps:

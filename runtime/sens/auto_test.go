@@ -1,0 +1,96 @@
+package sens
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pbgen/pbgen/generated/camkii"
+	"github.com/pbgen/pbgen/generated/chua"
+	"github.com/pbgen/pbgen/generated/pka"
+	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/ode"
+)
+
+// TestResolve checks Auto's rules on the paper's networks at pbgen sim's
+// defaults (t in [0, 10], rtol 1e-6, atol 1e-8): CaMKII is stiff (the
+// probe's h ||Jx|| reaches 5e3, where FS with Check took 65 ms and PBSR
+// 131 ms, docs/bench/auto-*.txt) and resolves to FS; PKA (46) to PBSR;
+// Chua, 2 columns, to FS without a probe; CaMKII with 4 columns to FS by
+// the column rule; and the decision is the same when repeated.
+func TestResolve(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		m      model.Model
+		params []int
+		want   Method
+		reason string
+		probe  bool // the probe ran
+	}{
+		{"CaMKII", camkii.New(), nil, FS, "stiff", true},
+		{"PKA", pka.New(), nil, PBSR, "columns", true},
+		{"Chua", chua.New(), nil, FS, "fewer than", false},
+		{"CaMKII 4 columns", camkii.New(), []int{0, 1, 2, 3}, FS, "fewer than", false},
+	} {
+		p := make([]float64, model.NumParams(c.m))
+		c.m.DefaultParams(p)
+		opt := &Options{Method: Auto, Params: c.params}
+		ch, err := Resolve(c.m, p, nil, 10, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		t.Logf("%s: %v (%s)", c.name, ch.Method, ch.Reason)
+		if ch.Method != c.want || !strings.Contains(ch.Reason, c.reason) {
+			t.Errorf("%s: resolved to %v (%s), want %v for %q", c.name, ch.Method, ch.Reason, c.want, c.reason)
+		}
+		if (ch.ProbeSteps > 0) != c.probe {
+			t.Errorf("%s: probe steps %d, want a probe: %v", c.name, ch.ProbeSteps, c.probe)
+		}
+		if c.name == "CaMKII" && !(ch.Stiffness > AutoStiff) || c.name == "PKA" && !(ch.Stiffness > 1 && ch.Stiffness <= AutoStiff) {
+			t.Errorf("%s: stiffness %g", c.name, ch.Stiffness)
+		}
+		again, _ := Resolve(c.m, p, nil, 10, opt)
+		if again != ch {
+			t.Errorf("%s: Resolve is not deterministic: %+v then %+v", c.name, ch, again)
+		}
+	}
+}
+
+// TestSolveAuto checks that Solve with Auto returns exactly the numbers of
+// the method Resolve chose (PKA: PBSR), that NewSolver refuses Auto by
+// name, and that Auto with Paper or an explicit grid is refused.
+func TestSolveAuto(t *testing.T) {
+	m := pka.New()
+	p := make([]float64, model.NumParams(m))
+	m.DefaultParams(p)
+	ts := []float64{0, 1, 5, 10}
+	got, err := Solve(m, p, ts, &Options{Method: Auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Solve(m, p, ts, &Options{Method: PBSR})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.S, want.S) || !slices.Equal(got.X, want.X) {
+		t.Errorf("Solve with Auto differs from PBSR, its resolution")
+	}
+	if err := NewSolver(m, &Options{Method: Auto}).Err(); !errors.Is(err, ode.ErrInvalid) || !strings.Contains(err.Error(), "Resolve") {
+		t.Errorf("NewSolver with Auto: %v, want an ErrInvalid naming Resolve", err)
+	}
+	for _, o := range []Options{{Method: Auto, Paper: true}, {Method: Auto, Tuning: Tuning{Grid: GridDyadic}}} {
+		if err := o.Validate(); !errors.Is(err, ode.ErrInvalid) {
+			t.Errorf("%+v: Validate %v, want ErrInvalid", o, err)
+		}
+	}
+	if _, err := Resolve(m, p, nil, 10, &Options{Method: FS}); !errors.Is(err, ode.ErrInvalid) {
+		t.Errorf("Resolve with Method FS: %v, want ErrInvalid", err)
+	}
+	if _, err := Resolve(m, p[:3], nil, 10, &Options{Method: Auto}); !errors.Is(err, ode.ErrInvalid) {
+		t.Errorf("Resolve with 3 parameters: %v, want ErrInvalid", err)
+	}
+	if m, err := ParseMethod("auto"); err != nil || m != Auto || m.String() != "Auto" {
+		t.Errorf("ParseMethod(auto) = %v, %v", m, err)
+	}
+}
