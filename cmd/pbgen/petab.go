@@ -55,8 +55,8 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	gen := fs.Bool("gen", false, "generate a Go package for the problem (model, observables, data) into -o instead of evaluating it")
 	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
 	method := fs.String("method", "auto", "sensitivity `method`: auto, fs, pbs, pbsr or exp. auto chooses fs or pbsr once per problem (sens.Resolve:\n"+
-		"fs with fewer than 8 sensitivity columns, more than 63 states or a stiff state, else pbsr) and prints its\n"+
-		"choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
+		"the objective's fs, without S in its error test, except for linear kinetics, where pbsr computes one exponential\n"+
+		"per step length) and prints its choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
 	rtol := fs.Float64("rtol", 0, "relative tolerance (0: the objective's default)")
 	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")

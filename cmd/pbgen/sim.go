@@ -204,10 +204,12 @@ type simFlags struct {
 const simColumnsDoc = `Methods (-method), what each computes by default:
   auto  fs or pbsr, chosen per model and tolerance (the default; the choice
         and why are printed on stderr): fs with fewer than 8 columns of S,
-        more than 63 states or a stiff state (h ||Jx|| above 500 on a step
-        of a probe integration of the state at -rtol), else pbsr. On the
-        paper's networks and the PEtab benchmark models, within 1.5 times
-        the fastest method that passes -check (docs/bench/auto-*.txt)
+        more than 499 states, -errcon=false, a sparse Jacobian (nx^2 > 4
+        nnz) or a stiff state (h ||Jx|| above 500 on a step of a probe
+        integration of the state at -rtol); pbsr for linear kinetics and
+        otherwise. On the paper's networks and the PEtab benchmark models
+        within 1.5 times the fastest method that passes -check
+        (docs/bench/auto-2026-12-08.txt; sens.Resolve has the rules)
   pbsr  end-point exponential W-steps on a dyadic grid of its own, chosen by
         a local error test of S; no Peano-Baker series step (-paper: the
         paper's Algorithm 2, series steps refined on the integrator's grid)
@@ -520,7 +522,7 @@ func (f *simFlags) resolveMethod(stderr io.Writer, m model.Model, st *simStart, 
 	if f.method.none || f.method.m != sens.Auto {
 		return nil
 	}
-	opt := &sens.Options{Method: sens.Auto, RTol: f.rtol.v, ATol: f.atol.v}
+	opt := &sens.Options{Method: sens.Auto, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
 	ch, err := sens.Resolve(m, st.p, &st.Start, grid.At(grid.Len()-1), opt)
 	if err != nil {
 		return err

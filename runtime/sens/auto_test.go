@@ -9,33 +9,41 @@ import (
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/chua"
 	"github.com/pbgen/pbgen/generated/pka"
+	"github.com/pbgen/pbgen/internal/scalenet"
+	"github.com/pbgen/pbgen/internal/testmodels"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
 )
 
-// TestResolve checks Auto's rules on the paper's networks at pbgen sim's
-// defaults (t in [0, 10], rtol 1e-6, atol 1e-8): CaMKII is stiff (the
-// probe's h ||Jx|| reaches 5e3, where FS with Check took 65 ms and PBSR
-// 131 ms, docs/bench/auto-*.txt) and resolves to FS; PKA (46) to PBSR;
-// Chua, 2 columns, to FS without a probe; CaMKII with 4 columns to FS by
-// the column rule; and the decision is the same when repeated.
+// TestResolve checks Auto's rules at pbgen sim's defaults (t in [0, 10],
+// rtol 1e-6, atol 1e-8, ErrCon): CaMKII is stiff (the probe's h ||Jx||
+// reaches 5e3, where FS with Check took 65 ms and PBSR 131 ms,
+// docs/bench/auto-2026-12-08.txt) and resolves to FS; PKA (46) to PBSR,
+// but to FS without ErrCon (the objective's FS); Chua, 2 columns, and
+// CaMKII with 4 to FS without a probe; the random linear system to PBSR
+// without ErrCon (linear kinetics); a scalenet chain to FS (sparse Jx);
+// and the decision is the same when repeated.
 func TestResolve(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		m      model.Model
 		params []int
+		noErr  bool // ErrCon off
 		want   Method
 		reason string
 		probe  bool // the probe ran
 	}{
-		{"CaMKII", camkii.New(), nil, FS, "stiff", true},
-		{"PKA", pka.New(), nil, PBSR, "columns", true},
-		{"Chua", chua.New(), nil, FS, "fewer than", false},
-		{"CaMKII 4 columns", camkii.New(), []int{0, 1, 2, 3}, FS, "fewer than", false},
+		{"CaMKII", camkii.New(), nil, false, FS, "stiff", true},
+		{"PKA", pka.New(), nil, false, PBSR, "columns", true},
+		{"PKA without ErrCon", pka.New(), nil, true, FS, "ErrCon", false},
+		{"Chua", chua.New(), nil, false, FS, "fewer than", false},
+		{"CaMKII 4 columns", camkii.New(), []int{0, 1, 2, 3}, false, FS, "fewer than", false},
+		{"random linear 20", testmodels.NewRandomLinear(20, 1), nil, true, PBSR, "linear", false},
+		{"scalenet chain 99", scalenet.New(scalenet.Chain, 99), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, false, FS, "sparse", false},
 	} {
 		p := make([]float64, model.NumParams(c.m))
 		c.m.DefaultParams(p)
-		opt := &Options{Method: Auto, Params: c.params}
+		opt := &Options{Method: Auto, Params: c.params, ErrCon: !c.noErr}
 		ch, err := Resolve(c.m, p, nil, 10, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -65,7 +73,7 @@ func TestSolveAuto(t *testing.T) {
 	p := make([]float64, model.NumParams(m))
 	m.DefaultParams(p)
 	ts := []float64{0, 1, 5, 10}
-	got, err := Solve(m, p, ts, &Options{Method: Auto})
+	got, err := Solve(m, p, ts, &Options{Method: Auto, ErrCon: true})
 	if err != nil {
 		t.Fatal(err)
 	}
