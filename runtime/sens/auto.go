@@ -17,7 +17,9 @@ import (
 // ErrCon) and at the PEtab objective's (FS without ErrCon, no Check) on
 // CaMKII, PKA, Chua, the SBML models and problems of the PEtab benchmark
 // collection, the scalenet chains and the random linear system
-// (docs/bench/auto-2026-12-08.txt; TestAutoWithinBound in cmd/pbgen).
+// (docs/bench/auto-2026-12-08.txt, from TestAutoWithinBound in cmd/pbgen;
+// the chains and the linear system by sens.Solve at sim's options, not in
+// that table).
 // There FS was never slower than 1.5 times the fastest method that met
 // the check, PBSR up to 20 times slower than FS on stiff networks
 // (Lang_PLOSComputBiol2024, Laske_PLOSComputBiol2019, CaMKII), where each
@@ -38,7 +40,7 @@ const (
 	// AutoMinColumns is the fewest columns of S for which Auto takes
 	// PBSR: FS costs about ns+1 state integrations, PBSR's exponentials
 	// nx^3 each whatever ns, so with few columns FS wins (Chua, 2
-	// columns: FS 1.8 ms, PBSR 5.4 ms with Check).
+	// columns: pbgen sim 2.6 ms of CPU with fs, 5.4 ms with pbsr).
 	AutoMinColumns = 8
 	// AutoMaxStates is the most states for which Auto takes PBSR: from
 	// sparseExpLargeStates = 500 states on PBSR and Exp take the sparse
@@ -56,8 +58,8 @@ const (
 	// reuses it. On the random linear system PBSR took 1.6 (8 states) to 4
 	// (100 states) times less CPU than FS without ErrCon and 1.3 to 1.5
 	// less than FS with ErrCon and Check (at 12 states 1.1 more); on the
-	// PEtab objective of Armistead_CellDeathDis2024 (4 linear states) FS
-	// was 2.5 times faster.
+	// PEtab objective of Armistead_CellDeathDis2024 (4 states, linear) FS
+	// was 1.3 times faster per pbgen petab -grad.
 	AutoLinearStates = 8
 	// AutoSparse bounds nx^2 / nnz(Jx), the number of states over the
 	// non-zeros per row, for PBSR: its steps multiply S by dense nx x nx
@@ -65,10 +67,10 @@ const (
 	// sparse Jx (about nnz per column). Measured: the scalenet chains (48
 	// to 198 states, 13/3 non-zeros a row, ratio 11 to 46) took 2.3 to
 	// 6.5 times less CPU with FS than PBSR at sim's tolerances,
-	// Alkan_SciSignal2018 (7.7) 20 times less in its PEtab objective,
-	// Raia_CancerResearch2011 (6.3) 1.2 times more in sim;
-	// SalazarCavazos_MBoC2020 (3.6) 1.2 times more, PKA, CaMKII and the
-	// other benchmark models are at 1.7 to 3.5.
+	// Alkan_SciSignal2018 (7.7) 10 times less in its PEtab objective,
+	// Raia_CancerResearch2011 (6.3) 1.07 times more per pbgen sim (1.2
+	// in the solve alone); SalazarCavazos_MBoC2020 (3.6) 1.16 times more,
+	// and PKA, CaMKII and the other benchmark models are at 1.7 to 3.5.
 	AutoSparse = 4
 	// AutoStiff is the stiffness, the largest h ||Jx||_inf over the
 	// steps of the probe (the state alone by the BDF at the user's
