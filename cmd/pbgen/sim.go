@@ -300,41 +300,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	}
 	f := simFlags{method: methodFlag{m: sens.Auto}, t1: 10, n: 100, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}, errcon: true, check: true}
 	f.params.hint = " (to choose the sensitivity parameters use -params id,id,...)"
-	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default auto: fs or pbsr, chosen per model and tolerance);\n"+
-		"none computes the states and observables only")
-	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
-	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
-		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
-		"happen to make it: on CaMKII (rtol 1e-6, atol 1e-8, t = 0..600) the largest relative error of S\n"+
-		"against an rtol 1e-10 solve is 5.7e-5 with it and 1.6e-2 without, for 1133 instead of 848 steps;\n"+
-		"-errcon=false is for speed when S is not needed to the tolerance (with -check=false: -check holds\n"+
-		"S to 100 tolerances either way, and redoes a solve without it at tighter tolerances where it is off)")
-	fs.BoolVar(&f.check, "check", true, "check the error of x and S after the solve, and exit 1 where it exceeds 100 tolerances\n"+
-		"(fs, pbs, pbsr, exp). The check solves again with fs, S in its error test, at -rtol and -atol / 10,\n"+
-		"and takes the difference as the error: at each output time ||S - S_ref|| / (rtol ||S_ref|| + atol)\n"+
-		"(Frobenius norm), the same for x, the largest over the outputs. A method above the bound is solved\n"+
-		"again at tolerances / 10 and / 100 and the first solve within it is written; if none is, the\n"+
-		"message names the method, the time and -method fs, and nothing more is written. Measured against\n"+
-		"the truth the estimate is within 0.96 to 1.24 of the error. It holds every method, -paper and\n"+
-		"-errcon=false included, to 100 x -rtol, and costs the reference solve and any retries: CPU time\n"+
-		"on CaMKII (-t1 10, -n 100) pbsr 0.14 s instead of 0.05 s (one retry), fs 0.10 s instead of 0.06 s.\n"+
-		"-check=false writes the method's numbers unchecked")
-	fs.Var(&f.t0, "t0", "start `time` of the integration: x(t0) is the initial state (default 0)")
-	fs.Var(&f.t1, "t1", "end `time` of the uniform output grid")
-	fs.IntVar(&f.n, "n", f.n, "number of uniform output intervals from -t0 to -t1")
-	fs.StringVar(&f.times, "times", "", "`file` of output times, ascending, one per line (# starts a comment), instead of -t1 and -n;\n"+
-		"they are output times only: the start is still -t0, and a time before it is an error")
-	fs.Var(&f.rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
-	fs.Var(&f.atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
-	fs.Var(&f.params, "p", "set a parameter: `name=value` (repeatable)")
-	fs.Var(&f.inits, "x0", "set an initial state by id or column name: `name=value`, in the column's units (repeatable)")
-	fs.StringVar(&f.out, "o", "", "output `file` (default stdout); written to a temporary file beside it and renamed when complete")
-	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`: states.png and, with sensitivities, sensitivity-heatmap.png\n"+
-		"(S at the last time) and sensitivity-top.png (the 8 entries of S with the largest magnitude)")
-	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
-	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
-		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
-		"Plots show the output rows: to resolve a fast start, give -times with more early times")
+	f.register(fs)
 	lf := lowerFlags{events: true}
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
@@ -348,23 +314,12 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 
 	// Output targets first: creating them is cheap and reading a large
 	// network is not.
-	var out *outFile
-	if f.out != "" {
-		for _, in := range []string{path, f.times} {
-			if sameFile(f.out, in) {
-				return fmt.Errorf("-o %s is the input %s: refusing to replace it with the output", f.out, in)
-			}
-		}
-		var err error
-		if out, err = createOutput(f.out); err != nil {
-			return err
-		}
-		defer out.abort()
+	out, err := f.openTargets(path)
+	if err != nil {
+		return err
 	}
-	if f.plot != "" {
-		if err := checkPlotDir(f.plot); err != nil {
-			return err
-		}
+	if out != nil {
+		defer out.abort()
 	}
 
 	grid, err := f.outputTimes()
@@ -492,6 +447,72 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return writePlots(f.plot, m, cols, start.p, pd, f.scaled, f.logt)
 	}
 	return nil
+}
+
+// openTargets creates -o (nil without it), refusing an input as the
+// output, and checks that -plot can be written.
+func (f *simFlags) openTargets(path string) (*outFile, error) {
+	var out *outFile
+	if f.out != "" {
+		for _, in := range []string{path, f.times} {
+			if sameFile(f.out, in) {
+				return nil, fmt.Errorf("-o %s is the input %s: refusing to replace it with the output", f.out, in)
+			}
+		}
+		var err error
+		if out, err = createOutput(f.out); err != nil {
+			return nil, err
+		}
+	}
+	if f.plot != "" {
+		if err := checkPlotDir(f.plot); err != nil {
+			if out != nil {
+				out.abort()
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// register defines sim's own flags on fs (lowerFlags registers the
+// lowering ones), their defaults those already in f.
+func (f *simFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default auto: fs or pbsr, chosen per model and tolerance);\n"+
+		"none computes the states and observables only")
+	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
+	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
+		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
+		"happen to make it: on CaMKII (rtol 1e-6, atol 1e-8, t = 0..600) the largest relative error of S\n"+
+		"against an rtol 1e-10 solve is 5.7e-5 with it and 1.6e-2 without, for 1133 instead of 848 steps;\n"+
+		"-errcon=false is for speed when S is not needed to the tolerance (with -check=false: -check holds\n"+
+		"S to 100 tolerances either way, and redoes a solve without it at tighter tolerances where it is off)")
+	fs.BoolVar(&f.check, "check", true, "check the error of x and S after the solve, and exit 1 where it exceeds 100 tolerances\n"+
+		"(fs, pbs, pbsr, exp). The check solves again with fs, S in its error test, at -rtol and -atol / 10,\n"+
+		"and takes the difference as the error: at each output time ||S - S_ref|| / (rtol ||S_ref|| + atol)\n"+
+		"(Frobenius norm), the same for x, the largest over the outputs. A method above the bound is solved\n"+
+		"again at tolerances / 10 and / 100 and the first solve within it is written; if none is, the\n"+
+		"message names the method, the time and -method fs, and nothing more is written. Measured against\n"+
+		"the truth the estimate is within 0.96 to 1.24 of the error. It holds every method, -paper and\n"+
+		"-errcon=false included, to 100 x -rtol, and costs the reference solve and any retries: CPU time\n"+
+		"on CaMKII (-t1 10, -n 100) pbsr 0.14 s instead of 0.05 s (one retry), fs 0.10 s instead of 0.06 s.\n"+
+		"-check=false writes the method's numbers unchecked")
+	fs.Var(&f.t0, "t0", "start `time` of the integration: x(t0) is the initial state (default 0)")
+	fs.Var(&f.t1, "t1", "end `time` of the uniform output grid")
+	fs.IntVar(&f.n, "n", f.n, "number of uniform output intervals from -t0 to -t1")
+	fs.StringVar(&f.times, "times", "", "`file` of output times, ascending, one per line (# starts a comment), instead of -t1 and -n;\n"+
+		"they are output times only: the start is still -t0, and a time before it is an error")
+	fs.Var(&f.rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
+	fs.Var(&f.atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
+	fs.Var(&f.params, "p", "set a parameter: `name=value` (repeatable)")
+	fs.Var(&f.inits, "x0", "set an initial state by id or column name: `name=value`, in the column's units (repeatable)")
+	fs.StringVar(&f.out, "o", "", "output `file` (default stdout); written to a temporary file beside it and renamed when complete")
+	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`: states.png and, with sensitivities, sensitivity-heatmap.png\n"+
+		"(S at the last time) and sensitivity-top.png (the 8 entries of S with the largest magnitude)")
+	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
+	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
+		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
+		"Plots show the output rows: to resolve a fast start, give -times with more early times")
 }
 
 // checkCombinations refuses flags that would be silently ignored.
