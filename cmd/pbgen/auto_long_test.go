@@ -26,7 +26,9 @@ import (
 // system CPU), the median of up to autoReps rounds of all four methods
 // (within about autoBudget seconds per method). PBGEN_LONG=1 runs it (minutes: Lang's pbsr and exp take most);
 // PBGEN_AUTO_TABLE=file writes the table (docs/bench/auto-*.txt). Run with
-// GOMAXPROCS=1, so that CPU time is the single core's.
+// GOMAXPROCS=1, so that CPU time is the single core's. The paper's
+// networks, Zhao, SalazarCavazos and Laske are also run at rtol 1e-8 and
+// 1e-4, where the probe's step sizes change.
 const (
 	autoBound  = 1.5
 	autoReps   = 15
@@ -232,6 +234,23 @@ func TestAutoWithinBound(t *testing.T) {
 		lines = append(lines, row)
 		if ratio > autoBound {
 			bad = append(bad, fmt.Sprintf("sim %s: auto %.2f times the fastest", simNames[k], ratio))
+		}
+	}
+	lines = append(lines, "", "# pbgen sim at other tolerances (-rtol 1e-8 -atol 1e-10, -rtol 1e-4 -atol 1e-6), otherwise as above", head)
+	for _, tol := range [][2]string{{"1e-8", "1e-10"}, {"1e-4", "1e-6"}} {
+		for k, path := range sims {
+			if k >= 3 && !strings.Contains(path, "Zhao_") && !strings.Contains(path, "SalazarCavazos_") && !strings.Contains(path, "Laske_") {
+				continue
+			}
+			args := func(m string) []string {
+				return []string{"sim", "-method", m, "-rtol", tol[0], "-atol", tol[1], "-o", os.DevNull, path}
+			}
+			row, ratio := autoRow(simNames[k]+" rtol "+tol[0], args, func(*autoRun) bool { return true })
+			t.Log(row)
+			lines = append(lines, row)
+			if ratio > autoBound {
+				bad = append(bad, fmt.Sprintf("sim %s at rtol %s: auto %.2f times the fastest", simNames[k], tol[0], ratio))
+			}
 		}
 	}
 	lines = append(lines, "", "# pbgen petab -grad at the objective's defaults (rtol 1e-6, atol 1e-8): CPU seconds per command, median;",
