@@ -40,7 +40,7 @@ const (
 	// AutoMinColumns is the fewest columns of S for which Auto takes
 	// PBSR: FS costs about ns+1 state integrations, PBSR's exponentials
 	// nx^3 each whatever ns, so with few columns FS wins (Chua, 2
-	// columns: pbgen sim 2.6 ms of CPU with fs, 5.4 ms with pbsr).
+	// columns: pbgen sim 2.4 ms of CPU with fs, 5.1 ms with pbsr).
 	AutoMinColumns = 8
 	// AutoMaxStates is the most states for which Auto takes PBSR: from
 	// sparseExpLargeStates = 500 states on PBSR and Exp take the sparse
@@ -68,8 +68,8 @@ const (
 	// to 198 states, 13/3 non-zeros a row, ratio 11 to 46) took 2.3 to
 	// 6.5 times less CPU with FS than PBSR at sim's tolerances,
 	// Alkan_SciSignal2018 (7.7) 10 times less in its PEtab objective,
-	// Raia_CancerResearch2011 (6.3) 1.07 times more per pbgen sim (1.2
-	// in the solve alone); SalazarCavazos_MBoC2020 (3.6) 1.16 times more,
+	// Raia_CancerResearch2011 (6.3) as much per pbgen sim (1.2 times
+	// more in the solve alone); SalazarCavazos_MBoC2020 (3.6) 1.22 times more,
 	// and PKA, CaMKII and the other benchmark models are at 1.7 to 3.5.
 	AutoSparse = 4
 	// AutoStiff is the stiffness, the largest h ||Jx||_inf over the

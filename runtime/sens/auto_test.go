@@ -17,7 +17,7 @@ import (
 
 // TestResolve checks Auto's rules at pbgen sim's defaults (t in [0, 10],
 // rtol 1e-6, atol 1e-8, ErrCon): CaMKII is stiff (the probe's h ||Jx||
-// reaches 5e3, where pbgen sim took 75 ms of CPU with fs and 118 ms
+// reaches 5e3, where pbgen sim took 68 ms of CPU with fs and 110 ms
 // with pbsr, docs/bench/auto-2026-12-08.txt) and resolves to FS; PKA (46) to PBSR,
 // but to FS without ErrCon (the objective's FS); Chua, 2 columns, and
 // CaMKII with 4 to FS without a probe; the random linear system to PBSR
