@@ -36,7 +36,7 @@ func evaluate(p *Problem, theta []float64, opt *EvalOptions) (*EvalResult, error
 	if err := o.Eval(scaled, &out); err != nil {
 		return nil, err
 	}
-	r := &EvalResult{LLH: out.LLH, Chi2: out.Chi2, LogPrior: out.LogPrior, Grad: out.Grad}
+	r := &EvalResult{LLH: out.LLH, Chi2: out.Chi2, LogPrior: out.LogPrior, Grad: out.Grad, Method: o.Method(), Choice: o.Choice()}
 	n := len(theta)
 	if opt.FIM {
 		if len(out.FIM) != n*n {

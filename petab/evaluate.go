@@ -31,6 +31,10 @@ type EvalResult struct {
 	Grad []float64
 	FIM  [][]float64
 	Sim  []float64 // simulated value of each measurement, in Measurements order
+	// Method is the method that computed the sensitivities: EvalOptions'
+	// Method, or what sens.Auto resolved to, for which Choice says why.
+	Method sens.Method
+	Choice sens.Choice
 }
 
 // EstimatedIDs are the ids of the estimated parameters, in theta's order.

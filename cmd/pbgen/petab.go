@@ -54,7 +54,9 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
 	var scale sensScaleFlag
 	fs.Var(&scale, "sens-scale", sensScaleUsage)
-	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp (a model with csymbol delay: forward sensitivity through runtime/dde whatever the method)")
+	method := fs.String("method", "auto", "sensitivity `method`: auto, fs, pbs, pbsr or exp. auto chooses fs or pbsr once per problem (sens.Resolve:\n"+
+		"the objective's fs, without S in its error test, except for linear kinetics, where pbsr computes one exponential\n"+
+		"per step length) and prints its choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
 	rtol, atol := tolFlag{1e-6, true}, tolFlag{1e-8, false}
 	fs.Var(&rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
 	fs.Var(&atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
@@ -92,7 +94,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if (*grad || *fim || *jsonOut != "") && m != sens.FS && model.HasDelays(p.Model) {
+	if (*grad || *fim || *jsonOut != "") && m != sens.FS && m != sens.Auto && model.HasDelays(p.Model) {
 		// runtime/objective's delay path: the sensitivities are
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
@@ -100,6 +102,9 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v})
 	if err != nil {
 		return err
+	}
+	if m == sens.Auto {
+		fmt.Fprintf(stderr, "pbgen petab: -method auto chose %s: %s\n", strings.ToLower(r.Method.String()), r.Choice.Reason)
 	}
 	fmt.Fprintf(stdout, "llh: %.17g\nchi2: %.17g\n", r.LLH, r.Chi2)
 	ids := p.EstimatedIDs()

@@ -89,7 +89,8 @@ func parseSampleFlags(args []string, stderr io.Writer) (*sampleFlags, *flag.Flag
 	f := &sampleFlags{chains: countFlag{4, 1}, warmup: countFlag{1000, 0}, samples: countFlag{1000, 1}, j: countFlag{0, 0},
 		chainIndex: countFlag{-1, 0}, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}}
 	fs.StringVar(&f.sampler, "sampler", "smmala", "`kernel`: smmala (needs gradient and Fisher information), mala (gradient) or rwm (neither)")
-	fs.StringVar(&f.method, "method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs or exp (fs as in pbgen petab: the fastest per evaluation on CaMKII in make bench)")
+	fs.StringVar(&f.method, "method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs, exp or auto (fs or pbsr chosen once per\n"+
+		"objective, as pbgen petab's default; fs: the fastest per evaluation on CaMKII in make bench)")
 	fs.Var(&f.chains, "chains", "`number` of chains, at least 1 (with -chain-index: of the whole analysis)")
 	fs.Var(&f.warmup, "warmup", "warm-up (adaptation) `iterations` per chain, discarded (0 or more)")
 	fs.Var(&f.samples, "samples", "kept `iterations` per chain, at least 1; all are held in memory (see below)")
@@ -188,7 +189,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	}
 	m, err := sens.ParseMethod(f.method)
 	if err != nil {
-		return sampleUsage("-method %q: want pbsr, pbs, exp or fs", f.method)
+		return sampleUsage("-method %q: want pbsr, pbs, exp, fs or auto", f.method)
 	}
 	var mode petab.InitMode
 	switch f.initMode {

@@ -33,6 +33,14 @@
 //   - FS: forward sensitivity, S integrated with x by the BDF (a
 //     staggered corrector, as CVODES). S is in the error test only with
 //     ErrCon.
+//   - Auto: FS or PBSR, chosen before the solve by Resolve from cheap
+//     measurements (the columns, states and non-zeros of Jx, whether Jx
+//     depends on x, ErrCon, and the largest h ||Jx|| of a probe
+//     integration of the state at the tolerances); the default of pbgen
+//     sim and pbgen petab. NewSolver takes the concrete method (Resolve's
+//     Choice.Method); Solve and runtime/objective resolve Auto themselves,
+//     once. The rules and the measurements behind them are at
+//     ResolveColumns and AutoMinColumns (auto.go).
 //
 // # Large networks: dense exponentials or their actions
 //
@@ -59,7 +67,7 @@
 //     On the scalenet chains the solve grows about linearly in nx (see
 //     docs/algorithms.md).
 //
-// When to choose which: PBSR for S to the tolerance at the lowest cost on
+// When to choose which (or let Auto choose): PBSR for S to the tolerance at the lowest cost on
 // stiff reaction networks; Exp where errors of 1e-3 to 1e-2 suffice, the
 // fastest; FS for the most accurate S, and on small networks (a few
 // states), where it is also the fastest; PBS only on non-stiff problems,

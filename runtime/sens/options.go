@@ -28,9 +28,14 @@ const (
 	// FS is forward sensitivity integrated together with the state by
 	// runtime/ode: the accuracy reference.
 	FS
+	// Auto is FS or PBSR, chosen per model, span and tolerance from a
+	// cheap measurement (Resolve; the rules and their measurements are at
+	// AutoMinColumns, AutoMaxStates and AutoStiff). Solve resolves it
+	// itself; NewSolver takes the concrete method Resolve returns.
+	Auto
 )
 
-var methodNames = [...]string{PBSR: "PBSR", PBS: "PBS", Exp: "Exp", FS: "FS"}
+var methodNames = [...]string{PBSR: "PBSR", PBS: "PBS", Exp: "Exp", FS: "FS", Auto: "Auto"}
 
 // String returns the method's name as ParseMethod accepts it.
 func (m Method) String() string {
@@ -40,14 +45,15 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// ParseMethod parses a method name (case-insensitive: fs, pbs, pbsr, exp).
+// ParseMethod parses a method name (case-insensitive: fs, pbs, pbsr, exp,
+// auto).
 func ParseMethod(s string) (Method, error) {
 	for i, n := range methodNames {
 		if strings.EqualFold(s, n) {
 			return Method(i), nil
 		}
 	}
-	return 0, fmt.Errorf("sens: unknown method %q (want FS, PBS, PBSR or Exp)", s)
+	return 0, fmt.Errorf("sens: unknown method %q (want FS, PBS, PBSR, Exp or Auto)", s)
 }
 
 // Norm selects the matrix norm used by the Jacobian-change test and the
@@ -197,8 +203,9 @@ func ParseSensScale(s string) (SensScale, error) {
 // The fields are what a user chooses; Tuning holds the knobs of the
 // method studies (docs/algorithms.md), which a user leaves at zero.
 type Options struct {
-	// Method is PBSR (the default), Exp, PBS or FS; see the package
-	// documentation for what each computes and when to choose which.
+	// Method is PBSR (the default), Exp, PBS, FS or Auto (FS or PBSR by
+	// Resolve); see the package documentation for what each computes and
+	// when to choose which.
 	Method Method
 	// RTol and ATol are the tolerances: of the local error control of S
 	// (PBSR; relative to ||S||_F, absolute in S units), and, scaled by
@@ -404,8 +411,11 @@ func checkNum(name string, v float64) error {
 
 func validate(o *Options) error {
 	t := &o.Tuning
-	if o.Method < PBSR || o.Method > FS {
-		return invalid("unknown method %v (want FS, PBS, PBSR or Exp)", o.Method)
+	if o.Method < PBSR || o.Method > Auto {
+		return invalid("unknown method %v (want FS, PBS, PBSR, Exp or Auto)", o.Method)
+	}
+	if o.Method == Auto && o.Paper {
+		return invalid("Auto chooses among the default methods, and Paper reproduces the published ones: name the method (PBS, PBSR or Exp) with Paper")
 	}
 	for _, c := range []error{
 		checkRel("relative tolerance", o.RTol), checkAbs("absolute tolerance", o.ATol),
@@ -443,6 +453,8 @@ func validate(o *Options) error {
 		return invalid("unknown grid %d", t.Grid)
 	case o.SensScale < ScaleParams || o.SensScale > ScaleNone:
 		return invalid("unknown sensitivity scale %d", o.SensScale)
+	case t.Grid == GridDyadic && o.Method == Auto:
+		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, and Auto may choose FS: name the method")
 	case t.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
 		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, not %v", o.Method)
 	}

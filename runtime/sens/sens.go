@@ -112,6 +112,13 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 		s.err = err
 		return s
 	}
+	if cfg.method == Auto {
+		// Auto needs p and the span, which a Solver learns only at
+		// Solve: solving many p with one Solver must not change method
+		// from one p to the next.
+		s.err = invalid("a Solver needs a concrete method, and Auto is chosen per model, parameters and span: take the Method of Resolve (sens.Solve resolves Auto itself)")
+		return s
+	}
 	s.cfg = cfg
 	params := cfg.params
 	if params == nil {
@@ -439,12 +446,22 @@ func resize(b []float64, n int) []float64 {
 // Solve is the one-call convenience: a new Solver for m and opt, x(t0) and
 // S(t0) from the model, and t0 = ts[0] (so the first output row is the
 // initial condition; prepend the start time to ts to start elsewhere).
+// Auto is resolved (Resolve) at p over [ts[0], ts[len-1]].
 // For repeated solves keep a Solver instead.
 func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, error) {
 	if len(ts) == 0 {
 		return &Result{}, invalid("no output times")
 	}
 	res := &Result{}
+	if opt != nil && opt.Method == Auto {
+		ch, err := Resolve(m, p, &Start{T0: ts[0]}, ts[len(ts)-1], opt)
+		if err != nil {
+			return res, err
+		}
+		o := *opt
+		o.Method = ch.Method
+		opt = &o
+	}
 	err := NewSolver(m, opt).Solve(res, p, nil, ts[0], ts)
 	return res, err
 }
