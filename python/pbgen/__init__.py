@@ -275,6 +275,10 @@ class Problem(_Handle):
         """(fval, grad): scipy.optimize.minimize(..., jac=True)."""
         return self(x, (0, 1))
 
+    def jac(self, x):
+        """The gradient of fun (scipy.optimize.minimize(fun, x0, jac=jac))."""
+        return self(x, (1,))
+
     def hess(self, x):
         """The Gauss-Newton Hessian of fun (see __call__)."""
         return self(x, (2,))
