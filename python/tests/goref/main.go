@@ -9,7 +9,8 @@
 // {"kind": "model", "path" or "compiled", "method", "rtol", "atol",
 // "ts", "p"} (parser, symbolic.Build and interp.New, or the generated
 // package, then sens.NewSolver and Solve from the model's initial state
-// at t0 = 0).
+// at t0 = 0), or {"kind": "bench", "path" or "compiled", "n"}: the CPU time of n
+// evaluations of llh and gradient at the nominal point.
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"strconv"
 
 	"github.com/pbgen/pbgen/generated/camkii"
+	"github.com/pbgen/pbgen/generated/camkiipetab"
 	"github.com/pbgen/pbgen/interp"
 	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/petab"
@@ -38,6 +40,7 @@ type request struct {
 	Theta      []string
 	TS         []string
 	P          []string
+	N          int // bench: evaluations to time
 }
 
 func hexes(v []float64) []string {
@@ -99,6 +102,40 @@ func problem(r *request) (map[string]any, error) {
 	}, nil
 }
 
+// bench times N evaluations of llh and gradient at the nominal point
+// (after one to warm up) as a Go user runs them: one objective, Eval in
+// a loop. It returns the CPU seconds per evaluation.
+func bench(r *request) (map[string]any, error) {
+	var m model.Model
+	var prob *objective.Problem
+	if r.Compiled == "camkiipetab" {
+		m, prob = camkiipetab.New(), camkiipetab.Problem()
+	} else {
+		p, err := petab.Load(r.Path)
+		if err != nil {
+			return nil, err
+		}
+		m, prob = p.Model, p.Objective
+	}
+	o, err := objective.New(m, prob, &objective.Options{Grad: true})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { o.Close() }()
+	th := o.Nominal()
+	var out objective.Result
+	if err := o.Eval(th, &out); err != nil {
+		return nil, err
+	}
+	c0 := cpuTime()
+	for range r.N {
+		if err := o.Eval(th, &out); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"cpu_per_eval": (cpuTime() - c0) / float64(max(r.N, 1)), "llh": hexes([]float64{out.LLH})[0]}, nil
+}
+
 // simulate solves a model as a Go user does.
 func simulate(r *request) (map[string]any, error) {
 	var m model.Model
@@ -156,6 +193,8 @@ func main() {
 			out[i], err = problem(r)
 		case "model":
 			out[i], err = simulate(r)
+		case "bench":
+			out[i], err = bench(r)
 		default:
 			err = fmt.Errorf("unknown kind %q", r.Kind)
 		}

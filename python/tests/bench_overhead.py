@@ -1,0 +1,63 @@
+"""The bridge's overhead: llh + gradient through Python against Go.
+
+For each problem, in alternating rounds: goref times N evaluations of
+llh and gradient with objective.Eval in Go (CPU time of its process), then
+this script times N calls of Problem.llh_grad (CPU time of this process,
+which includes the library's Go threads). Reported: the least per-call CPU
+time of each side over the rounds, their difference and its share. The
+issue's bound: at most 10% or 20 microseconds, whichever is larger.
+
+    make python-bench      (or: PBGEN_GOREF=goref python3 tests/bench_overhead.py)
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import pbgen  # noqa: E402
+from helpers import CAMKII_PROBLEM, DECAY, PERELSON, goref  # noqa: E402
+
+PROBLEMS = [
+    ("decay (2 states, 16 data)", dict(path=DECAY), lambda: pbgen.Problem(DECAY)),
+    ("Perelson_Science1996 (4 states, 16 data)", dict(path=PERELSON), lambda: pbgen.Problem(PERELSON)),
+    ("CaMKII compiled (21 states, 66 data)", dict(compiled="camkiipetab"), lambda: pbgen.Problem.compiled("camkiipetab")),
+    ("CaMKII interpreted", dict(path=CAMKII_PROBLEM), lambda: pbgen.Problem(CAMKII_PROBLEM)),
+]
+
+
+def python_side(prob, n):
+    th = prob.nominal
+    prob.llh_grad(th)
+    c0 = time.process_time()
+    for _ in range(n):
+        prob.llh_grad(th)
+    return (time.process_time() - c0) / n
+
+
+def main():
+    rounds = int(os.environ.get("ROUNDS", "5"))
+    budget = float(os.environ.get("BUDGET", "0.5"))  # CPU seconds per side and round
+    print(f"{'problem':44s} {'Go us':>10s} {'Python us':>10s} {'overhead us':>12s} {'share':>7s}  bound met")
+    for name, req, make in PROBLEMS:
+        prob = make()
+        one = python_side(prob, 3)
+        n = max(10, int(budget / max(one, 1e-7)))
+        go_t, py_t = [], []
+        for _ in range(rounds):
+            r = goref([dict(kind="bench", n=n, **req)])
+            if r is None:
+                sys.exit("no Go toolchain and no $PBGEN_GOREF")
+            go_t.append(r[0]["cpu_per_eval"])
+            py_t.append(python_side(prob, n))
+        g, p = min(go_t), min(py_t)
+        d = p - g
+        ok = d <= max(0.1 * g, 20e-6)
+        print(f"{name:44s} {g * 1e6:10.2f} {p * 1e6:10.2f} {d * 1e6:12.2f} {d / g:7.1%}  {'yes' if ok else 'NO'}  (n={n}, {rounds} rounds)")
+        prob.close()
+
+
+if __name__ == "__main__":
+    main()
