@@ -20,9 +20,23 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import pbgen  # noqa: E402
 from helpers import CAMKII_PROBLEM, DECAY, PERELSON, goref  # noqa: E402
 
+SHARED = os.environ.get("PBGEN_SHARED") or os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))), "shared")
+
+
+def benchmark_problem(name):
+    """A PEtab benchmark collection problem, if ../shared has it."""
+    path = os.path.join(SHARED, "petab-benchmark", name, name + ".yaml")
+    return path if os.path.exists(path) else None
+
+
 PROBLEMS = [
     ("decay (2 states, 16 data)", dict(path=DECAY), lambda: pbgen.Problem(DECAY)),
     ("Perelson_Science1996 (4 states, 16 data)", dict(path=PERELSON), lambda: pbgen.Problem(PERELSON)),
+    # Boehm_JProteomeRes2014's size (8 states, 48 data) where ../shared has them
+    *[(f"{n} ({d})", dict(path=benchmark_problem(n)), (lambda n=n: pbgen.Problem(benchmark_problem(n))))
+      for n, d in (("Rahman_MBS2016", "7 states, 23 data"), ("Okuonghae_ChaosSolitonsFractals2020", "9 states, 92 data"))
+      if benchmark_problem(n)],
     ("CaMKII compiled (21 states, 66 data)", dict(compiled="camkiipetab"), lambda: pbgen.Problem.compiled("camkiipetab")),
     ("CaMKII interpreted", dict(path=CAMKII_PROBLEM), lambda: pbgen.Problem(CAMKII_PROBLEM)),
 ]
