@@ -275,3 +275,41 @@ func (p *Problem) Close() {
 
 // errClosed is returned by a method of a closed value.
 var errClosed = errors.New("the problem or model is closed")
+
+// TimeEval runs n evaluations at theta in a Go loop, of the kind Eval
+// runs for out (its buffers are not written), and returns the process
+// CPU seconds per evaluation: the Go side of the bridge's overhead
+// measurement, in the caller's process and thread, so that the
+// difference from the same loop through the caller's language is the
+// bridge alone.
+func (p *Problem) TimeEval(theta []float64, n int, grad, fim bool) (float64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		return 0, errClosed
+	}
+	if len(theta) != len(p.info.ParameterIDs) || n < 1 {
+		return 0, fmt.Errorf("TimeEval: theta has %d values (want %d), n = %d (want >= 1)", len(theta), len(p.info.ParameterIDs), n)
+	}
+	kind := kindLLH
+	if grad {
+		kind = kindGrad
+	}
+	if fim {
+		kind = kindFIM
+	}
+	o, err := p.objective(kind)
+	if err != nil {
+		return 0, err
+	}
+	if err := o.Eval(theta, &p.res); err != nil {
+		return 0, err
+	}
+	c0 := cpuTime()
+	for range n {
+		if err := o.Eval(theta, &p.res); err != nil {
+			return 0, err
+		}
+	}
+	return (cpuTime() - c0) / float64(n), nil
+}

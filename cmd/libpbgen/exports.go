@@ -255,3 +255,31 @@ func pbgen_model_simulate(h C.uintptr_t, ts *C.double, nt C.int64_t, p *C.double
 	}
 	return fail(m.Simulate(floats(ts, nt), pp, floats(x0, nx), opt, floats(x, nxOut), floats(s, nsOut)))
 }
+
+// pbgen_problem_time_eval runs n evaluations at theta (ntheta values) in
+// a Go loop inside the library (llh, with grad the gradient, with fim the
+// FIM too) and writes the process CPU seconds per evaluation to
+// *seconds: the Go side of the overhead measurement
+// (python/tests/bench_overhead.py).
+//
+//export pbgen_problem_time_eval
+func pbgen_problem_time_eval(h C.uintptr_t, theta *C.double, ntheta, n C.int64_t, grad, fim C.int, seconds *C.double) (ret *C.char) {
+	defer recoverTo(&ret)
+	p, err := lookup[*capi.Problem](h, "problem")
+	if err != nil {
+		return fail(err)
+	}
+	if seconds == nil {
+		return fail(fmt.Errorf("pbgen_problem_time_eval: NULL seconds"))
+	}
+	th := floats(theta, ntheta)
+	if th == nil {
+		th = []float64{}
+	}
+	s, err := p.TimeEval(th, int(n), grad != 0, fim != 0)
+	if err != nil {
+		return fail(err)
+	}
+	*seconds = C.double(s)
+	return nil
+}

@@ -230,6 +230,19 @@ class Problem(_Handle):
         """The simulated observable per datum (untransformed)."""
         return self.evaluate(theta, residuals=True)["sim"]
 
+    def time_go(self, theta, n, grad=True, fim=False):
+        """CPU seconds per evaluation of a Go loop of n inside the library.
+
+        The Go side of the bridge's overhead (tests/bench_overhead.py): the
+        same evaluation as llh_grad (grad) or evaluate(fim=True), without
+        Python between them.
+        """
+        th = _vector(theta, "theta")
+        s = _lib.ctypes.c_double()
+        _lib.check(_lib._lib.pbgen_problem_time_eval(self._h, th.ctypes.data, th.shape[0], int(n), int(grad),
+                                                      int(fim), _lib.ctypes.byref(s)))
+        return s.value
+
     def __call__(self, x, sensi_orders=(0,), mode="mode_fun", return_dict=False, **kwargs):
         """pyPESTO's objective call: fval = -llh (- log prior when prior),
         grad its gradient, hess the FIM as the Gauss-Newton Hessian (minus the

@@ -43,6 +43,9 @@ def _declare(lib):
         f.argtypes = [_handle, ctypes.POINTER(ctypes.c_void_p)]
     lib.pbgen_problem_eval.restype = err
     lib.pbgen_problem_eval.argtypes = [_handle, _c_double_p, ctypes.c_int64, ctypes.c_int64] + [_c_double_p] * 10
+    lib.pbgen_problem_time_eval.restype = err
+    lib.pbgen_problem_time_eval.argtypes = [_handle, _c_double_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int,
+                                            ctypes.c_int, ctypes.POINTER(ctypes.c_double)]
     for name in ("pbgen_model_load", "pbgen_model_compiled"):
         f = getattr(lib, name)
         f.restype = err
