@@ -266,3 +266,59 @@ func TestSimulateErrors(t *testing.T) {
 		t.Errorf("unknown compiled model: %v", err)
 	}
 }
+
+func TestSample(t *testing.T) {
+	p, err := LoadProblem(conv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dim := len(p.Info().ParameterIDs)
+	opt := &SampleOptions{Chains: 2, Warmup: 10, Samples: 10, Seed: 3}
+	d1, l1 := make([]float64, 2*10*dim), make([]float64, 2*10)
+	acc, err := p.Sample(opt, d1, l1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, l2 := make([]float64, len(d1)), make([]float64, len(l1))
+	if _, err := p.Sample(opt, d2, l2); err != nil {
+		t.Fatal(err)
+	}
+	if len(acc) != 2 || !bitsEqual(d1, d2) || !bitsEqual(l1, l2) {
+		t.Error("two runs with one seed differ")
+	}
+	for _, c := range []struct {
+		opt SampleOptions
+		msg string
+	}{
+		{SampleOptions{Sampler: "nuts", Chains: 1, Samples: 1}, "nuts"},
+		{SampleOptions{Chains: 0, Samples: 1}, "chains"},
+		{SampleOptions{Chains: 1, Samples: 0}, "samples"},
+		{SampleOptions{Chains: 1, Samples: 1, Init: "zero"}, "init"},
+		{SampleOptions{Chains: 1, Samples: 2}, "buffers"},
+	} {
+		if _, err := p.Sample(&c.opt, make([]float64, dim), make([]float64, 1)); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("want an error with %q, got %v", c.msg, err)
+		}
+	}
+	cp, err := CompiledProblem("camkiipetab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.Sample(&SampleOptions{Chains: 1, Samples: 1}, make([]float64, 7), make([]float64, 1)); err == nil {
+		t.Error("sampling a compiled problem: no error")
+	}
+}
+
+func TestTimeEval(t *testing.T) {
+	p, err := LoadProblem(conv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.TimeEval(p.Info().Nominal, 3, true, false)
+	if err != nil || !(s >= 0) {
+		t.Errorf("TimeEval: %v, %v", s, err)
+	}
+	if _, err := p.TimeEval(p.Info().Nominal, 0, true, false); err == nil {
+		t.Error("n = 0: no error")
+	}
+}

@@ -64,7 +64,10 @@ func checkTols(rtol, atol float64) error {
 
 // Problem is an estimation problem ready for evaluation.
 type Problem struct {
-	mu   sync.Mutex
+	mu sync.Mutex
+	// pp is the problem as read (nil for a compiled one): what sampling
+	// needs for its posterior and initial points.
+	pp   *petab.Problem
 	m    model.Model
 	prob *objective.Problem
 	opt  objective.Options
@@ -107,7 +110,12 @@ func LoadProblem(path string, opt *Options) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newProblem(pp.Model, pp.Objective, oo, pp.ExperimentIDs)
+	p, err := newProblem(pp.Model, pp.Objective, oo, pp.ExperimentIDs)
+	if err != nil {
+		return nil, err
+	}
+	p.pp = pp
+	return p, nil
 }
 
 // compiledProblems are the PEtab problems compiled into the library

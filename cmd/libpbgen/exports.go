@@ -283,3 +283,36 @@ func pbgen_problem_time_eval(h C.uintptr_t, theta *C.double, ntheta, n C.int64_t
 	*seconds = C.double(s)
 	return nil
 }
+
+// pbgen_problem_sample runs MCMC on the problem's posterior
+// (capi.Problem.Sample): sampler "smmala", "mala" or "rwm" (NULL:
+// smmala), init "prior" or "nominal" (NULL: prior). draws receives
+// chains*samples*dim doubles (ndraws), log_post chains*samples
+// (nlogpost), accept chains (the acceptance rate of each chain after
+// warm-up).
+//
+//export pbgen_problem_sample
+func pbgen_problem_sample(h C.uintptr_t, sampler *C.char, chains, warmup, samples C.int64_t, seed C.uint64_t, init *C.char,
+	draws *C.double, ndraws C.int64_t, logPost *C.double, nlogpost C.int64_t, accept *C.double) (ret *C.char) {
+	defer recoverTo(&ret)
+	p, err := lookup[*capi.Problem](h, "problem")
+	if err != nil {
+		return fail(err)
+	}
+	opt := &capi.SampleOptions{Chains: int(chains), Warmup: int(warmup), Samples: int(samples), Seed: uint64(seed)}
+	if sampler != nil {
+		opt.Sampler = C.GoString(sampler)
+	}
+	if init != nil {
+		opt.Init = C.GoString(init)
+	}
+	if draws == nil || logPost == nil || accept == nil {
+		return fail(fmt.Errorf("pbgen_problem_sample: NULL output buffer"))
+	}
+	acc, err := p.Sample(opt, floats(draws, ndraws), floats(logPost, nlogpost))
+	if err != nil {
+		return fail(err)
+	}
+	copy(floats(accept, chains), acc)
+	return nil
+}

@@ -74,7 +74,8 @@ var allowed = []struct {
 	// The C ABI (capi, and cmd/libpbgen over it) and the Python package's
 	// Go reference (python/tests/goref): the runtime, petab and interp to
 	// load files (with parser and symbolic below them), and the shipped
-	// generated packages, linked in as compiled models and problems.
+	// generated packages, linked in as compiled models and problems; mcmc
+	// for sampling.
 	{"capi", pyDeps},
 	{"cmd/libpbgen", append([]string{"capi"}, pyDeps...)},
 	{"python", pyDeps},
@@ -85,7 +86,7 @@ var allowed = []struct {
 }
 
 // pyDeps are what the C ABI and the Python side may depend on.
-var pyDeps = []string{"petab", "interp", "parser", "symbolic",
+var pyDeps = []string{"petab", "interp", "parser", "symbolic", "mcmc",
 	"runtime/model", "runtime/sparse", "runtime/ode", "runtime/sens", "runtime/events", "runtime/dae", "runtime/dde",
 	"runtime/expm", "runtime/internal/dense", "runtime/objective",
 	"generated/camkii", "generated/pka", "generated/chua", "generated/camkiipetab"}

@@ -230,6 +230,30 @@ class Problem(_Handle):
         """The simulated observable per datum (untransformed)."""
         return self.evaluate(theta, residuals=True)["sim"]
 
+    def sample(self, samples=1000, warmup=1000, chains=4, sampler="smmala", seed=0, init="prior"):
+        """MCMC on the posterior (pbgen sample: SMMALA with the FIM metric,
+        MALA or RWM), one chain per thread inside the library.
+
+        Returns a dict: draws (chains, samples, dim) on the parameter scales,
+        log_post (chains, samples), accept (chains,), parameter_ids. The
+        (chain, draw, parameter) layout is ArviZ's:
+        arviz.from_dict(posterior={id: d["draws"][:, :, k] ...}).
+        init "prior" draws each chain's start from the initialization
+        priors, "nominal" starts at the nominal values. Only for a problem
+        read from files.
+        """
+        for name, v, least in (("chains", chains, 1), ("samples", samples, 1), ("warmup", warmup, 0)):
+            if int(v) != v or v < least:
+                raise PbgenError(f"pbgen: {name} = {v!r}, want an integer >= {least}")
+        c, s, d = int(chains), int(samples), self._n
+        draws = np.empty((c, s, d), dtype=_F64)
+        lp = np.empty((c, s), dtype=_F64)
+        acc = np.empty(c, dtype=_F64)
+        _lib.check(_lib._lib.pbgen_problem_sample(self._h, _method_arg(sampler), c, int(warmup), s, int(seed),
+                                                  _method_arg(init), draws.ctypes.data, draws.size, lp.ctypes.data,
+                                                  lp.size, acc.ctypes.data))
+        return {"draws": draws, "log_post": lp, "accept": acc, "parameter_ids": list(self.parameter_ids)}
+
     def time_go(self, theta, n, grad=True, fim=False):
         """CPU seconds per evaluation of a Go loop of n inside the library.
 

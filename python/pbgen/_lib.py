@@ -46,6 +46,10 @@ def _declare(lib):
     lib.pbgen_problem_time_eval.restype = err
     lib.pbgen_problem_time_eval.argtypes = [_handle, _c_double_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int,
                                             ctypes.c_int, ctypes.POINTER(ctypes.c_double)]
+    lib.pbgen_problem_sample.restype = err
+    lib.pbgen_problem_sample.argtypes = [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                                         ctypes.c_uint64, ctypes.c_char_p, _c_double_p, ctypes.c_int64,
+                                         _c_double_p, ctypes.c_int64, _c_double_p]
     for name in ("pbgen_model_load", "pbgen_model_compiled"):
         f = getattr(lib, name)
         f.restype = err

@@ -168,3 +168,28 @@ class Threads(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Sample(unittest.TestCase):
+    def test_smmala_bit_for_bit(self):
+        p = pbgen.Problem(PERELSON)
+        d = p.sample(samples=40, warmup=40, chains=2, seed=7)
+        self.assertEqual(d["draws"].shape, (2, 40, p.dim))
+        self.assertEqual(d["log_post"].shape, (2, 40))
+        self.assertTrue(np.all((d["accept"] >= 0) & (d["accept"] <= 1)))
+        lb, ub = p.bounds
+        self.assertTrue(np.all((d["draws"] >= lb) & (d["draws"] <= ub)))
+        ref = goref([dict(kind="sample", path=PERELSON, sampler="smmala", chains=2, warmup=40, samples=40, seed=7)])
+        if ref is None:
+            self.skipTest("no Go toolchain (go) and no $PBGEN_GOREF: cannot run the Go reference")
+        self.assertEqual(bits(d["draws"].ravel()), bits(unhex(ref[0]["draws"])))
+        self.assertEqual(bits(d["log_post"].ravel()), bits(unhex(ref[0]["log_post"])))
+
+    def test_errors(self):
+        p = pbgen.Problem(PERELSON)
+        with self.assertRaisesRegex(pbgen.PbgenError, "sampler"):
+            p.sample(samples=5, warmup=0, chains=1, sampler="nuts")
+        with self.assertRaisesRegex(pbgen.PbgenError, "chains"):
+            p.sample(samples=5, chains=0)
+        with self.assertRaisesRegex(pbgen.PbgenError, "compiled"):
+            pbgen.Problem.compiled("camkiipetab").sample(samples=5, warmup=0, chains=1)

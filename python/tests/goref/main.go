@@ -10,18 +10,24 @@
 // "ts", "p"} (parser, symbolic.Build and interp.New, or the generated
 // package, then sens.NewSolver and Solve from the model's initial state
 // at t0 = 0), or {"kind": "bench", "path" or "compiled", "n"}: the CPU time of n
-// evaluations of llh and gradient at the nominal point.
+// evaluations of llh and gradient at the nominal point, or {"kind":
+// "sample", "path", "sampler", "chains", "warmup", "samples", "seed"}
+// (mcmc.Run on petab.Problem.Target).
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 
 	"github.com/pbgen/pbgen/generated/camkii"
 	"github.com/pbgen/pbgen/generated/camkiipetab"
 	"github.com/pbgen/pbgen/interp"
+	"github.com/pbgen/pbgen/mcmc"
 	"github.com/pbgen/pbgen/parser"
 	"github.com/pbgen/pbgen/petab"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -41,6 +47,10 @@ type request struct {
 	TS         []string
 	P          []string
 	N          int // bench: evaluations to time
+	// sample: mcmc.Run's options
+	Sampler                 string
+	Chains, Warmup, Samples int
+	Seed                    uint64
 }
 
 func hexes(v []float64) []string {
@@ -136,6 +146,37 @@ func bench(r *request) (map[string]any, error) {
 	return map[string]any{"cpu_per_eval": (cpuTime() - c0) / float64(max(r.N, 1)), "llh": hexes([]float64{out.LLH})[0]}, nil
 }
 
+// sample runs mcmc.Run on the posterior as pbgen sample does (initial
+// points from the initialization priors, one target per chain).
+func sample(r *request) (map[string]any, error) {
+	p, err := petab.Load(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	kind, ok := mcmc.ParseSampler(r.Sampler)
+	if !ok {
+		return nil, fmt.Errorf("sampler %q", r.Sampler)
+	}
+	opt := &mcmc.Options{Sampler: kind, Chains: r.Chains, Warmup: r.Warmup, Samples: r.Samples, Seed: r.Seed,
+		Workers: r.Chains, Names: p.EstimatedIDs(),
+		Init: func(_ int, rng *rand.Rand, dst []float64) {
+			if p.InitialPoint(petab.InitPrior, rng, dst) != nil {
+				dst[0] = math.NaN()
+			}
+		}}
+	topt := &petab.TargetOptions{Grad: kind != mcmc.RWM, FIM: kind == mcmc.SMMALA}
+	res, err := mcmc.Run(context.Background(), func() (mcmc.Target, error) { return p.Target(topt) }, opt)
+	if err != nil {
+		return nil, err
+	}
+	var draws, lp []float64
+	for _, ch := range res.Chains {
+		draws = append(draws, ch.Draws...)
+		lp = append(lp, ch.LogPost...)
+	}
+	return map[string]any{"draws": hexes(draws), "log_post": hexes(lp)}, nil
+}
+
 // simulate solves a model as a Go user does.
 func simulate(r *request) (map[string]any, error) {
 	var m model.Model
@@ -193,6 +234,8 @@ func main() {
 			out[i], err = problem(r)
 		case "model":
 			out[i], err = simulate(r)
+		case "sample":
+			out[i], err = sample(r)
 		case "bench":
 			out[i], err = bench(r)
 		default:
