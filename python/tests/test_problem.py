@@ -139,6 +139,25 @@ class BadInput(unittest.TestCase):
             self.p.llh(np.zeros(7))
         self.p.close()  # twice is fine
 
+    def test_c_abi_misuse(self):
+        # What a C caller could get wrong: an unknown handle, a wrong ndata.
+        from pbgen import _lib
+        lib = _lib.lib()
+        with self.assertRaisesRegex(pbgen.PbgenError, "not an open problem"):
+            _lib.check(lib.pbgen_problem_eval(123456789, None, 0, 0, None, None, None, None, None, None, None,
+                                              None, None, None))
+        with self.assertRaisesRegex(pbgen.PbgenError, "not open"):
+            _lib.check(lib.pbgen_close(123456789))
+        th = self.p.nominal
+        r = np.empty(5)
+        with self.assertRaisesRegex(pbgen.PbgenError, "ndata = 5, but the problem has 66 data"):
+            _lib.check(lib.pbgen_problem_eval(self.p._h, th.ctypes.data, 7, 5, None, None, None, None, None, None,
+                                              None, r.ctypes.data, None, None))
+        m = pbgen.Model.compiled("camkii")
+        with self.assertRaisesRegex(pbgen.PbgenError, "is not a problem"):
+            _lib.check(lib.pbgen_problem_eval(m._h, th.ctypes.data, 7, 0, None, None, None, None, None, None,
+                                              None, None, None, None))
+
     def test_pypesto_modes(self):
         with self.assertRaisesRegex(pbgen.PbgenError, "sres"):
             self.p(self.p.nominal, (0, 1), mode="mode_res")
