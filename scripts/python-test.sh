@@ -26,3 +26,6 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/goref" ./python/tests/goref
 cd python
 PBGEN_GOREF="$tmp/goref" "$py" -m unittest discover -s tests
+# A short run of the overhead measurement (one round, a few evaluations)
+# so that it keeps working; `make python-bench` is the measurement.
+PBGEN_GOREF="$tmp/goref" ROUNDS=1 BUDGET=0.02 "$py" tests/bench_overhead.py
