@@ -53,11 +53,12 @@ def _addr(a):
     return a.ctypes.data if a is not None else None
 
 
-def _method_arg(method):
+def _method_arg(method, what="method", choices=METHODS + ("none",)):
+    """A string option as bytes for the library (None: its default)."""
     if method is None:
         return None
     if not isinstance(method, str):
-        raise PbgenError(f"pbgen: method must be a string ({', '.join(METHODS)}), got {method!r}")
+        raise PbgenError(f"pbgen: {what} must be a string ({', '.join(choices)}), got {method!r}")
     return method.encode()
 
 
@@ -249,8 +250,8 @@ class Problem(_Handle):
         draws = np.empty((c, s, d), dtype=_F64)
         lp = np.empty((c, s), dtype=_F64)
         acc = np.empty(c, dtype=_F64)
-        _lib.check(_lib._lib.pbgen_problem_sample(self._h, _method_arg(sampler), c, int(warmup), s, int(seed),
-                                                  _method_arg(init), draws.ctypes.data, draws.size, lp.ctypes.data,
+        _lib.check(_lib._lib.pbgen_problem_sample(self._h, _method_arg(sampler, "sampler", ("smmala", "mala", "rwm")), c, int(warmup), s, int(seed),
+                                                  _method_arg(init, "init", ("prior", "nominal")), draws.ctypes.data, draws.size, lp.ctypes.data,
                                                   lp.size, acc.ctypes.data))
         return {"draws": draws, "log_post": lp, "accept": acc, "parameter_ids": list(self.parameter_ids)}
 
