@@ -250,9 +250,11 @@ class Problem(_Handle):
         draws = np.empty((c, s, d), dtype=_F64)
         lp = np.empty((c, s), dtype=_F64)
         acc = np.empty(c, dtype=_F64)
-        _lib.check(_lib._lib.pbgen_problem_sample(self._h, _method_arg(sampler, "sampler", ("smmala", "mala", "rwm")), c, int(warmup), s, int(seed),
-                                                  _method_arg(init, "init", ("prior", "nominal")), draws.ctypes.data, draws.size, lp.ctypes.data,
-                                                  lp.size, acc.ctypes.data))
+        smp = _method_arg(sampler, "sampler", ("smmala", "mala", "rwm"))
+        ini = _method_arg(init, "init", ("prior", "nominal"))
+        _lib.check(_lib._lib.pbgen_problem_sample(self._h, smp, c, int(warmup), s, int(seed), ini,
+                                                  draws.ctypes.data, draws.size, lp.ctypes.data, lp.size,
+                                                  acc.ctypes.data))
         return {"draws": draws, "log_post": lp, "accept": acc, "parameter_ids": list(self.parameter_ids)}
 
     def time_go(self, theta, n, grad=True, fim=False):
