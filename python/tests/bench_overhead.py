@@ -55,9 +55,9 @@ def python_side(prob, n):
 
 
 def main():
-    rounds = int(os.environ.get("ROUNDS", "7"))
+    rounds = int(os.environ.get("ROUNDS", "15"))
     budget = float(os.environ.get("BUDGET", "0.5"))  # CPU seconds per side and round
-    print(f"{'problem':52s} {'Go proc us':>10s} {'Go lib us':>10s} {'Python us':>10s} {'overhead us':>12s} {'share':>7s}  "
+    print(f"{'problem':56s} {'Go proc us':>10s} {'Go lib us':>10s} {'Python us':>10s} {'overhead us':>12s} {'share':>7s}  "
           "bound met")
     for name, req, make in PROBLEMS:
         prob = make()
@@ -75,7 +75,7 @@ def main():
         g, p = min(lib), min(py)
         d = p - g
         ok = d <= max(0.1 * g, 20e-6)
-        print(f"{name:52s} {min(proc) * 1e6:10.2f} {g * 1e6:10.2f} {p * 1e6:10.2f} {d * 1e6:12.2f} {d / g:7.1%}  "
+        print(f"{name:56s} {min(proc) * 1e6:10.2f} {g * 1e6:10.2f} {p * 1e6:10.2f} {d * 1e6:12.2f} {d / g:7.1%}  "
               f"{'yes' if ok else 'NO'}  (n={n}, {rounds} rounds)", flush=True)
         prob.close()
 
