@@ -53,3 +53,26 @@ class Fit(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Derivatives(unittest.TestCase):
+    """At decay's optimum the residuals vanish, so the FIM is the exact
+    Hessian of -llh: both the gradient and the FIM are checked against
+    central differences."""
+
+    def test_grad_and_fim_by_differences(self):
+        p = pbgen.Problem(DECAY, method="fs", rtol=1e-11, atol=1e-13)
+        h = 1e-5
+        x = TRUTH + np.array([0.01, -0.02, 0.015])  # off the optimum for the gradient
+        g = p.grad(x)
+        for a in range(p.dim):
+            e = np.zeros(p.dim)
+            e[a] = h
+            fd = (p.llh(x + e) - p.llh(x - e)) / (2 * h)
+            self.assertAlmostEqual(g[a], fd, delta=1e-5 * max(1.0, abs(fd)))
+        hess = p.hess(TRUTH)
+        for a in range(p.dim):
+            e = np.zeros(p.dim)
+            e[a] = h
+            fd = (p.jac(TRUTH + e) - p.jac(TRUTH - e)) / (2 * h)
+            np.testing.assert_allclose(hess[a], fd, rtol=1e-4, atol=1e-4 * np.abs(hess).max())
