@@ -104,6 +104,7 @@ class Problem(_Handle):
     """
 
     def __init__(self, path, method=None, rtol=0.0, atol=0.0, workers=0, prior=True, _compiled=False):
+        self._args = (path, method, rtol, atol, workers, prior, _compiled)
         lib = _lib.lib()
         h = _lib._handle()
         fn = lib.pbgen_problem_compiled if _compiled else lib.pbgen_problem_load
@@ -136,6 +137,15 @@ class Problem(_Handle):
     def compiled(cls, name, **kw):
         """The PEtab problem compiled into the library under name."""
         return cls(name, _compiled=True, **kw)
+
+    # Pickling and copying re-open the problem from its arguments, with a
+    # handle of its own: what pyPESTO's multi-process engine and its
+    # objective.copy() (deepcopy) need, and one handle per thread.
+    def __getstate__(self):
+        return {"args": self._args}
+
+    def __setstate__(self, state):
+        Problem.__init__(self, *state["args"])
 
     @property
     def bounds(self):
@@ -360,6 +370,7 @@ class Model(_Handle):
     """
 
     def __init__(self, path, _compiled=False):
+        self._args = (path, _compiled)
         lib = _lib.lib()
         h = _lib._handle()
         fn = lib.pbgen_model_compiled if _compiled else lib.pbgen_model_load
@@ -381,6 +392,12 @@ class Model(_Handle):
     def compiled(cls, name):
         """The generated package linked into the library under name."""
         return cls(name, _compiled=True)
+
+    def __getstate__(self):
+        return {"args": self._args}
+
+    def __setstate__(self, state):
+        Model.__init__(self, *state["args"])
 
     def _params(self, p):
         if p is None:

@@ -166,6 +166,21 @@ class BadInput(unittest.TestCase):
         self.assertEqual(set(d), {"fval", "grad"})
 
 
+class Copies(unittest.TestCase):
+    def test_pickle_and_deepcopy(self):
+        import copy
+        import pickle
+        p = pbgen.Problem(CAMKII_PROBLEM, method="fs", prior=False)
+        for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+            self.assertNotEqual(q._h, p._h)  # a handle of its own
+            self.assertFalse(q.prior)
+            self.assertEqual(q.llh(q.nominal), p.llh(p.nominal))
+        c = pickle.loads(pickle.dumps(pbgen.Problem.compiled("camkiipetab")))
+        self.assertEqual(c.dim, 7)
+        m = pickle.loads(pickle.dumps(pbgen.Model.compiled("camkii")))
+        self.assertEqual(len(m.state_ids), 21)
+
+
 class Threads(unittest.TestCase):
     def test_one_problem_per_thread(self):
         ref = pbgen.Problem(CAMKII_PROBLEM).llh_grad(pbgen.Problem(CAMKII_PROBLEM).nominal)
