@@ -140,6 +140,9 @@ func pbgen_problem_compiled(name, method *C.char, rtol, atol C.double, workers C
 //export pbgen_problem_info
 func pbgen_problem_info(h C.uintptr_t, json **C.char) (ret *C.char) {
 	defer recoverTo(&ret)
+	if json == nil {
+		return fail(fmt.Errorf("pbgen_problem_info: NULL json pointer"))
+	}
 	p, err := lookup[*capi.Problem](h, "problem")
 	if err != nil {
 		return fail(err)
@@ -220,6 +223,9 @@ func pbgen_model_compiled(name *C.char, out *C.uintptr_t) (ret *C.char) {
 //export pbgen_model_info
 func pbgen_model_info(h C.uintptr_t, json **C.char) (ret *C.char) {
 	defer recoverTo(&ret)
+	if json == nil {
+		return fail(fmt.Errorf("pbgen_model_info: NULL json pointer"))
+	}
 	m, err := lookup[*capi.Model](h, "model")
 	if err != nil {
 		return fail(err)

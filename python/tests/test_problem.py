@@ -153,6 +153,8 @@ class BadInput(unittest.TestCase):
         with self.assertRaisesRegex(pbgen.PbgenError, "ndata = 5, but the problem has 66 data"):
             _lib.check(lib.pbgen_problem_eval(self.p._h, th.ctypes.data, 7, 5, None, None, None, None, None, None,
                                               None, r.ctypes.data, None, None))
+        with self.assertRaisesRegex(pbgen.PbgenError, "NULL json"):
+            _lib.check(lib.pbgen_problem_info(self.p._h, None))
         m = pbgen.Model.compiled("camkii")
         with self.assertRaisesRegex(pbgen.PbgenError, "is not a problem"):
             _lib.check(lib.pbgen_problem_eval(m._h, th.ctypes.data, 7, 0, None, None, None, None, None, None,
