@@ -25,9 +25,9 @@ PHASES = [
     ("lowering other (observables, conditions)", r"petab\.\(\*lowering\)"),
     ("objective.New: conservation laws", r"objective\.conservation|gonum/blas/gonum\.dgemmParallel"),
     ("objective.New: other", r"objective\.New\b"),
-    ("steady state", r"objective\.\(\*worker\)\.steady\b"),
+    ("steady state", r"objective\.\(\*worker\)\.steady"),
     ("observables + data", r"objective\.\(\*worker\)\.(observePhase|datum)|objective\.\(\*core\)\.(sum|finish)"),
-    ("integration", r"sens\.\(\*Solver\)\.SolveFrom|ode\.\(\*Solver\)"),
+    ("integration", r"sens\.\(\*Solver\)\.SolveFrom|ode\.\(\*Solver\)|events\.\(\*SensSolver\)"),
     ("output (print, tables)", r"petab\.\(\*Problem\)\.WriteSimulations|fmt\.Fprint"),
     ("GC, runtime", r"^runtime\.|gcBgMarkWorker|bgsweep|bgscavenge"),
 ]
@@ -39,6 +39,7 @@ KERNELS = [
     ("sparse LU factor", r"sparse\.\(\*LU\)\.(Factor|Refactor|factor|refactor|symbolic|Analyze)|sparse\.AMD|sparse\.amd"),
     ("sparse LU solve", r"sparse\.\(\*LU\)\.(Solve|solve)"),
     ("dense LU / solve", r"dense\.(Factor|Solve|factor|solve|elim)"),
+    ("dense vector kernels (S, Nordsieck arrays)", r"dense\.(Axpy|GatherRow|Predict|Scale|Dot|Finite|axpy|gather|predict|finite)"),
     ("S update (FS corrector)", r"ode\.\(\*Solver\)\.sens"),
     ("alloc, GC", r"runtime\.(mallocgc|gcAssist|growslice|newobject|makeslice)"),
 ]

@@ -159,8 +159,12 @@ type core struct {
 	scales     []Scale
 	lin, dlin  []float64 // theta's linear values and d(lin)/d(theta)
 	priors     []prior   // per theta
-	consL      []float64 // conservation laws, k x nx (see steady.go)
-	asgTargets [][]int   // per assignment set: the states it assigns
+	// lawsOnce finds the conservation laws consL (k x nx, see steady.go)
+	// and their projector consP = consL^T consL (nx x nx) when a steady
+	// state first needs them (core.laws).
+	lawsOnce     sync.Once
+	consL, consP []float64
+	asgTargets   [][]int // per assignment set: the states it assigns
 
 	exps   []expPlan
 	groups []group
@@ -325,12 +329,6 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		if err := c.checkDelaySens(); err != nil {
 			return nil, err
 		}
-	}
-	if c.dl == nil {
-		// Conservation laws serve the steady states, which a model with
-		// delays does not reach here (and whose f without the delayed
-		// values is NaN).
-		c.consL = conservation(m, c.sampleParams())
 	}
 	nw := min(o.Workers, max(1, len(c.exps)))
 	c.workers = make([]*worker, 0, nw)

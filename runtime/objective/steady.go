@@ -34,6 +34,35 @@ import (
 // mistaken for a conservation law), the phase is redone integrating S
 // with x (the robust path: integration carries L S0 along by itself).
 
+// laws returns the conservation laws L (k x nx) and their projector
+// L^T L (nx x nx), found on the first call: only the steady states of
+// pre-equilibration and of t = +Inf need them, and finding them (a dense
+// SVD of an nx x 3(nx+np) matrix, cubic in nx) was most of an
+// evaluation without steady states on a 500-state model when New did it.
+// A model with delays never reaches steady() (its f without the delayed
+// values is NaN), so it never gets here either. Safe for concurrent use.
+func (c *core) laws() (l, proj []float64) {
+	c.lawsOnce.Do(func() {
+		c.consL = conservation(c.m, c.sampleParams())
+		c.consP = projector(c.consL, c.nx)
+	})
+	return c.consL, c.consP
+}
+
+// projector returns L^T L (nx x nx, row-major) for the k x nx row-major
+// L, nil for no laws. bordered adds it to Jx at every Newton step, which
+// summing the k rank-one terms there made O(k nx^2) per step.
+func projector(l []float64, nx int) []float64 {
+	k := len(l) / max(nx, 1)
+	if k == 0 {
+		return nil
+	}
+	p := mat.NewDense(nx, nx, nil)
+	lm := mat.NewDense(k, nx, l)
+	p.Mul(lm.T(), lm)
+	return p.RawMatrix().Data
+}
+
 // conservation returns the conservation laws of m (k x nx row-major,
 // orthonormal rows): the left null space of [Jx Jp] sampled at three
 // random states near x0(p). Columns are scaled to unit norm first, which
@@ -227,17 +256,9 @@ func (w *worker) bordered(tm *thetaModel, t float64, x []float64) bool {
 		sc = 1
 	}
 	w.lscale = sc
-	l := w.c.consL
-	for r := 0; r+nx <= len(l); r += nx {
-		lr := l[r : r+nx]
-		for i, li := range lr {
-			if li == 0 {
-				continue
-			}
-			row := a[i*nx : (i+1)*nx]
-			for j, lj := range lr {
-				row[j] += sc * li * lj
-			}
+	if _, proj := w.c.laws(); proj != nil {
+		for i, v := range proj[:nx*nx] {
+			a[i] += sc * v
 		}
 	}
 	if !dense.Factor(a, nx, w.piv) {
@@ -297,26 +318,8 @@ func (w *worker) solveSens(tm *thetaModel, t float64, x, S []float64) bool {
 		rhs[i] = -rhs[i]
 	}
 	// + s L^T (L S0).
-	l := w.c.consL
-	ls := w.ls[:nc]
-	sc := w.lscale
-	for r := 0; r+nx <= len(l); r += nx {
-		lr := l[r : r+nx]
-		clear(ls)
-		for i, li := range lr {
-			if li != 0 {
-				for c, v := range S[i*nc : (i+1)*nc] {
-					ls[c] += li * v
-				}
-			}
-		}
-		for i, li := range lr {
-			if li != 0 {
-				for c, v := range ls {
-					rhs[i*nc+c] += sc * li * v
-				}
-			}
-		}
+	if _, proj := w.c.laws(); proj != nil {
+		dense.MulAdd(rhs, proj, S[:nx*nc], nx, nx, nc, w.lscale, 1)
 	}
 	dense.SolveMulti(w.a, nx, w.piv, rhs, nc)
 	if !w.isSteady(tm, t, x, rhs) {
