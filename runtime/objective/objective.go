@@ -400,8 +400,12 @@ func (c *core) check() error {
 			return fmt.Errorf("objective: condition %q has %d parameter values, the model %d", cd.ID, len(cd.P), c.np)
 		}
 		for j, v := range cd.P {
-			if err := val(v, "condition "+strconv.Quote(cd.ID)+" parameter "+c.m.ParamNames()[j]); err != nil {
-				return err
+			// The message only on failure: building it for every entry
+			// copied the np names np times per condition (a model's
+			// ParamNames returns a copy), 0.05 s of CPU on a 2000-state
+			// network.
+			if v.Theta >= c.nt || v.Theta < -1 {
+				return val(v, "condition "+strconv.Quote(cd.ID)+" parameter "+c.m.ParamNames()[j])
 			}
 		}
 	}
