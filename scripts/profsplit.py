@@ -2,7 +2,10 @@
 """Split the CPU samples of `pbgen petab -cpuprofile` into the phases of a
 PEtab evaluation (docs/bench/chensize.md).
 
-usage: scripts/profsplit.py PROFILE [PROFILE...]
+usage: scripts/profsplit.py PROFILE [PROFILE...] [-- PROFILE...]
+
+With "--", the profiles after it are a second set (after a change) and the
+table has a column per set.
 
 Several profiles (repeated runs) are merged. Each sample goes to the first
 phase whose pattern occurs anywhere on its stack (the order below), and
@@ -23,7 +26,7 @@ PHASES = [
     ("symbolic build (Jx, Jp, CSE)", r"symbolic\.Build\b"),
     ("interp build", r"interp\.New"),
     ("lowering other (observables, conditions)", r"petab\.\(\*lowering\)"),
-    ("objective.New: conservation laws", r"objective\.conservation|gonum/blas/gonum\.dgemmParallel"),
+    ("conservation laws (dense SVD)", r"objective\.conservation|gonum/blas/gonum\.dgemmParallel"),
     ("objective.New: other", r"objective\.New\b"),
     ("steady state", r"objective\.\(\*worker\)\.steady"),
     ("observables + data", r"objective\.\(\*worker\)\.(observePhase|datum)|objective\.\(\*core\)\.(sum|finish)"),
@@ -68,10 +71,7 @@ def classify(stack, rules):
     return None
 
 
-def main():
-    paths = sys.argv[1:]
-    if not paths:
-        sys.exit(__doc__)
+def split(paths):
     total = 0.0
     phase, kern = {}, {}
     for v, st in traces(paths):
@@ -82,15 +82,40 @@ def main():
             k = classify(st, KERNELS) or "BDF and other"
             kern[(p, k)] = kern.get((p, k), 0) + v
     n = len(paths)
-    print(f"| phase | CPU s per run | % |")
-    print(f"|---|---:|---:|")
+    rows = {}
+    for name, v in phase.items():
+        rows[name] = v / n
+    for (p, k), v in kern.items():
+        rows[(p, k)] = v / n
+    return rows, total / n
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        sys.exit(__doc__)
+    sets = [args]
+    if "--" in args:
+        i = args.index("--")
+        sets = [args[:i], args[i + 1:]]
+    res = [split(s) for s in sets]
+    head = "| phase | " + " | ".join("CPU s per run | %" for _ in res) + " |"
+    print(head)
+    print("|---|" + "---:|---:|" * len(res))
+    def line(label, key):
+        cells = []
+        for rows, total in res:
+            v = rows.get(key, 0.0)
+            cells.append(f"{v:.3f} | {100 * v / total:.1f}" if v else "- | -")
+        print(f"| {label} | " + " | ".join(cells) + " |")
     for name, _ in PHASES + [("other", "")]:
-        if name in phase:
-            print(f"| {name} | {phase[name]/n:.3f} | {100*phase[name]/total:.1f} |")
-            for (p, k), v in sorted(kern.items(), key=lambda kv: -kv[1]):
-                if p == name:
-                    print(f"| &nbsp;&nbsp;{k} | {v/n:.3f} | {100*v/total:.1f} |")
-    print(f"| total (samples) | {total/n:.3f} | 100 |")
+        if not any(name in rows for rows, _ in res):
+            continue
+        line(name, name)
+        ks = {k for rows, _ in res for k in rows if isinstance(k, tuple) and k[0] == name}
+        for key in sorted(ks, key=lambda k: -res[0][0].get(k, 0.0)):
+            line("&nbsp;&nbsp;" + key[1], key)
+    print("| total (samples) | " + " | ".join(f"{total:.3f} | 100" for _, total in res) + " |")
 
 
 if __name__ == "__main__":
