@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -36,7 +37,7 @@ func (s paramSet) Set(v string) error {
 }
 
 // cmdPEtab evaluates a PEtab problem, or checks it (pbgen petab check).
-func cmdPEtab(args []string, stdout, stderr io.Writer) error {
+func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) > 0 && args[0] == "check" {
 		fs := newFlagSet("pbgen petab check", stderr, "pbgen petab check problem.yaml")
 		if err := parseFlags(fs, args[1:], 1); err != nil {
@@ -68,6 +69,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&jobs, "j", "`number` of experiments solved in parallel, at least 1 (more than the experiments: one each)")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of loading and evaluating the problem to `file` (runtime/pprof; read it with go tool pprof)")
 	switches := fs.Bool("switches", true, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into a state kept by two events; -switches=false leaves them in the rates, where the solver locates them as switches of f (the same sensitivities; petab.LoadOptions.KeepTimeRelations); also with -gen")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
@@ -85,6 +87,17 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkPEtabOutputs(fs, *simOut, *jsonOut); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := stop(); err == nil {
+				err = cerr
+			}
+		}()
 	}
 	p, err := petab.LoadWith(fs.Arg(0), lopt)
 	if err != nil {
@@ -174,6 +187,24 @@ func checkPEtabOutputs(fs *flag.FlagSet, simOut, jsonOut string) error {
 		return bad(fmt.Errorf("-o and -json are both %s: give each its own file", simOut))
 	}
 	return nil
+}
+
+// startCPUProfile starts a CPU profile into path; stop ends it and closes
+// the file. pbgen petab -cpuprofile is how the time of a large problem is
+// split into reading, building and solving (docs/bench/chensize.md).
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // listErrors prints every error of a PEtab ErrorList, one a line, and

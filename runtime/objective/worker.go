@@ -62,7 +62,7 @@ type worker struct {
 	lscale    float64   // its s
 	piv       []int
 	dx, xn    []float64 // Newton step, new iterate
-	rhs, ls   []float64 // the steady-state S solve
+	rhs       []float64 // the steady-state S solve
 	u, du     []float64 // placeholder values, d(lin)/d(theta)
 	d         model.ObsDeriv
 	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
@@ -181,7 +181,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
 	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
 	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
-	w.ds, w.ls = mk(nx*maxC), mk(maxC)
+	w.ds = mk(nx * maxC)
 	w.x0c, w.s0c, w.rhs = mk(nx), mk(nx*maxC), mk(nx*maxC)
 	w.a, w.piv = mk(nx*nx), make([]int, nx)
 	w.dx, w.xn = mk(nx), mk(nx)
