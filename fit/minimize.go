@@ -95,13 +95,13 @@ type minimizer struct {
 	v, dv        []float64
 	st           *stepper
 
-	delta          float64
-	switched       bool
-	sinceRadius    int // iterations since the radius last changed (HybridFixed)
-	intermediate   int // accepted iterations without a radius change (HybridFraction)
-	res            Result
-	wantHess       bool
-	start          time.Time
+	delta        float64
+	switched     bool
+	sinceRadius  int // iterations since the radius last changed (HybridFixed)
+	intermediate int // accepted iterations without a radius change (HybridFraction)
+	res          Result
+	wantHess     bool
+	start        time.Time
 }
 
 func newMinimizer(obj Objective, o Options, x0, lo, hi []float64) *minimizer {

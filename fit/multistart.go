@@ -49,10 +49,12 @@ type MultiOptions struct {
 	// Total) only.
 	Seed     uint64
 	Sampling Sampling
-	// Init, when non-nil, draws start i's point into dst instead of
-	// Sampling (for example from a prior), with rng start i's own
-	// generator; it is called again for each redraw. Workers call it
-	// concurrently for different starts.
+	// Init, when non-nil, is called after the sampling with dst holding
+	// start i's sampled point (NaN for a parameter with an infinite
+	// bound), and may replace any entries: draw some parameters from a
+	// prior, or the whole point. rng is start i's own generator. It is
+	// called again after each redraw. Workers call it concurrently for
+	// different starts.
 	Init func(start int, rng *rand.Rand, dst []float64)
 	// MaxRedraws bounds the redraws of one start whose point the
 	// objective cannot evaluate (default 100); the start then ends with
@@ -295,7 +297,7 @@ func newSampler(o *MultiOptions, n int, lo, hi []float64) (*sampler, error) {
 			return nil, fmt.Errorf("fit: parameter %d: bounds [%g, %g] are empty", d, s.lo[d], s.hi[d])
 		}
 	}
-	if o.Init == nil && o.Sampling == LatinHypercube {
+	if o.Sampling == LatinHypercube {
 		// The strata's order comes from a stream no start uses.
 		rng := rand.New(rand.NewPCG(o.Seed, math.MaxUint64))
 		s.perm = make([][]int, n)
@@ -308,33 +310,36 @@ func newSampler(o *MultiOptions, n int, lo, hi []float64) (*sampler, error) {
 
 // first draws start i's first point.
 func (s *sampler) first(i int, rng *rand.Rand, dst []float64) {
-	switch {
-	case s.o.Init != nil:
-		s.o.Init(i, rng, dst)
-	case s.perm != nil:
-		for d := range dst {
-			u := (float64(s.perm[d][i]) + rng.Float64()) / float64(s.o.Total)
-			dst[d] = s.lo[d] + (s.hi[d]-s.lo[d])*u
-		}
-	default:
-		s.uniform(rng, dst)
-	}
-}
-
-// again redraws a point after a failure: Init, or uniform in the box
-// (a Latin hypercube's stratum is taken; a redraw goes anywhere).
-func (s *sampler) again(i int, rng *rand.Rand, dst []float64) {
-	if s.o.Init != nil {
-		s.o.Init(i, rng, dst)
+	if s.perm == nil {
+		s.again(i, rng, dst)
 		return
 	}
-	s.uniform(rng, dst)
+	for d := range dst {
+		u := (float64(s.perm[d][i]) + rng.Float64()) / float64(s.o.Total)
+		dst[d] = s.at(d, u)
+	}
+	if s.o.Init != nil {
+		s.o.Init(i, rng, dst)
+	}
 }
 
-func (s *sampler) uniform(rng *rand.Rand, dst []float64) {
+// again draws a point uniformly in the box (a Latin hypercube's stratum
+// is taken; a redraw goes anywhere), then calls Init.
+func (s *sampler) again(i int, rng *rand.Rand, dst []float64) {
 	for d := range dst {
-		dst[d] = s.lo[d] + (s.hi[d]-s.lo[d])*rng.Float64()
+		dst[d] = s.at(d, rng.Float64())
 	}
+	if s.o.Init != nil {
+		s.o.Init(i, rng, dst)
+	}
+}
+
+// at maps u in [0, 1) to parameter d's range (NaN if it is infinite).
+func (s *sampler) at(d int, u float64) float64 {
+	if math.IsInf(s.lo[d], 0) || math.IsInf(s.hi[d], 0) {
+		return math.NaN()
+	}
+	return s.lo[d] + (s.hi[d]-s.lo[d])*u
 }
 
 // ErrNoStart is returned by (*MultiResult).BestStart when every start

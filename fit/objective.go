@@ -32,8 +32,8 @@ type Objective interface {
 // between workers when the factory returns the same value, so F must then
 // be safe for concurrent use.
 type Func struct {
-	N      int                                              // dimension
-	Lo, Hi []float64                                        // bounds (nil for none)
+	N      int                                                  // dimension
+	Lo, Hi []float64                                            // bounds (nil for none)
 	F      func(x, grad, hess []float64) (f float64, err error) // as Objective.Eval
 }
 

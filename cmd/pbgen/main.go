@@ -11,6 +11,7 @@
 //	pbgen petab [flags] problem.yaml           evaluate a PEtab problem (llh, chi2, gradient, FIM)
 //	pbgen petab check problem.yaml             summarise a PEtab problem, or list its errors
 //	pbgen sample [flags] problem.yaml          sample its posterior (MCMC; -chain-index, -merge for Slurm)
+//	pbgen fit [flags] problem.yaml             estimate its parameters (multi-start trust-region optimisation)
 //	pbgen version                              print the version
 //
 // Flags may come before or after the file, as with the go command; an
@@ -102,6 +103,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdPEtab(args[1:], stdout, stderr)
 	case args[0] == "sample":
 		err = cmdSample(args[1:], stdout, stderr)
+	case args[0] == "fit":
+		err = cmdFit(args[1:], stdout, stderr)
 	case args[0] == "gen":
 		err = cmdGen(args[1:], stdout, stderr)
 	default:
@@ -176,6 +179,7 @@ func usage(w io.Writer) {
   pbgen petab [flags] problem.yaml         evaluate a PEtab problem (llh, chi2, -grad, -fim)
   pbgen petab check problem.yaml           summarise a PEtab problem or list its errors
   pbgen sample [flags] problem.yaml        sample a PEtab problem's posterior (MCMC)
+  pbgen fit [flags] problem.yaml           estimate a PEtab problem's parameters (multi-start optimisation)
   pbgen version                            print the version and build information
 Run 'pbgen <command> -h' for a command's flags.
 `)

@@ -70,6 +70,9 @@ var allowed = []struct {
 	// runtime/dde handles the events of a delay model with events.Instants.
 	{"runtime/dde", []string{"runtime/model", "runtime/ode", "runtime/events", "runtime/sens", "runtime/expm", "runtime/sparse", "runtime/internal/dense"}},
 	{"mcmc", nil},
+	// fit sees its objective only through its own interface, as mcmc
+	// its Target.
+	{"fit", nil},
 	{"generated/", []string{"runtime/model"}},
 	// A generated PEtab problem (pbgen petab -gen) returns its data as an
 	// *objective.Problem, so it imports runtime/objective and, through it,
