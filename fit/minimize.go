@@ -327,6 +327,7 @@ func (mz *minimizer) iterate(ctx context.Context) Status {
 	deltaIter := mz.delta
 	fNew, _ := mz.eval()
 	accepted := false
+	rho := 0.0
 	if math.IsInf(fNew, 1) {
 		mz.delta = min(o.Gamma1*mz.delta, ns/4)
 		mz.sinceRadius = 0
@@ -337,7 +338,6 @@ func (mz *minimizer) iterate(ctx context.Context) Status {
 		for a := range m {
 			aug += 0.5 * st.best[a] * st.best[a] * math.Abs(mz.g[a]) * mz.dv[a]
 		}
-		rho := 0.0
 		if psi < 0 {
 			rho = (fNew + aug - mz.f) / psi
 		}
@@ -368,6 +368,9 @@ func (mz *minimizer) iterate(ctx context.Context) Status {
 		if status == NotRun && mz.gnorm() <= max(o.GATol, o.GRTol*math.Abs(mz.f)) {
 			status = GTol
 		}
+	}
+	if o.Trace != nil {
+		o.Trace(Iteration{Iter: mz.res.Iter, F: mz.f, FTrial: fNew, Predict: psi, Ratio: rho, Delta: deltaIter, Step: ns, GNorm: mz.gnorm(), Reflect: st.chosen, Accepted: accepted})
 	}
 	return status
 }

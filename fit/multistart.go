@@ -63,6 +63,15 @@ type MultiOptions struct {
 	// Workers is the number of goroutines, each owning one Objective
 	// (default min(Starts, GOMAXPROCS)).
 	Workers int
+	// ObjectivePerStart makes each start build an objective of its own
+	// (newObjective is then called for every start, concurrently, and an
+	// objective with a Close method is closed after its start) rather
+	// than each worker one for all its starts. An objective that keeps
+	// state between evaluations (an ODE solver's step size or steady
+	// state from the previous call) gives results that depend, in the
+	// last digits, on what it evaluated before; with one per start they
+	// do not depend on the number of workers.
+	ObjectivePerStart bool
 	// Options configure each minimisation.
 	Options *Options
 	// Progress, if non-nil, is called about every ProgressEvery and once
@@ -121,7 +130,9 @@ type MultiResult struct {
 }
 
 // MultiStart minimises from many start points (see the package doc).
-// newObjective is called once per worker. The error is for misuse (bad
+// newObjective is called once per worker (or per start, with
+// ObjectivePerStart), from several goroutines at once: it must be safe
+// for concurrent use. The error is for misuse (bad
 // options, bounds that cannot be sampled) and for a factory that fails;
 // a start that fails is a Start with Status StartFailed.
 func MultiStart(ctx context.Context, newObjective func() (Objective, error), opt *MultiOptions) (*MultiResult, error) {
@@ -129,19 +140,30 @@ func MultiStart(ctx context.Context, newObjective func() (Objective, error), opt
 	if o.FirstStart < 0 || o.Total < o.FirstStart+o.Starts {
 		return nil, fmt.Errorf("fit: starts %d to %d of %d", o.FirstStart, o.FirstStart+o.Starts-1, o.Total)
 	}
-	objs := make([]Objective, o.Workers)
-	for w := range objs {
-		obj, err := newObjective()
-		if err != nil {
-			return nil, err
-		}
-		objs[w] = obj
-	}
-	n := objs[0].Dim()
-	lo, hi := objs[0].Bounds()
-	draw, err := newSampler(&o, n, lo, hi)
+	probe, err := newObjective()
 	if err != nil {
 		return nil, err
+	}
+	n := probe.Dim()
+	lo, hi := probe.Bounds()
+	draw, err := newSampler(&o, n, lo, hi)
+	if err != nil {
+		closeObjective(probe)
+		return nil, err
+	}
+	objs := make([]Objective, o.Workers)
+	if o.ObjectivePerStart {
+		closeObjective(probe)
+	} else {
+		objs[0] = probe
+		for w := 1; w < o.Workers; w++ {
+			if objs[w], err = newObjective(); err != nil {
+				return nil, err
+			}
+			if objs[w].Dim() != n {
+				return nil, fmt.Errorf("fit: objectives disagree on the dimension: %d and %d", n, objs[w].Dim())
+			}
+		}
 	}
 	res := &MultiResult{Starts: make([]Start, o.Starts), Best: -1}
 	start := time.Now()
@@ -170,7 +192,13 @@ func MultiStart(ctx context.Context, newObjective func() (Objective, error), opt
 		go func(obj Objective) {
 			defer wg.Done()
 			for k := range jobs {
-				st, err := runStart(ctx, obj, o.FirstStart+k, draw, &o, n)
+				var st Start
+				var err error
+				if o.ObjectivePerStart {
+					st, err = freshStart(ctx, newObjective, o.FirstStart+k, draw, &o, n)
+				} else {
+					st, err = runStart(ctx, obj, o.FirstStart+k, draw, &o, n)
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -273,6 +301,26 @@ func runStart(ctx context.Context, obj Objective, i int, draw *sampler, o *Multi
 		}
 		st.Redraws++
 		draw.again(i, rng, st.X0)
+	}
+}
+
+// freshStart runs start i with an objective of its own.
+func freshStart(ctx context.Context, newObjective func() (Objective, error), i int, draw *sampler, o *MultiOptions, n int) (Start, error) {
+	obj, err := newObjective()
+	if err != nil {
+		return Start{Index: i}, err
+	}
+	defer closeObjective(obj)
+	if obj.Dim() != n {
+		return Start{Index: i}, fmt.Errorf("fit: objectives disagree on the dimension: %d and %d", n, obj.Dim())
+	}
+	return runStart(ctx, obj, i, draw, o, n)
+}
+
+// closeObjective calls obj's Close method if it has one.
+func closeObjective(obj Objective) {
+	if c, ok := obj.(interface{ Close() }); ok {
+		c.Close()
 	}
 }
 

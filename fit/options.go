@@ -128,6 +128,9 @@ type Options struct {
 	// iterations whose step was accepted without changing the radius
 	// exceeds it (Fides's default threshold is 0.8).
 	SwitchFraction float64
+	// Trace, when non-nil, is called after every iteration with what
+	// Fides logs per iteration; it must not retain the Iteration.
+	Trace func(Iteration)
 	// Fixed, when non-nil (length Dim), marks parameters that keep their
 	// start value (a profile's parameter, a parameter held fixed).
 	Fixed []bool
@@ -215,3 +218,28 @@ func (s Status) String() string {
 // Converged reports whether s is one of the convergence criteria (FTol,
 // XTol, GTol).
 func (s Status) Converged() bool { return s == FTol || s == XTol || s == GTol }
+
+// Iteration describes one trial step for Options.Trace.
+type Iteration struct {
+	Iter     int
+	F        float64 // f at the current point (after the step if accepted)
+	FTrial   float64 // f at the trial point (+Inf when it failed)
+	Predict  float64 // the model's predicted change psi (negative)
+	Ratio    float64 // actual over predicted decrease
+	Delta    float64 // the radius the step was computed with
+	Step     float64 // length of the scaled step
+	GNorm    float64 // scaled gradient norm at the current point
+	Reflect  int     // reflections the chosen step took (0: not reflected)
+	Accepted bool
+}
+
+// ParseStatus maps a name String returns back to the Status (for
+// reading results back, as pbgen fit -merge does).
+func ParseStatus(name string) (Status, bool) {
+	for s := NotRun; s <= Canceled; s++ {
+		if s.String() == name {
+			return s, true
+		}
+	}
+	return 0, false
+}

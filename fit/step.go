@@ -31,23 +31,24 @@ type stepper struct {
 	sub       Subspace
 	delta     float64
 
-	tr    trSolver
-	eig   mat.EigenSym
-	chol  mat.Cholesky
-	vecs  mat.Dense
-	q     []float64 // m x 2 orthonormal basis, column-major (q[0:m], q[m:2m])
-	h2    []float64 // 2x2 projected model
-	g2    []float64
-	s2    []float64
-	sh    []float64 // candidate steps (scaled)
-	best  []float64
-	dir   []float64
-	tmp   []float64
-	tmp2  []float64
-	nwt   mat.VecDense
-	rhs   mat.VecDense
-	sym   mat.SymDense
-	count int // reflections of the last step
+	tr     trSolver
+	eig    mat.EigenSym
+	chol   mat.Cholesky
+	vecs   mat.Dense
+	q      []float64 // m x 2 orthonormal basis, column-major (q[0:m], q[m:2m])
+	h2     []float64 // 2x2 projected model
+	g2     []float64
+	s2     []float64
+	sh     []float64 // candidate steps (scaled)
+	best   []float64
+	dir    []float64
+	tmp    []float64
+	tmp2   []float64
+	nwt    mat.VecDense
+	rhs    mat.VecDense
+	sym    mat.SymDense
+	count  int // reflections tried for the last step
+	chosen int // reflections of the chosen step (0: not reflected)
 }
 
 func newStepper(m int, sub Subspace) *stepper {
@@ -194,7 +195,7 @@ func (st *stepper) toBound(x, dh []float64) (float64, int) {
 func (st *stepper) propose() float64 {
 	m := st.m
 	t, at := st.toBound(st.x, st.sh)
-	st.count = 0
+	st.count, st.chosen = 0, 0
 	if t > 1 || at < 0 {
 		copy(st.best, st.sh)
 		return st.model(st.best)
@@ -204,12 +205,6 @@ func (st *stepper) propose() float64 {
 		st.best[i] = st.theta * t * st.sh[i]
 	}
 	bestPsi := st.model(st.best)
-	try := func(c []float64) {
-		if p := st.model(c); p < bestPsi {
-			bestPsi = p
-			copy(st.best, c)
-		}
-	}
 	// Reflected steps: from the bound point, reflect the direction in the
 	// bound's coordinate and minimise the model along it, within the
 	// trust region and the box; repeat at each new bound (at most m
@@ -247,7 +242,11 @@ func (st *stepper) propose() float64 {
 		for i := range m {
 			st.sh[i] = acc[i] + f*tstar*dir[i]
 		}
-		try(st.sh)
+		if p := st.model(st.sh); p < bestPsi {
+			bestPsi = p
+			copy(st.best, st.sh)
+			st.chosen = st.count
+		}
 		if !hitBound || next < 0 {
 			break
 		}
@@ -276,7 +275,11 @@ func (st *stepper) propose() float64 {
 		for i := range m {
 			st.sh[i] = tstar * dir[i]
 		}
-		try(st.sh)
+		if p := st.model(st.sh); p < bestPsi {
+			bestPsi = p
+			copy(st.best, st.sh)
+			st.chosen = 0
+		}
 	}
 	return bestPsi
 }
