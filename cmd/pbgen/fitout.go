@@ -100,6 +100,18 @@ func (r *fitReport) hits() int {
 	return n
 }
 
+// reachedNominal counts the starts whose log posterior is at least the
+// nominal parameters' minus tol.
+func (r *fitReport) reachedNominal() int {
+	n := 0
+	for _, s := range r.res.Starts {
+		if -s.F >= r.nominalPost-r.ff.tol {
+			n++
+		}
+	}
+	return n
+}
+
 // summary writes the human-readable report.
 func (r *fitReport) summary(w io.Writer) {
 	res := r.res
@@ -128,6 +140,9 @@ func (r *fitReport) summary(w io.Writer) {
 		fmt.Fprintf(w, "nominal parameters: llh %.17g, log posterior %.17g (best - nominal: %+.6g)\n", r.nominalLLH, r.nominalPost, -b.F-r.nominalPost)
 	}
 	fmt.Fprintf(w, "starts within %g of the best log posterior: %d of %d\n", r.ff.tol, r.hits(), len(res.Starts))
+	if !math.IsNaN(r.nominalPost) {
+		fmt.Fprintf(w, "starts within %g of the nominal log posterior or better: %d of %d\n", r.ff.tol, r.reachedNominal(), len(res.Starts))
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "parameter\tscale\testimate (scale)\tlinear\tlower\tupper")
 	lin := r.linear(b.X)
@@ -190,6 +205,7 @@ type fitJSON struct {
 	Best        *startJSON  `json:"best,omitempty"`
 	BestLinear  []float64   `json:"best_linear,omitempty"`
 	WithinTol   int         `json:"starts_within_tol"`
+	AtNominal   *int        `json:"starts_at_nominal,omitempty"`
 	Tol         float64     `json:"tol"`
 	Starts      []startJSON `json:"starts"`
 	ElapsedSecs float64     `json:"elapsed_s"`
@@ -223,6 +239,10 @@ func (r *fitReport) writeJSON(w io.Writer) error {
 		WithinTol: r.hits(), Tol: r.ff.tol, ElapsedSecs: r.res.Elapsed.Seconds()}
 	for _, s := range r.scales {
 		doc.Scales = append(doc.Scales, s.String())
+	}
+	if !math.IsNaN(r.nominalPost) {
+		k := r.reachedNominal()
+		doc.AtNominal = &k
 	}
 	for _, k := range r.order {
 		s := r.res.Starts[k]
