@@ -1,10 +1,6 @@
 package fit
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/mat"
-)
+import "math"
 
 // This file computes a step of the interior trust-region reflective
 // method (Coleman and Li 1994, 1996) as Fides does: the subproblem in
@@ -32,9 +28,8 @@ type stepper struct {
 	delta     float64
 
 	tr     trSolver
-	eig    mat.EigenSym
-	chol   mat.Cholesky
-	vecs   mat.Dense
+	eig    symEig
+	chol   []float64 // m x m Cholesky factor
 	q      []float64 // m x 2 orthonormal basis, column-major (q[0:m], q[m:2m])
 	h2     []float64 // 2x2 projected model
 	g2     []float64
@@ -44,9 +39,6 @@ type stepper struct {
 	dir    []float64
 	tmp    []float64
 	tmp2   []float64
-	nwt    mat.VecDense
-	rhs    mat.VecDense
-	sym    mat.SymDense
 	count  int // reflections tried for the last step
 	chosen int // reflections of the chosen step (0: not reflected)
 }
@@ -57,6 +49,7 @@ func newStepper(m int, sub Subspace) *stepper {
 		*p = make([]float64, m)
 	}
 	st.mh = make([]float64, m*m)
+	st.chol = make([]float64, m*m)
 	st.q = make([]float64, 2*m)
 	st.h2, st.g2, st.s2 = make([]float64, 4), make([]float64, 2), make([]float64, 2)
 	return st
@@ -83,25 +76,17 @@ func (st *stepper) subproblem() bool {
 	}
 	// Second direction: the Newton step if Mh is positive definite, else
 	// the eigenvector of the smallest eigenvalue.
-	st.sym = *mat.NewSymDense(m, st.mh)
 	d := st.dir
-	if st.chol.Factorize(&st.sym) {
-		st.rhs = *mat.NewVecDense(m, st.gh)
-		st.nwt = *mat.NewVecDense(m, d)
-		if err := st.chol.SolveVecTo(&st.nwt, &st.rhs); err != nil {
-			return st.fallbackFull()
-		}
+	if cholSolve(st.chol, d, st.mh, st.gh, m) {
 		for i := range d {
 			d[i] = -d[i]
 		}
 	} else {
-		if !st.eig.Factorize(&st.sym, true) {
+		if !st.eig.factor(st.mh, m) {
 			return false
 		}
-		st.vecs.Reset()
-		st.eig.VectorsTo(&st.vecs)
 		for i := range m {
-			d[i] = st.vecs.At(i, 0)
+			d[i] = st.eig.vec(i, 0)
 		}
 	}
 	q1, q2 := st.q[:m], st.q[m:]
@@ -161,11 +146,6 @@ func (st *stepper) subproblem() bool {
 		st.sh[i] = v
 	}
 	return true
-}
-
-func (st *stepper) fallbackFull() bool {
-	_, ok := st.tr.solve(st.sh, st.mh, st.gh, st.delta)
-	return ok
 }
 
 // toBound returns the largest t with lo <= x + t*(sv .* dh) <= hi

@@ -1,10 +1,6 @@
 package fit
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/mat"
-)
+import "math"
 
 // This file solves the trust-region subproblem
 //
@@ -22,8 +18,7 @@ import (
 // trSolver solves subproblems of dimension up to its capacity, reusing
 // its eigendecomposition and vectors.
 type trSolver struct {
-	eig  mat.EigenSym
-	vecs mat.Dense
+	eig  symEig
 	c, w []float64 // V'g, and coefficients of s in V's basis
 }
 
@@ -32,19 +27,17 @@ type trSolver struct {
 // false only if the eigendecomposition fails (non-finite H).
 func (t *trSolver) solve(s, h, g []float64, delta float64) (psi float64, ok bool) {
 	k := len(g)
-	if !t.eig.Factorize(mat.NewSymDense(k, h), true) {
+	if !t.eig.factor(h, k) {
 		return 0, false
 	}
-	t.vecs.Reset()
-	t.eig.VectorsTo(&t.vecs)
-	l := t.eig.RawValues() // ascending
+	l := t.eig.vals // ascending
 	t.c = resize(t.c, k)
 	t.w = resize(t.w, k)
 	c, w := t.c, t.w
 	for i := range k {
 		sum := 0.0
 		for j := range k {
-			sum += t.vecs.At(j, i) * g[j]
+			sum += t.eig.vec(j, i) * g[j]
 		}
 		c[i] = sum
 	}
@@ -114,14 +107,14 @@ func (t *trSolver) finish(s, l, c, w, g []float64) float64 {
 	for i := range k {
 		ci := 0.0
 		for j := range k {
-			ci += t.vecs.At(j, i) * g[j]
+			ci += t.eig.vec(j, i) * g[j]
 		}
 		psi += ci*w[i] + 0.5*l[i]*w[i]*w[i]
 	}
 	for j := range k {
 		sum := 0.0
 		for i := range k {
-			sum += t.vecs.At(j, i) * w[i]
+			sum += t.eig.vec(j, i) * w[i]
 		}
 		s[j] = sum
 	}
