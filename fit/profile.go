@@ -161,14 +161,18 @@ func profileSide(ctx context.Context, obj Objective, r0 *Result, k int, dir, l, 
 }
 
 // refineEdge narrows the crossing of f - f0 = thr between in (below) and
-// out (above) by four steps of the Illinois variant of regula falsi, each
-// a minimisation warm-started from the nearer point, and returns the
-// final linear interpolation and the points it computed.
+// out (above) by the Illinois variant of regula falsi, each step a
+// minimisation warm-started from the inner point, until a point is within
+// 1e-5 of the threshold (at most 30 steps), and returns the final linear
+// interpolation and the points it computed.
 func refineEdge(ctx context.Context, obj Objective, f0 float64, in, out ProfilePoint, k int, thr float64, base *Options) (float64, []ProfilePoint, error) {
 	var pts []ProfilePoint
 	gi, gout := in.F-f0-thr, out.F-f0-thr
 	side := 0
-	for range 4 {
+	for range 30 {
+		if math.Abs(gi) <= 1e-5 || math.Abs(gout) <= 1e-5 {
+			break
+		}
 		t := gi / (gi - gout)
 		v := in.Value + t*(out.Value-in.Value)
 		if !(v != in.Value && v != out.Value) || ctx.Err() != nil {
@@ -200,5 +204,11 @@ func refineEdge(ctx context.Context, obj Objective, f0 float64, in, out ProfileP
 		}
 	}
 	ga, gb := in.F-f0-thr, out.F-f0-thr
+	switch {
+	case math.Abs(ga) <= 1e-5:
+		return in.Value, pts, nil
+	case math.Abs(gb) <= 1e-5:
+		return out.Value, pts, nil
+	}
 	return in.Value + ga/(ga-gb)*(out.Value-in.Value), pts, nil
 }

@@ -32,7 +32,7 @@ func TestProfileQuadratic(t *testing.T) {
 		if c[k]+half > hi[k] {
 			wantHi = math.Inf(1)
 		}
-		if math.Abs(r.Lower-wantLo) > 1e-6 || !(math.IsInf(wantHi, 1) && math.IsInf(r.Upper, 1) || math.Abs(r.Upper-wantHi) < 1e-6) {
+		if math.Abs(r.Lower-wantLo) > 2e-5 || !(math.IsInf(wantHi, 1) && math.IsInf(r.Upper, 1) || math.Abs(r.Upper-wantHi) < 2e-5) {
 			t.Errorf("parameter %d: interval [%.8g, %.8g], want [%.8g, %.8g]", k, r.Lower, r.Upper, wantLo, wantHi)
 		}
 		for _, p := range r.Points {
