@@ -445,3 +445,28 @@ func TestHybridSwitches(t *testing.T) {
 		t.Errorf("switched at %d, status %v, f %g", r.Switched, r.Status, r.F)
 	}
 }
+
+// TestLBFGS: gonum's L-BFGS on unbounded Rosenbrock reaches the minimum;
+// a bounded problem is refused.
+func TestLBFGS(t *testing.T) {
+	for _, n := range []int{2, 10} {
+		x0 := make([]float64, n)
+		for i := range x0 {
+			x0[i] = -1.2
+			if i%2 == 1 {
+				x0[i] = 1
+			}
+		}
+		r, err := MinimizeLBFGS(context.Background(), rosenbrock(n, nil, nil), x0, &Options{FATol: 1e-14, FRTol: 1e-14, GATol: 1e-8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := n >= 4 && math.Abs(r.F-3.930839) < 1e-5 // as in TestRosenbrock
+		if !r.Status.Converged() || r.F > 1e-10 && !local {
+			t.Errorf("n=%d: status %v (%v), f %g after %d iterations", n, r.Status, r.Err, r.F, r.Iter)
+		}
+	}
+	if _, err := MinimizeLBFGS(context.Background(), rosenbrock(2, []float64{-2, -2}, []float64{2, 2}), []float64{0, 0}, nil); err == nil {
+		t.Error("bounded problem: no error")
+	}
+}

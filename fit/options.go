@@ -185,12 +185,16 @@ const (
 	// StartFailed: the objective failed, or returned a non-finite value or
 	// gradient, at the start point (Result.Err says how).
 	StartFailed
+	// LineSearchFailed: MinimizeLBFGS's line search found no acceptable
+	// step (Result.Err has gonum's status).
+	LineSearchFailed
 	// Canceled: the context was cancelled.
 	Canceled
 )
 
 // String returns the short name used in tables: ftol, xtol, gtol,
-// maxiter, maxtime, small-radius, start-failed, canceled, not-run.
+// maxiter, maxtime, small-radius, start-failed, line-search-failed,
+// canceled, not-run.
 func (s Status) String() string {
 	switch s {
 	case NotRun:
@@ -209,6 +213,8 @@ func (s Status) String() string {
 		return "small-radius"
 	case StartFailed:
 		return "start-failed"
+	case LineSearchFailed:
+		return "line-search-failed"
 	case Canceled:
 		return "canceled"
 	}
