@@ -48,6 +48,14 @@
 // point where the objective fails is redrawn, as pyPESTO does, and the
 // redraws are counted.
 //
+// # Profiles and L-BFGS
+//
+// Profile computes a parameter's profile (the minimum over the others
+// with it fixed at a sequence of values) and the interval where it stays
+// within a threshold of the optimum (Raue et al. 2009). MinimizeLBFGS
+// runs gonum/optimize's L-BFGS and line search on problems without
+// bounds, as a second method.
+//
 // # Errors
 //
 // Misuse (lengths, a start outside the bounds) is an error of Minimize;
