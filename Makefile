@@ -2,7 +2,7 @@
 # runs (see .ci/run).
 GO ?= go
 
-.PHONY: test generate check testsuite bench petabgen bench-ode fuzz cvodes demo petab-check lang-check slurm-test python python-test python-bench
+.PHONY: test generate check testsuite bench petabgen bench-ode bench-fit fuzz cvodes demo petab-check lang-check slurm-test python python-test python-bench
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
@@ -57,6 +57,11 @@ bench: cvodes petabgen
 # pbbench (pbgen petab -gen) and their registry.
 petabgen:
 	PBGEN_SHARED=$(SHARED) GO=$(GO) bash scripts/petabgen.sh
+
+# The fitting section (issue #25): pbgen fit with 50 seeded starts on the
+# small PEtab benchmark problems; how many reach the nominal llh, CPU time.
+bench-fit:
+	PBGEN_SHARED=$(SHARED) GO=$(GO) bash scripts/fitbench.sh
 
 # Work-precision table of the integrators on the stiff reference problems.
 bench-ode:
