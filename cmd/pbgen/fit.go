@@ -94,6 +94,13 @@ func runFit(p *petab.Problem, ff *fitFlags, stderr io.Writer) (*fit.MultiResult,
 	if len(names) == 0 {
 		return nil, nil, fmt.Errorf("%s: no parameter is estimated (estimate = 1 in the parameter table): nothing to fit", ff.path)
 	}
+	held := ff.starts
+	if ff.first >= 0 {
+		held = min(ff.perTask, ff.starts-ff.first)
+	}
+	if b := fitFootprint(ff.starts, held, len(names)); b > maxHeldBytes {
+		return nil, nil, &usageError{cmd: "pbgen fit", msg: fmt.Sprintf("-starts %d: with %d estimated parameters the starts would hold about %.3g GB in memory, over the limit of %.3g GB; run fewer", ff.starts, len(names), float64(b)/1e9, float64(maxHeldBytes)/1e9), synopsis: "usage: " + fitSynopsis}
+	}
 	mo := &fit.MultiOptions{Starts: ff.starts, Seed: ff.seed, Workers: ff.jobs, Sampling: ff.sampling, Options: &ff.opt}
 	if ff.first >= 0 {
 		mo.FirstStart, mo.Starts, mo.Total = ff.first, min(ff.perTask, ff.starts-ff.first), ff.starts
@@ -177,8 +184,9 @@ func parseFitFlags(args []string, stderr io.Writer) (*fitFlags, error) {
 	sampling := fs.String("sampling", "lhs", "start points: lhs (Latin hypercube) or uniform, on the parameter scales within the bounds")
 	priors := fs.Bool("init-priors", true, "draw parameters that have a PEtab initialization prior from it instead")
 	maxIter := fs.Int("maxiter", 1000, "iterations per start (each one objective evaluation)")
-	rtol := fs.Float64("rtol", 0, "relative tolerance of the ODE solver (0: the objective's default)")
-	atol := fs.Float64("atol", 0, "absolute tolerance of the ODE solver (0: the objective's default)")
+	rtol, atol := tolFlag{1e-6, true}, tolFlag{1e-8, false}
+	fs.Var(&rtol, "rtol", "relative `tolerance` of the ODE solver, in [1e-14, 1)")
+	fs.Var(&atol, "atol", "absolute `tolerance` of the ODE solver, > 0")
 	tol := fs.Float64("tol", 0.1, "a start counts as reaching the best when its log posterior is within this of the best's")
 	outDir := fs.String("o", "", "write starts.tsv, best_parameters.tsv, best_problem.yaml and fit.json into `dir`")
 	plotDir := fs.String("plot", "", "write waterfall.png, parameters.png and data-against-fit plots into `dir`")
@@ -202,7 +210,7 @@ func parseFitFlags(args []string, stderr io.Writer) (*fitFlags, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	ff := &fitFlags{path: fs.Arg(0), starts: *starts, seed: *seed, jobs: *jobs, priors: *priors, rtol: *rtol, atol: *atol, outDir: *outDir, plotDir: *plotDir, tol: *tol,
+	ff := &fitFlags{path: fs.Arg(0), starts: *starts, seed: *seed, jobs: *jobs, priors: *priors, rtol: rtol.v, atol: atol.v, outDir: *outDir, plotDir: *plotDir, tol: *tol,
 		maxIter: *maxIter, first: -1, perTask: *perTask, merge: *merge}
 	if *merge != "" {
 		for _, name := range []string{"starts", "seed", "j", "method", "hessian", "subspace", "sampling", "init-priors", "maxiter", "rtol", "atol", "start-index", "starts-per-task"} {
@@ -230,8 +238,18 @@ func parseFitFlags(args []string, stderr io.Writer) (*fitFlags, error) {
 		}
 		ff.first = t * *perTask
 	}
+	if *starts < 1 {
+		return nil, usage("-starts %d: want at least 1", *starts)
+	}
 	if ff.first >= *starts {
 		return nil, usage("start index %d is not one of the %d starts of -starts (indices 0 to %d)", ff.first, *starts, *starts-1)
+	}
+	held := *starts
+	if ff.first >= 0 {
+		held = min(*perTask, *starts-ff.first)
+	}
+	if b := fitFootprint(*starts, held, 1); b > maxHeldBytes {
+		return nil, usage("-starts %d: the starts would hold about %.3g GB in memory, over the limit of %.3g GB; run fewer", *starts, float64(b)/1e9, float64(maxHeldBytes)/1e9)
 	}
 	if ff.first >= 0 && *outDir == "" {
 		return nil, usage("-start-index (or $%s) needs -o: the task file is the result", slurmTaskEnv)
@@ -271,8 +289,6 @@ func parseFitFlags(args []string, stderr io.Writer) (*fitFlags, error) {
 		return nil, usage("-j %d: want 0 (the number of CPUs) or more", *jobs)
 	case *maxIter < 1:
 		return nil, usage("-maxiter %d: want at least 1", *maxIter)
-	case !(*rtol >= 0) || !(*atol >= 0) || math.IsInf(*rtol, 0) || math.IsInf(*atol, 0):
-		return nil, usage("-rtol and -atol must be positive (or 0 for the default)")
 	case !(*tol >= 0) || math.IsInf(*tol, 0):
 		return nil, usage("-tol %g: want a finite value of 0 or more", *tol)
 	}
@@ -298,4 +314,20 @@ func ranked(res *fit.MultiResult) []int {
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return key(idx[a]) < key(idx[b]) })
 	return idx
+}
+
+// fitFootprint estimates the bytes a fit of total starts, held of them
+// in this process, with n estimated parameters keeps: the Latin
+// hypercube's strata (n x total indices), and per held start its start
+// point, its result (x and gradient) and their records (about 512 bytes).
+// Checked against maxHeldBytes (sim's and sample's rule) before anything
+// is allocated, so that a huge -starts is an error naming the flag, not
+// the runtime's out-of-memory crash.
+func fitFootprint(total, held, n int) int64 {
+	perm := float64(n) * float64(total) * 8
+	starts := float64(held) * (float64(3*n)*8 + 512)
+	if v := perm + starts; v < math.MaxInt64/2 {
+		return int64(v)
+	}
+	return math.MaxInt64 / 2
 }

@@ -168,6 +168,16 @@ func TestFitBadArgs(t *testing.T) {
 		{[]string{"-rtol", "NaN", fastPEtab}, "-rtol"},
 		{[]string{"-tol", "-1", fastPEtab}, "-tol"},
 		{[]string{"-starts", "x", fastPEtab}, "-starts"},
+		{[]string{"-rtol", "0", fastPEtab}, "-rtol"},
+		{[]string{"-rtol", "2", fastPEtab}, "-rtol"},
+		{[]string{"-atol", "0", fastPEtab}, "-atol"},
+		{[]string{"-atol", "Inf", fastPEtab}, "-atol"},
+		// The start points alone would not fit in memory: refused with
+		// the estimate before anything is allocated (was the runtime's
+		// out-of-memory crash).
+		{[]string{"-starts", "1000000000000", fastPEtab}, "GB in memory"},
+		{[]string{"-starts", "100000000", fastPEtab}, "-starts 100000000: the starts would hold"},
+		{[]string{"-starts", "15000000", fastPEtab}, "-starts 15000000: with 6 estimated parameters"},
 		{[]string{}, "missing argument"},
 	} {
 		var out, errb bytes.Buffer
