@@ -16,6 +16,7 @@ import (
 	"github.com/pbgen/pbgen/codegen"
 	"github.com/pbgen/pbgen/petab"
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -59,6 +60,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
 	fim := fs.Bool("fim", false, "print the Fisher information matrix")
+	sensFlag := fs.String("sens", "forward", "how -grad is computed: forward (from S by -method) or adjoint (backwards in time, cost independent of the number of parameters; not with -fim, pre-equilibration, steady-state data, periods, events, delays or algebraic rules yet)")
 	set := paramSet{}
 	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
 	jobs := fs.Int("j", 1, "experiments solved in parallel")
@@ -80,6 +82,11 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, err)
 		return errUsage
 	}
+	gm, err := objective.ParseGradMethod(*sensFlag)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return errUsage
+	}
 	p, err := petab.LoadWith(fs.Arg(0), lopt)
 	if err != nil {
 		return listErrors(stderr, err)
@@ -93,7 +100,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs, Gradient: gm})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/ode"
@@ -67,6 +68,16 @@ func (g GradMethod) String() string {
 		return "adjoint"
 	}
 	return fmt.Sprintf("GradMethod(%d)", int(g))
+}
+
+// ParseGradMethod parses "forward" or "adjoint" (any case).
+func ParseGradMethod(s string) (GradMethod, error) {
+	for _, g := range []GradMethod{GradForward, GradAdjoint} {
+		if strings.EqualFold(s, g.String()) {
+			return g, nil
+		}
+	}
+	return 0, fmt.Errorf("objective: unknown gradient method %q (want forward or adjoint)", s)
 }
 
 // ErrAdjoint is wrapped by New's errors for problems the adjoint gradient
