@@ -36,6 +36,7 @@ type AdjointResult struct {
 	WorstRel      num `json:"worst_rel"` // max |g_adj - g_FS| / (|g_FS| + 1e-3 max|g_FS|)
 	LLHFS, LLHAdj num
 	Refused       string `json:"refused,omitempty"`
+	AdjBytes      int64  `json:"adjoint_checkpoint_bytes"`
 }
 
 func (c *config) adjointProblems() []string {
@@ -57,7 +58,7 @@ func (c *config) adjointProblems() []string {
 
 func benchAdjoint(c *config, w io.Writer) ([]*AdjointResult, error) {
 	fmt.Fprintf(w, "\nAdjoint section: llh + gradient, CPU s per Eval (median of %d after a warm-up), default tolerances\n", c.adjointReps)
-	fmt.Fprintf(w, "%-40s %5s %6s %6s %10s %10s %8s %8s %9s %9s %10s\n", "problem", "nx", "ntheta", "data", "FS", "adjoint", "FS/adj", "FSsteps", "adj fwd", "adj bwd", "worst rel")
+	fmt.Fprintf(w, "%-40s %5s %6s %6s %10s %10s %8s %8s %9s %9s %10s %8s\n", "problem", "nx", "ntheta", "data", "FS", "adjoint", "FS/adj", "FSsteps", "adj fwd", "adj bwd", "worst rel", "ckpt MB")
 	var out []*AdjointResult
 	for _, path := range c.adjointProblems() {
 		p, err := petab.Load(path)
@@ -100,8 +101,9 @@ func benchAdjoint(c *config, w io.Writer) ([]*AdjointResult, error) {
 		}
 		r.WorstRel, r.LLHFS, r.LLHAdj = num(worst), num(rf.LLH), num(ra.LLH)
 		r.FSSteps, r.AdjFwdSteps, r.AdjBwdSteps = rf.Stats.Steps, ra.Stats.Steps, ra.Stats.AdjointSteps
-		fmt.Fprintf(w, "%-40s %5d %6d %6d %10.4g %10.4g %8.3g %8d %9d %9d %10.3g\n", name, r.NX, r.NTheta, r.Data,
-			float64(r.FS), float64(r.Adjoint), float64(r.Speedup), r.FSSteps, r.AdjFwdSteps, r.AdjBwdSteps, worst)
+		r.AdjBytes = ra.Stats.AdjointBytes
+		fmt.Fprintf(w, "%-40s %5d %6d %6d %10.4g %10.4g %8.3g %8d %9d %9d %10.3g %8.2f\n", name, r.NX, r.NTheta, r.Data,
+			float64(r.FS), float64(r.Adjoint), float64(r.Speedup), r.FSSteps, r.AdjFwdSteps, r.AdjBwdSteps, worst, float64(r.AdjBytes)/1e6)
 	}
 	return out, nil
 }

@@ -295,6 +295,7 @@ func (w *worker) solveAdjoint(e int, out *Result) error {
 	if err != nil {
 		return fmt.Errorf("objective: %s: %w", c.expName(e), err)
 	}
+	st.AdjointBytes = aw.tr.Bytes()
 	for o, t := range times {
 		aw.tr.InterpTo(xo[o*nx:(o+1)*nx], t)
 	}

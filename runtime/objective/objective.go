@@ -141,6 +141,10 @@ type Stats struct {
 	Steps         int // accepted integrator steps
 	Rejected      int // rejected integrator steps (forward and adjoint)
 	AdjointSteps  int // accepted steps of the adjoint's backward solves (not in Steps)
+	// AdjointBytes is the largest memory an adjoint's forward solve held
+	// for the backward one (its dense output, ode.Trajectory.Bytes),
+	// over the experiments: about (q + 3) nx words per forward step.
+	AdjointBytes int64
 }
 
 // Objective evaluates a Problem for parameter vectors theta. It owns all
@@ -862,6 +866,7 @@ func (c *core) eval(theta []float64, out *Result) error {
 		out.Stats.Rejected += pt.stats.Rejected
 		out.Stats.SensFallbacks += pt.stats.SensFallbacks
 		out.Stats.AdjointSteps += pt.stats.AdjointSteps
+		out.Stats.AdjointBytes = max(out.Stats.AdjointBytes, pt.stats.AdjointBytes)
 		loc := c.exps[e].local
 		if c.opt.Grad {
 			for i, a := range loc {
