@@ -81,3 +81,67 @@ func TestBenchmarkAdjoint(t *testing.T) {
 		}
 	})
 }
+
+// knownAdjointFailures are components of Lang's gradient at the nominal
+// point that the adjoint at the default tolerances gets outside the
+// gradient check's tolerance against FS at rtol 1e-10, with why. The
+// test fails if one starts passing (the entry is then stale).
+var knownAdjointFailures = map[string]string{
+	// -5.54 against -6.21, where max|g| is 1e12: the adjoint's absolute
+	// error is relative to the whole gradient (one lambda serves every
+	// component), and this component is a small difference of large
+	// terms; forward 1e-7 with backward 1e-6 gave -7.03, forward 1e-6
+	// with backward 1e-7 -5.54 again.
+	"kImImSKP2_1": "a small component of a gradient of norm 1e12",
+}
+
+// TestLangAdjointGradient (PBGEN_LONG=1, about 30 s of CPU) checks the
+// adjoint gradient of Lang_PLOSComputBiol2024 at the objective's default
+// tolerances against FS at rtol 1e-10 at the nominal point, with the
+// gradient check's criterion |g - ref| <= 1e-3 + 1e-2 |ref| (the
+// reference is the tight FS gradient, not finite differences: 588 tight
+// evaluations of Lang would take many minutes).
+func TestLangAdjointGradient(t *testing.T) {
+	if !longRun() {
+		t.Skip("PBGEN_LONG=1 runs it")
+	}
+	benchProblems(t, 1<<30, func(t *testing.T, name string, p *Problem) {
+		if name != "Lang_PLOSComputBiol2024" {
+			t.Skip("Lang only")
+		}
+		ref, err := objective.New(p.Model, p.Objective, &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { ref.Close() }()
+		ad, err := objective.New(p.Model, p.Objective, &objective.Options{Grad: true, Gradient: objective.GradAdjoint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { ad.Close() }()
+		th := ref.Nominal()
+		var rr, ra objective.Result
+		if err := ref.Eval(th, &rr); err != nil {
+			t.Fatal(err)
+		}
+		if err := ad.Eval(th, &ra); err != nil {
+			t.Fatal(err)
+		}
+		fails := 0
+		for a, id := range ref.Params() {
+			g, want := ra.Grad[a], rr.Grad[a]
+			bad := math.Abs(g-want) > gradATol+gradRTol*math.Abs(want)
+			switch why := knownAdjointFailures[id]; {
+			case why != "" && !bad:
+				t.Errorf("%s passes now (%.6g, FS %.6g): remove it from knownAdjointFailures", id, g, want)
+			case why != "":
+				t.Logf("known failure %s: adjoint %.6g, FS 1e-10 %.6g (%s)", id, g, want, why)
+			case bad:
+				fails++
+				t.Errorf("%s: adjoint %.6g, FS at rtol 1e-10 %.6g", id, g, want)
+			}
+		}
+		t.Logf("%d components, %d known failures, %d new; adjoint steps forward %d backward %d, checkpoints %.2f MB",
+			len(th), len(knownAdjointFailures), fails, ra.Stats.Steps, ra.Stats.AdjointSteps, float64(ra.Stats.AdjointBytes)/1e6)
+	})
+}
