@@ -87,7 +87,7 @@ func TestBenchmarkAdjoint(t *testing.T) {
 // gradient check's tolerance against FS at rtol 1e-10, with why. The
 // test fails if one starts passing (the entry is then stale).
 var knownAdjointFailures = map[string]string{
-	// -5.54 against -6.21, where max|g| is 1e12: the adjoint's absolute
+	// -5.41 against -6.21, where max|g| is 1e12: the adjoint's absolute
 	// error is relative to the whole gradient (one lambda serves every
 	// component), and this component is a small difference of large
 	// terms; forward 1e-7 with backward 1e-6 gave -7.03, forward 1e-6
