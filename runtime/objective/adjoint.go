@@ -228,16 +228,15 @@ func (am *adjModel) Jx(dst []float64, s float64, _, _ []float64) {
 // adjWork is a worker's adjoint state: per column group the backward
 // model and its solver, the forward state solver, and the buffers.
 type adjWork struct {
-	fwd   []*ode.Solver
-	bwd   []*ode.Solver
-	am    []*adjModel
-	tr    ode.Trajectory
-	xo    []float64 // per output time: x, nout x nx
-	jump  []float64 // per output time: dllh/dx, nout x nx
-	y     []float64 // [lambda; q]
-	s0    []float64 // dx0/dtheta, nx x nc
-	st    ode.Start
-	steps int
+	fwd  []*ode.Solver
+	bwd  []*ode.Solver
+	am   []*adjModel
+	tr   ode.Trajectory
+	xo   []float64 // per output time: x, nout x nx
+	jump []float64 // per output time: dllh/dx, nout x nx
+	y    []float64 // [lambda; q]
+	s0   []float64 // dx0/dtheta, nx x nc
+	st   ode.Start
 }
 
 // newAdjoint makes the adjoint solvers of group g for worker w.
@@ -255,7 +254,7 @@ func (w *worker) newAdjoint(g int, tm *thetaModel, fset, bset ode.Settings) {
 	aw.bwd[g] = ode.NewSolver(am, &bset)
 }
 
-// sizeAdjoint allocates the per-output and per-column buffers for the
+// size allocates the per-output and per-column buffers for the
 // experiments of w (nout output times at most, nc columns at most).
 func (aw *adjWork) size(nx, nout, nc int) {
 	aw.xo = make([]float64, nout*nx)

@@ -77,13 +77,12 @@ func abcPlain() *objective.Problem {
 // tolerances and against central differences of the llh.
 func TestAdjointVsForward(t *testing.T) {
 	prob := abcPlain()
-	theta := make([]float64, 10)
 	ref, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14, Grad: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ref.Close()
-	theta = ref.Nominal()
+	theta := ref.Nominal()
 	fs := evalAt(t, ref, theta)
 	o, err := objective.New(newABC(), prob, &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14,
 		Grad: true, Gradient: objective.GradAdjoint})
