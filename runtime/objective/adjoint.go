@@ -249,6 +249,9 @@ func (w *worker) newAdjoint(g int, tm *thetaModel, fset, bset ode.Settings) {
 		w.adj = aw
 	}
 	aw.fwd[g] = ode.NewSolver(tm, &fset)
+	if lim := c.adjMemoryLimit(); lim > 0 {
+		aw.fwd[g].SetStop(func(tr *ode.Trajectory) bool { return tr.Bytes() > lim })
+	}
 	am := newAdjModel(tm)
 	aw.am[g] = am
 	aw.bwd[g] = ode.NewSolver(am, &bset)
@@ -295,6 +298,11 @@ func (w *worker) solveAdjoint(e int, out *Result) error {
 		return fmt.Errorf("objective: %s: %w", c.expName(e), err)
 	}
 	st.AdjointBytes = aw.tr.Bytes()
+	if last := aw.tr.T[aw.tr.Len()-1]; last < times[n-1] {
+		// Stopped by the memory bound (newAdjoint).
+		return fmt.Errorf("%w: %s: the checkpoints of the forward solve reached %d bytes at t = %g of %g (Options.AdjMemoryLimit %d); use the forward gradient",
+			ErrAdjoint, c.expName(e), st.AdjointBytes, last, times[n-1], c.adjMemoryLimit())
+	}
 	for o, t := range times {
 		aw.tr.InterpTo(xo[o*nx:(o+1)*nx], t)
 	}
@@ -416,4 +424,15 @@ func adjSettings(o *Options, oset ode.Settings) (fset, bset ode.Settings) {
 	bset.Interpolate = true
 	bset.SkipGridF = true
 	return fset, bset
+}
+
+// adjMemoryLimit is the resolved Options.AdjMemoryLimit (<= 0: none).
+func (c *core) adjMemoryLimit() int64 {
+	switch l := c.opt.AdjMemoryLimit; {
+	case l < 0:
+		return 0
+	case l > 0:
+		return l
+	}
+	return ode.DefaultMemoryLimit() / 4
 }

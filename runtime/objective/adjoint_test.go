@@ -164,3 +164,37 @@ func TestAdjointRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A forward solve whose checkpoints would pass Options.AdjMemoryLimit
+// stops, and Eval says so (ErrAdjoint); a limit it fits in changes
+// nothing.
+func TestAdjointMemoryLimit(t *testing.T) {
+	var res objective.Result
+	ok, err := objective.New(newABC(), abcPlain(), &objective.Options{Grad: true, Gradient: objective.GradAdjoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ok.Close()
+	theta := ok.Nominal()
+	if err := ok.Eval(theta, &res); err != nil {
+		t.Fatal(err)
+	}
+	need := res.Stats.AdjointBytes
+	want := res.Grad[0]
+	fits, err := objective.New(newABC(), abcPlain(), &objective.Options{Grad: true, Gradient: objective.GradAdjoint, AdjMemoryLimit: need + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fits.Close()
+	if err := fits.Eval(theta, &res); err != nil || res.Grad[0] != want {
+		t.Errorf("limit %d: grad[0] %v (want %v), error %v", need+1, res.Grad[0], want, err)
+	}
+	small, err := objective.New(newABC(), abcPlain(), &objective.Options{Grad: true, Gradient: objective.GradAdjoint, AdjMemoryLimit: need / 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	if err := small.Eval(theta, &res); !errors.Is(err, objective.ErrAdjoint) || !strings.Contains(err.Error(), "AdjMemoryLimit") {
+		t.Errorf("limit %d: want ErrAdjoint naming AdjMemoryLimit, got %v", need/4, err)
+	}
+}

@@ -76,6 +76,13 @@ type Options struct {
 	// AdjRTol and AdjATol are the tolerances of the adjoint's backward
 	// solve and its quadrature (GradAdjoint); defaults RTol and ATol.
 	AdjRTol, AdjATol float64
+	// AdjMemoryLimit bounds the memory of an adjoint's checkpoints (the
+	// forward dense output one experiment keeps for its backward solve,
+	// Stats.AdjointBytes) in bytes: a forward solve that would keep more
+	// stops, and Eval returns an error wrapping ErrAdjoint. 0 means a
+	// quarter of ode.DefaultMemoryLimit() (none if that is unknown),
+	// negative no limit.
+	AdjMemoryLimit int64
 }
 
 // Solver is what the objective needs of a sensitivity solver:
