@@ -126,8 +126,10 @@ func TestAdjointVsForward(t *testing.T) {
 }
 
 // An Eval with the adjoint gradient allocates nothing after the first,
-// with one worker and with two.
+// with one worker and with two, and the result does not depend on
+// Workers (bit for bit).
 func TestAdjointAllocs(t *testing.T) {
+	var first []float64
 	for _, workers := range []int{1, 2} {
 		o, err := objective.New(newABC(), abcPlain(), &objective.Options{Grad: true, Gradient: objective.GradAdjoint, Workers: workers})
 		if err != nil {
@@ -140,6 +142,15 @@ func TestAdjointAllocs(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(5, func() { _ = o.Eval(theta, &res) }); n != 0 {
 			t.Errorf("workers %d: %v allocations per Eval", workers, n)
+		}
+		if first == nil {
+			first = append([]float64(nil), res.Grad...)
+		} else {
+			for a := range first {
+				if res.Grad[a] != first[a] {
+					t.Errorf("workers %d: grad[%d] %v, one worker %v", workers, a, res.Grad[a], first[a])
+				}
+			}
 		}
 		o.Close()
 	}
