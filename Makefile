@@ -2,7 +2,7 @@
 # runs (see .ci/run).
 GO ?= go
 
-.PHONY: test generate check testsuite bench petabgen bench-ode bench-adjoint fuzz cvodes demo petab-check lang-check slurm-test
+.PHONY: test generate check testsuite bench petabgen bench-ode bench-adjoint fuzz cvodes demo petab-check lang-check slurm-test python python-test python-bench
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
@@ -81,3 +81,20 @@ demo:
 # local run with the same seed.
 slurm-test:
 	bash scripts/slurm-test.sh
+
+# The Python package (python/pbgen): the shared library libpbgen.so (the C
+# ABI, cmd/libpbgen) built into the package's folder. Then
+# `cd python && /usr/bin/python3 -c 'import pbgen'`, or PYTHONPATH=python.
+python:
+	$(GO) build -buildmode=c-shared -o python/pbgen/libpbgen.so ./cmd/libpbgen
+
+# The Python tests as CI runs them (installs python3-numpy and
+# python3-scipy when missing and root).
+python-test:
+	bash scripts/python-test.sh
+
+# The bridge's overhead: llh + gradient through Python against the same in
+# Go, on the shipped problems (docs/python.md).
+python-bench: python
+	$(GO) build -o python/goref ./python/tests/goref
+	cd python && PBGEN_GOREF=$$PWD/goref /usr/bin/python3 tests/bench_overhead.py

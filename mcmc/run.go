@@ -95,9 +95,11 @@ func splitmix(x uint64) uint64 {
 // iterations, and returns every chain. A nil opt means defaults.
 //
 // Run returns an error when newTarget fails, when targets disagree on
-// Dim or Bounds, when a chain cannot find a valid initial point, or when
-// ctx is cancelled (then the Result is nil). Failed evaluations during
-// sampling are not errors: they are counted in each Chain.
+// Dim or Bounds, when the iteration counts overflow an int, when a chain
+// cannot find a valid initial point, or when ctx is cancelled (then the
+// Result is nil). Failed evaluations during sampling are not errors: they
+// are counted in each Chain. Run allocates every kept draw up front; see
+// EstimateFootprint for what a run will take before starting it.
 func Run(ctx context.Context, newTarget func() (Target, error), opt *Options) (*Result, error) {
 	start := time.Now()
 	first, err := newTarget()
@@ -115,6 +117,9 @@ func Run(ctx context.Context, newTarget func() (Target, error), opt *Options) (*
 	o := opt.withDefaults(dim)
 	if o.Sampler < SMMALA || o.Sampler > RWM {
 		return nil, fmt.Errorf("mcmc: unknown sampler %d", o.Sampler)
+	}
+	if err := checkCounts(&o, dim); err != nil {
+		return nil, err
 	}
 	if o.StepSize <= 0 || math.IsInf(o.StepSize, 0) || math.IsNaN(o.StepSize) {
 		o.StepSize = 1

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -161,8 +162,10 @@ func TestFastEventStoichiometry(t *testing.T) {
 // the pool, the reaction's residual switching to it where k1 = 0, and
 // the events: one that sets k1 sets the held amount (to -A, P = (-1, 0)
 // for N_f = (-1, 1)), one that sets another parameter does not, and one
-// with a delay that uses its trigger time's values and sets k1 is
-// refused by name.
+// with a delay that uses its trigger time's values and sets k1 is split
+// (lateFast): it saves k1's new value and sets its due flag, and its
+// execution sets k1 from the saved value and the held amount from A as
+// it is then.
 func TestFastHeld(t *testing.T) {
 	ev := func(id, target, extra string) string {
 		return `<event id="` + id + `" useValuesFromTriggerTime="true"><trigger initialValue="false" persistent="true">` +
@@ -230,9 +233,32 @@ func TestFastHeld(t *testing.T) {
 	if m, err = Read(strings.NewReader(model(delayed)), "held.xml"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.ODE(&Options{Events: true})
-	if want := `event "late": an event with a delay that uses the values of its trigger time and sets fast species or a factor that switches fast reaction "F" off is not supported`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("delayed event: error %v, want one containing %q", err, want)
+	if ode, err = m.ODE(&Options{Events: true}); err != nil {
+		t.Fatal(err)
+	}
+	names = ode.StateNames()
+	if want := "k1 fast_pool1 fast_held_F late_saved_k1 late_due A B"; strings.Join(names, " ") != want || ode.Algebraic != 2 {
+		t.Fatalf("split event: states %v with %d algebraic, want %s with 2", names, ode.Algebraic, want)
+	}
+	x["late_saved_k1"], x["late_due"] = 3, 1
+	want := map[string]map[string]float64{
+		"late":             {"late_saved_k1": 1, "late_due": 1},
+		"late (execution)": {"k1": 3, "fast_held_F": -0.75, "late_due": 0},
+	}
+	if len(ode.Events) != 2 {
+		t.Fatalf("split event: %d events, want 2", len(ode.Events))
+	}
+	for _, e := range ode.Events {
+		got := map[string]float64{}
+		for _, a := range e.Assign {
+			got[names[a.State]] = symbolic.Eval(a.Value, env)
+		}
+		if !maps.Equal(got, want[e.Name]) {
+			t.Errorf("split event %q assigns %v, want %v", e.Name, got, want[e.Name])
+		}
+	}
+	if e := ode.Events[1]; e.Delay != nil || e.Priority == nil || !math.IsInf(symbolic.Eval(e.Priority, env), 1) || symbolic.Eval(e.Trigger, env) != 1 {
+		t.Errorf("execution event: delay %v, priority %v, trigger %v at due = 1; want none, +Inf, true", e.Delay, e.Priority, e.Trigger)
 	}
 }
 

@@ -19,7 +19,18 @@ package parser
 // A replaced element disappears and every reference to it names its
 // replacement; an element of the containing model that is replacedBy a
 // submodel element disappears and the submodel element takes its id.
-// Deleted elements disappear. Ids are not checked for collisions with
+// Deleted elements disappear.
+//
+// A kinetic law's local parameter is no global id: comp reaches it
+// through its metaid (metaIdRef, directly or through a port). Replaced
+// (replacedElement), its law reads the replacement instead, the other
+// laws and the submodel's globals of the same name unchanged; deleted,
+// its law reads the submodel's global of that name; replacing an element
+// of the containing model (replacedBy), it becomes a global parameter
+// under the replaced element's id, which its law and the containing
+// model's math both read. A local parameter that replaces a submodel's
+// element is refused by name (the submodel would read a name its law
+// scopes). Ids are not checked for collisions with
 // the prefixed names (a main-model id "s__x" beside submodel s's "x" is
 // an error of the model, reported as a duplicate id).
 //
@@ -119,6 +130,7 @@ type inst struct {
 	tcf, xcf []cref              // time and extent conversion factors, outermost first
 	cf       string              // the definition's model-wide conversionFactor (local id)
 	deleted  map[string]instElem // what the submodel's deletions with an id deleted, by that id
+	locals   map[*elem]bool      // the local parameters of its kinetic laws
 }
 
 // cref is an id local to an instance.
@@ -143,12 +155,22 @@ type flattener struct {
 	r        *reader
 	redirect map[string]redirect
 	removed  map[instElem]bool
-	insts    []*inst // parents before their submodels
-	active   map[*elem]bool
-	sizes    map[*elem]int    // elements in a definition's tree
-	total    int              // elements of all instances so far
-	tooBig   bool             // MaxFlatElements was passed (reported)
-	origin   map[*elem]string // file each flat component came from
+	// localRepl maps a replaced local parameter to what its kinetic law
+	// reads instead (a global id, divided by a conversion factor); a
+	// local parameter is no global id, so redirect cannot say it.
+	localRepl map[instElem]redirect
+	// promoted maps a local parameter that replaces an element of the
+	// containing model (replacedBy) to the global id it takes: the flat
+	// model declares it as a global parameter, so that the containing
+	// model's math, which named the replaced element, can read it.
+	promoted      map[instElem]string
+	promotedOrder []instElem
+	insts         []*inst // parents before their submodels
+	active        map[*elem]bool
+	sizes         map[*elem]int    // elements in a definition's tree
+	total         int              // elements of all instances so far
+	tooBig        bool             // MaxFlatElements was passed (reported)
+	origin        map[*elem]string // file each flat component came from
 }
 
 // compDocument reads a document that uses comp: the whole document as
@@ -171,6 +193,7 @@ func (r *reader) compDocument(s *xmlStream, root *elem, level, version int) *Mod
 		return nil
 	}
 	f := &flattener{r: r, redirect: make(map[string]redirect), removed: make(map[instElem]bool), active: make(map[*elem]bool),
+		localRepl: make(map[instElem]redirect), promoted: make(map[instElem]string),
 		sizes: make(map[*elem]int), origin: make(map[*elem]string)}
 	if n := f.expandedSize(doc, doc.main, 0, make(map[*elem]float64)); n > MaxFlatElements {
 		r.errorf(doc.main.line, "model", idOf(doc.main), "flattened model larger than %d elements (submodels multiply: about %.3g)", MaxFlatElements, n)
@@ -368,7 +391,8 @@ func (f *flattener) instantiate(doc *compDoc, def *elem, prefix string, tcf, xcf
 	f.active[def] = true
 	defer delete(f.active, def)
 	in := &inst{prefix: prefix, def: def, doc: doc, ids: make(map[string]*elem),
-		metaids: make(map[string]*elem), ports: make(map[string]*elem), subs: make(map[string]*inst)}
+		metaids: make(map[string]*elem), ports: make(map[string]*elem), subs: make(map[string]*inst),
+		locals: make(map[*elem]bool)}
 	in.tcf, in.xcf = tcf, xcf
 	if cf, ok := def.attr("conversionFactor"); ok {
 		in.cf = strings.TrimSpace(cf)
@@ -455,6 +479,9 @@ func (f *flattener) index(in *inst, e *elem, local bool) {
 		}
 		if mid, ok := k.attr("metaid"); ok {
 			in.metaids[strings.TrimSpace(mid)] = k
+		}
+		if local && (k.local == "localParameter" || k.local == "parameter") {
+			in.locals[k] = true
 		}
 		f.index(in, k, isLocal)
 	}
@@ -565,7 +592,7 @@ func (f *flattener) replacements(in *inst, e *elem) {
 					continue
 				}
 				ti, te := f.resolve(sub, re)
-				if te == nil {
+				if te == nil || f.localReplacer(in, e, re) {
 					continue
 				}
 				f.remove(ti, te, re, "replacement")
@@ -573,6 +600,12 @@ func (f *flattener) replacements(in *inst, e *elem) {
 					rd := redirect{to: in.prefix + idE}
 					if cf, ok := cattr(re, "conversionFactor"); ok {
 						rd.cf = &cref{in, cf}
+					}
+					if ti.locals[te] {
+						// A local parameter reached through its metaid: its
+						// kinetic law reads the replacement.
+						f.localRepl[instElem{ti, te}] = rd
+						continue
 					}
 					f.redirect[ti.prefix+idT] = rd
 				}
@@ -590,15 +623,42 @@ func (f *flattener) replacements(in *inst, e *elem) {
 				r.refuse(k.line, "comp:replacedBy", "", "comp replacement by a whole submodel or port")
 				continue
 			}
-			f.removed[instElem{in, e}] = true
-			if idT, idE := idOf(te), idOf(e); idT != "" && idE != "" {
-				f.redirect[ti.prefix+idT] = redirect{to: in.prefix + idE}
+			if f.localReplacer(in, e, k) {
+				continue
 			}
+			f.removed[instElem{in, e}] = true
+			idT, idE := idOf(te), idOf(e)
+			if idT == "" || idE == "" {
+				continue
+			}
+			if ti.locals[te] {
+				// The local parameter takes the replaced element's id
+				// as a global parameter of the flat model.
+				x := instElem{ti, te}
+				if _, dup := f.promoted[x]; !dup {
+					f.promotedOrder = append(f.promotedOrder, x)
+				}
+				f.promoted[x] = in.prefix + idE
+				f.removed[x] = true
+				continue
+			}
+			f.redirect[ti.prefix+idT] = redirect{to: in.prefix + idE}
 		case "listOfPorts", "listOfSubmodels", "listOfDeletions":
 		default:
 			r.errorf(k.line, "comp:"+k.local, "", "unexpected comp element")
 		}
 	}
+}
+
+// localReplacer refuses, and reports true for, a replacement whose
+// replacing element e is a local parameter of in: what the submodel
+// names would then be read outside the kinetic law that scopes it.
+func (f *flattener) localReplacer(in *inst, e, ref *elem) bool {
+	if !in.locals[e] {
+		return false
+	}
+	f.r.refuse(ref.line, "comp:"+ref.local, idOf(e), "comp replacement by a local parameter of a kinetic law")
+	return true
 }
 
 func (f *flattener) subOf(in *inst, ref *elem) *inst {
@@ -681,6 +741,7 @@ func (f *flattener) render(top *inst) *elem {
 			}
 		}
 	}
+	f.renderPromoted(lists)
 	for _, name := range listOrder {
 		if l := lists[name]; l != nil {
 			flat.kids = append(flat.kids, l)
@@ -693,9 +754,44 @@ func (f *flattener) render(top *inst) *elem {
 	return flat
 }
 
-// scopeNames are names math must not rename: bound variables and local
-// parameters.
-type scopeNames map[string]bool
+// renderPromoted adds to the flat parameters each local parameter that
+// replaces an element of its containing model (replacedBy), under the
+// global id it took, unless a replacement further up replaced that too.
+// A local parameter is constant, and so is the global one it becomes.
+func (f *flattener) renderPromoted(lists map[string]*elem) {
+	for _, x := range f.promotedOrder {
+		g := f.promoted[x]
+		if to, _ := f.canon(g); to != g {
+			continue
+		}
+		p := &elem{space: f.r.ns, local: "parameter", line: x.e.line, segs: []string{""}}
+		for _, a := range x.e.attrs {
+			if a.Name.Space == "" && a.Name.Local != "id" && a.Name.Local != "metaid" && a.Name.Local != "constant" {
+				p.attrs = append(p.attrs, a)
+			}
+		}
+		p.attrs = append(p.attrs, xml.Attr{Name: xml.Name{Local: "id"}, Value: g},
+			xml.Attr{Name: xml.Name{Local: "constant"}, Value: "true"})
+		dst := lists["listOfParameters"]
+		if dst == nil {
+			dst = &elem{space: f.r.ns, local: "listOfParameters", line: x.e.line}
+			lists["listOfParameters"] = dst
+		}
+		dst.kids = append(dst.kids, p)
+		f.origin[p] = x.in.doc.file
+	}
+}
+
+// scopeNames are the names math resolves in its own scope: bound
+// variables and local parameters, which it must not rename (nil), and
+// replaced or promoted local parameters, which it reads as a global id
+// (to) divided by conversion factors (cfs, global ids).
+type scopeNames map[string]*scoped
+
+type scoped struct {
+	to  string
+	cfs []string
+}
 
 // copyElem copies a component of in with its ids and references made
 // global, comp children dropped, and the conversion factors applied.
@@ -734,19 +830,7 @@ func (f *flattener) copyElem(in *inst, e *elem, bound scopeNames) *elem {
 		}
 	}
 	if e.local == "kineticLaw" {
-		bound = make(scopeNames)
-		for _, l := range e.kids {
-			if l.local == "listOfLocalParameters" || l.local == "listOfParameters" {
-				for _, p := range l.kids {
-					if f.removed[instElem{in, p}] {
-						continue // a deleted local parameter no longer shadows
-					}
-					if id, ok := p.attr("id"); ok {
-						bound[strings.TrimSpace(id)] = true
-					}
-				}
-			}
-		}
+		bound = f.lawScope(in, e)
 	}
 	// The factor the element's math is multiplied by: a rule or initial
 	// assignment to a replaced element with conversion factors; time
@@ -782,6 +866,45 @@ func (f *flattener) copyElem(in *inst, e *elem, bound scopeNames) *elem {
 	return c
 }
 
+// lawScope is the scope of kinetic law e of in: its local parameters,
+// unless deleted (a deleted one no longer shadows: the name is the
+// submodel's global), replaced (the name reads the replacement) or
+// promoted to a global parameter (the name reads that).
+func (f *flattener) lawScope(in *inst, e *elem) scopeNames {
+	bound := make(scopeNames)
+	for _, l := range e.kids {
+		if l.local != "listOfLocalParameters" && l.local != "listOfParameters" {
+			continue
+		}
+		for _, p := range l.kids {
+			id, ok := p.attr("id")
+			if !ok {
+				continue
+			}
+			id = strings.TrimSpace(id)
+			x := instElem{in, p}
+			if rd, ok := f.localRepl[x]; ok {
+				to, cfs := f.canon(rd.to)
+				if rd.cf != nil {
+					c, _ := f.canon(rd.cf.in.prefix + rd.cf.id)
+					cfs = append([]string{c}, cfs...)
+				}
+				bound[id] = &scoped{to: to, cfs: cfs}
+				continue
+			}
+			if g, ok := f.promoted[x]; ok {
+				to, cfs := f.canon(g)
+				bound[id] = &scoped{to: to, cfs: cfs}
+				continue
+			}
+			if !f.removed[x] {
+				bound[id] = nil
+			}
+		}
+	}
+	return bound
+}
+
 func (f *flattener) factors(rs []cref) []string {
 	out := make([]string, 0, len(rs))
 	for _, c := range rs {
@@ -803,12 +926,12 @@ func (f *flattener) copyMath(in *inst, e *elem, bound scopeNames, sc *scale) *el
 				bound = make(scopeNames)
 			} else {
 				nb := make(scopeNames, len(bound)+1)
-				for n := range bound {
-					nb[n] = true
+				for n, v := range bound {
+					nb[n] = v
 				}
 				bound = nb
 			}
-			bound[k.text()] = true
+			bound[k.text()] = nil
 		}
 	}
 	for _, k := range e.kids {
@@ -832,8 +955,8 @@ func (f *flattener) mathNode(in *inst, e *elem, bound scopeNames) *elem {
 	switch {
 	case e.local == "ci" && len(e.kids) == 0:
 		name := e.text()
-		if bound[name] {
-			return e
+		if s, ok := bound[name]; ok {
+			return s.read(e)
 		}
 		g, cfs := f.global(in, name)
 		x := xCi(g, e.line)
@@ -873,10 +996,13 @@ func (f *flattener) mathNode(in *inst, e *elem, bound scopeNames) *elem {
 		// target's conversion factors (constants) divide the rate, and
 		// the submodel's time runs slower by its time factors.
 		name := e.kids[1].text()
-		if bound[name] {
-			return e
-		}
 		g, cfs := f.global(in, name)
+		if s, ok := bound[name]; ok {
+			if s == nil {
+				return e
+			}
+			g, cfs = s.to, s.cfs
+		}
 		x := &elem{space: e.space, local: e.local, attrs: e.attrs, line: e.line,
 			kids: []*elem{e.kids[0], xCi(g, e.kids[1].line)}, segs: []string{"", "", ""}}
 		if len(in.tcf) > 0 {
@@ -891,6 +1017,19 @@ func (f *flattener) mathNode(in *inst, e *elem, bound scopeNames) *elem {
 		return e
 	}
 	return f.copyMath(in, e, bound, nil)
+}
+
+// read is what the ci e, naming a scoped name, becomes: e itself for a
+// bound one, else the global id it reads, divided by its factors.
+func (s *scoped) read(e *elem) *elem {
+	if s == nil {
+		return e
+	}
+	x := xCi(s.to, e.line)
+	if len(s.cfs) == 0 {
+		return x
+	}
+	return xApply("divide", x, product(s.cfs, x.line))
 }
 
 // isDelay reports whether the csymbol e is csymbol delay.

@@ -271,3 +271,107 @@ func TestCompExternalErrors(t *testing.T) {
 		}
 	}
 }
+
+// localDef is a model definition with two reactions whose kinetic laws
+// each declare a local parameter k (metaids k1 and k2, values 5 and 7)
+// beside a global k = 9: S -> (rate k*S, law R1) and S -> (rate k*S, R2),
+// S an amount in C of size 1, S(0) = 3. A port names k1.
+const localDef = `<comp:modelDefinition id="twolaws">
+<listOfCompartments><compartment id="C" size="1" constant="true"/></listOfCompartments>
+<listOfSpecies><species id="S" compartment="C" initialAmount="3" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/></listOfSpecies>
+<listOfParameters><parameter id="k" value="9" constant="true"/></listOfParameters>
+<listOfReactions>
+<reaction id="R1" reversible="false"><listOfReactants><speciesReference species="S" stoichiometry="1" constant="true"/></listOfReactants>
+<kineticLaw>` + mathOpen + `<apply><times/><ci>k</ci><ci>S</ci></apply></math>
+<listOfLocalParameters><localParameter metaid="k1" id="k" value="5"/></listOfLocalParameters></kineticLaw></reaction>
+<reaction id="R2" reversible="false"><listOfReactants><speciesReference species="S" stoichiometry="1" constant="true"/></listOfReactants>
+<kineticLaw>` + mathOpen + `<apply><times/><ci>k</ci><ci>S</ci></apply></math>
+<listOfLocalParameters><localParameter metaid="k2" id="k" value="7"/></listOfLocalParameters></kineticLaw></reaction>
+</listOfReactions>
+<comp:listOfPorts><comp:port comp:id="k1_port" comp:metaIdRef="k1"/></comp:listOfPorts>
+</comp:modelDefinition>
+`
+
+// TestCompLocalParameter: comp replacements that reach a kinetic law's
+// local parameter through its metaid (directly, through a port, nested,
+// with a conversion factor), and a local parameter that replaces an
+// element of the containing model (replacedBy). Only the law that
+// declares the parameter reads the replacement; the other law keeps its
+// own k, and the submodel's global k is untouched.
+func TestCompLocalParameter(t *testing.T) {
+	wrap := func(params, submodel, defs string) string {
+		return compRoot + `<model id="top"><listOfParameters>` + params + `</listOfParameters>
+<comp:listOfSubmodels>` + submodel + `</comp:listOfSubmodels></model>
+<comp:listOfModelDefinitions>` + defs + localDef + `</comp:listOfModelDefinitions></sbml>`
+	}
+	wrapRules := func(params, rules, submodel string) string {
+		return compRoot + `<model id="top"><listOfParameters>` + params + `</listOfParameters>` + rules + `
+<comp:listOfSubmodels>` + submodel + `</comp:listOfSubmodels></model>
+<comp:listOfModelDefinitions>` + localDef + `</comp:listOfModelDefinitions></sbml>`
+	}
+	sub := `<comp:submodel comp:id="A" comp:modelRef="twolaws"/>`
+	repl := func(ref string) string {
+		return `<parameter id="kk" value="2" constant="true"><comp:listOfReplacedElements>
+<comp:replacedElement comp:submodelRef="A" ` + ref + `/></comp:listOfReplacedElements></parameter>`
+	}
+	cases := []struct {
+		name, doc string
+		rate      float64 // dS/dt at S = 3
+		param     string  // a sensitivity parameter the rate must depend on
+	}{
+		{"replacedElement metaIdRef", wrap(repl(`comp:metaIdRef="k1"`), sub, ""), -(2 + 7) * 3, "kk"},
+		{"replacedElement portRef", wrap(repl(`comp:portRef="k1_port"`), sub, ""), -(2 + 7) * 3, "kk"},
+		{"conversion factor", wrap(`<parameter id="cf" value="4" constant="true"/>`+
+			strings.Replace(repl(`comp:metaIdRef="k2"`), `comp:metaIdRef`, `comp:conversionFactor="cf" comp:metaIdRef`, 1), sub, ""),
+			-(5 + 2.0/4) * 3, "kk"},
+		{"nested", wrap(`<parameter id="kk" value="2" constant="true"><comp:listOfReplacedElements>
+<comp:replacedElement comp:submodelRef="B" comp:idRef="km"/></comp:listOfReplacedElements></parameter>`,
+			`<comp:submodel comp:id="B" comp:modelRef="mid"/>`, `<comp:modelDefinition id="mid">
+<listOfParameters><parameter id="km" value="11" constant="true"><comp:listOfReplacedElements>
+<comp:replacedElement comp:submodelRef="A" comp:metaIdRef="k1"/></comp:listOfReplacedElements></parameter></listOfParameters>
+<comp:listOfSubmodels>`+sub+`</comp:listOfSubmodels></comp:modelDefinition>`), -(2 + 7) * 3, "kk"},
+		{"replacedBy", wrapRules(`<parameter id="kk" value="2" constant="true"><comp:replacedBy comp:submodelRef="A" comp:metaIdRef="k2"/></parameter>
+<parameter id="q" constant="false"/>`, `<listOfRules><assignmentRule variable="q">`+ma(ap("times", cn("10"), "<ci>kk</ci>"))+`</assignmentRule></listOfRules>`, sub),
+			-(5 + 7) * 3, "kk"},
+	}
+	for _, c := range cases {
+		ode := lowerDoc(t, c.doc, nil)
+		p := evalAt(ode, 0, nil)
+		if len(ode.States) != 1 || !strings.HasSuffix(ode.States[0].Name, "A__S") {
+			t.Errorf("%s: states %s, want the submodel's S alone", c.name, stateNames(ode))
+			continue
+		}
+		if !near(p.f[0], c.rate) {
+			t.Errorf("%s: dS/dt = %v, want %v", c.name, p.f[0], c.rate)
+		}
+		if !strings.Contains(","+paramNames(ode)+",", ","+c.param+",") {
+			t.Errorf("%s: parameters %s lack %s", c.name, paramNames(ode), c.param)
+		}
+	}
+	// The promoted local parameter is the main model's kk to its math.
+	ode := lowerDoc(t, cases[len(cases)-1].doc, nil)
+	if q := evalAt(ode, 0, nil).out["q"]; !near(q, 70) {
+		t.Errorf("replacedBy: q = 10*kk = %v, want 70 (kk is the local parameter's 7)", q)
+	}
+}
+
+// TestCompLocalReplacer: a local parameter of the containing model's
+// kinetic law cannot replace a submodel element (the submodel's math
+// would read a name scoped to another reaction): refused by name.
+func TestCompLocalReplacer(t *testing.T) {
+	doc := compRoot + `<model id="top">
+<listOfCompartments><compartment id="D" size="1" constant="true"/></listOfCompartments>
+<listOfSpecies><species id="T" compartment="D" initialAmount="1" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/></listOfSpecies>
+<listOfReactions><reaction id="RT" reversible="false"><listOfReactants><speciesReference species="T" stoichiometry="1" constant="true"/></listOfReactants>
+<kineticLaw>` + mathOpen + `<apply><times/><ci>kl</ci><ci>T</ci></apply></math>
+<listOfLocalParameters><localParameter id="kl" value="1"><comp:listOfReplacedElements>
+<comp:replacedElement comp:submodelRef="A" comp:idRef="k"/></comp:listOfReplacedElements></localParameter></listOfLocalParameters></kineticLaw></reaction></listOfReactions>
+<comp:listOfSubmodels><comp:submodel comp:id="A" comp:modelRef="twolaws"/></comp:listOfSubmodels></model>
+<comp:listOfModelDefinitions>` + localDef + `</comp:listOfModelDefinitions></sbml>`
+	_, err := Read(strings.NewReader(doc), "bad.xml")
+	want := fmt.Sprintf(`bad.xml:%d: comp:replacedElement "kl": comp replacement by a local parameter of a kinetic law is not supported`, lineOf(t, doc, `<comp:replacedElement`))
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) == 0 || list[0].Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

@@ -56,8 +56,11 @@
 // replacedElement (with conversion factors), replacedBy and deletions
 // (by id, metaid or port, through nested sBaseRef) are applied; time and
 // extent conversion factors scale the submodels' time, rates and kinetic
-// laws. Replacing or deleting a whole submodel or a port is refused by
-// name. Errors name the file and line of the component they concern,
+// laws. A kinetic law's local parameter reached by metaid can be
+// replaced, deleted or replace an element of the containing model (it
+// then becomes a global parameter). Replacing or deleting a whole
+// submodel or a port, and a local parameter replacing a submodel's
+// element, are refused by name. Errors name the file and line of the component they concern,
 // in an external file that file.
 //
 // MathML: cn (integer, real, e-notation, rational), ci, csymbol time and
@@ -266,7 +269,11 @@
 // that only events change is switched off while that factor is 0 (it
 // runs nowhere then: its equation becomes one that holds the amount it
 // would move, in a state "fast_held_<id>" that the events switching it
-// set anew).
+// set anew). A delayed event that uses its trigger time's values and
+// sets any of these is split (lateevents.go): the event saves its values
+// in states, and an execution event right after it sets the targets
+// from them and the pools and held amounts from them and the fast
+// species at the execution time.
 // Refused: stoichiometries that a rule
 // sets (unless to a constant), linearly dependent fast reactions,
 // conversion factors that are not constants, a fast species that a rule

@@ -148,6 +148,8 @@ func (l *lowering) events(ode *symbolic.ODE) {
 	for i, s := range ode.States {
 		idx[s.Name] = i
 	}
+	sp := &splitEvents{}
+	defer sp.insert(ode)
 	for k, ev := range l.m.Events {
 		label := ev.label(k)
 		owner := &variable{id: label, kind: vParameter, line: ev.Line}
@@ -231,9 +233,12 @@ func (l *lowering) events(ode *symbolic.ODE) {
 			}
 			se.Assign = append(se.Assign, symbolic.EventAssign{State: idx[v.id], Value: val})
 		}
-		if pools, done := l.fastEvent(&se, ev.Line, vals, fastNew, idx); !done {
-			ok = false
-		} else {
+		// A delayed event that uses its trigger time's values and sets what
+		// the fast reactions' pools are formed from is split (lateFast).
+		late := se.Delay != nil && se.UseValuesFromTriggerTime && l.touchesFast(vals, fastNew)
+		if !late {
+			pools, done := l.fastEvent(vals, fastNew, idx)
+			ok = ok && done
 			se.Assign = append(se.Assign, pools...)
 		}
 		// A species whose state is a concentration (a rate rule sets it)
@@ -252,6 +257,9 @@ func (l *lowering) events(ode *symbolic.ODE) {
 				continue
 			}
 			se.Assign = append(se.Assign, symbolic.EventAssign{State: i, Value: b.Div(b.Mul(l.value(v), old), newSize)})
+		}
+		if ok && late {
+			ok = l.lateFast(sp, ev, &se, vals, fastNew, idx)
 		}
 		if ok {
 			ode.Events = append(ode.Events, se)

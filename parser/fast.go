@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strconv"
 
 	"github.com/pbgen/pbgen/symbolic"
 )
@@ -982,20 +981,14 @@ func (l *lowering) relax(ode *symbolic.ODE, guesses []*symbolic.Node) []float64 
 // the one before the event). An event that sets fast species or a
 // factor that switches a fast reaction off also sets its held amount
 // w_j = P_j a n from the same values (heldReactions). All of it sees the
-// values before the event, like every assignment: an event with a delay
-// whose values are its trigger time's is refused when it sets any of
-// these, as the species move between trigger and execution.
-func (l *lowering) fastEvent(se *symbolic.Event, line int, vals, fastNew map[*variable]*symbolic.Node, idx map[string]int) ([]symbolic.EventAssign, bool) {
+// values before the event, like every assignment; an event with a delay
+// whose values are its trigger time's is split first (lateFast), so that
+// these are formed at its execution from the values saved at its
+// trigger.
+func (l *lowering) fastEvent(vals, fastNew map[*variable]*symbolic.Node, idx map[string]int) ([]symbolic.EventAssign, bool) {
 	fs, b := l.fast, l.b
 	if fs == nil {
 		return nil, true
-	}
-	// The values the pools and held amounts take are those at the
-	// event's execution: a delayed event whose values are its trigger
-	// time's would set them from species that have moved since.
-	lateValues := se.Delay != nil && se.UseValuesFromTriggerTime
-	refuseLate := func(what string) {
-		l.errs.add(l.m.File, line, "event", se.Name, "an event with a delay that uses the values of its trigger time and %s is not supported (the fast species' conserved amounts must be taken at its execution)", what)
 	}
 	var out []symbolic.EventAssign
 	for _, h := range fs.held {
@@ -1005,10 +998,6 @@ func (l *lowering) fastEvent(se *symbolic.Event, line int, vals, fastNew map[*va
 		}
 		if !switches {
 			continue // the held amount is unchanged, or not in use
-		}
-		if lateValues {
-			refuseLate("sets fast species or a factor that switches fast reaction " + strconv.Quote(fs.rx[h.j].ID) + " off")
-			return nil, false
 		}
 		w := l.heldValue(h, func(v *variable) *symbolic.Node {
 			if n, ok := fastNew[v]; ok {
@@ -1027,10 +1016,6 @@ func (l *lowering) fastEvent(se *symbolic.Event, line int, vals, fastNew map[*va
 	}
 	if !touched {
 		return out, true
-	}
-	if lateValues {
-		refuseLate("sets fast species or a stoichiometry of the fast reactions")
-		return nil, false
 	}
 	rows := l.conserved(func(v *variable) *symbolic.Node {
 		if n, ok := vals[v]; ok {

@@ -193,6 +193,13 @@
 // determines, and the delay cases above. Each is an error that says "not supported" (or "cannot")
 // where it is detected.
 //
+// # Tables
+//
+// Tables are read as the PEtab library reads them with pandas (short rows,
+// blank lines, quotes, CRLF, a BOM are accepted; what pandas or petab's
+// linter refuse is an error at its row and column); docs/petab-tables.md
+// has the forms.
+//
 // # Errors
 //
 // Every data-dependent failure is an ErrorList of *Error (file, line,

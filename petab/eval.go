@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/sens"
 )
 
 // This file and target.go (the sampler's posterior) are the only ones
@@ -16,6 +17,7 @@ func evaluate(p *Problem, theta []float64, opt *EvalOptions) (*EvalResult, error
 	o, err := objective.New(p.Model, p.Objective, &objective.Options{
 		Method: opt.Method, RTol: opt.RTol, ATol: opt.ATol, Grad: opt.Grad, FIM: opt.FIM, Workers: opt.Workers,
 		Gradient: opt.Gradient,
+		Sens:     &sens.Options{SensScale: opt.SensScale},
 	})
 	if err != nil {
 		return nil, err
@@ -35,7 +37,7 @@ func evaluate(p *Problem, theta []float64, opt *EvalOptions) (*EvalResult, error
 	if err := o.Eval(scaled, &out); err != nil {
 		return nil, err
 	}
-	r := &EvalResult{LLH: out.LLH, Chi2: out.Chi2, LogPrior: out.LogPrior, Grad: out.Grad}
+	r := &EvalResult{LLH: out.LLH, Chi2: out.Chi2, LogPrior: out.LogPrior, Grad: out.Grad, Method: o.Method(), Choice: o.Choice()}
 	n := len(theta)
 	if opt.FIM {
 		if len(out.FIM) != n*n {

@@ -15,8 +15,11 @@ import (
 type EvalOptions struct {
 	Method     sens.Method
 	RTol, ATol float64
-	Grad, FIM  bool
-	Workers    int // experiments solved in parallel (objective.Options.Workers)
+	// SensScale is sens.Options.SensScale: the scales of the theta
+	// columns in FS's error weights (default ScaleParams).
+	SensScale sens.SensScale
+	Grad, FIM bool
+	Workers   int // experiments solved in parallel (objective.Options.Workers)
 	// Gradient is objective.Options.Gradient: forward (the default) or
 	// adjoint.
 	Gradient objective.GradMethod
@@ -31,6 +34,10 @@ type EvalResult struct {
 	Grad []float64
 	FIM  [][]float64
 	Sim  []float64 // simulated value of each measurement, in Measurements order
+	// Method is the method that computed the sensitivities: EvalOptions'
+	// Method, or what sens.Auto resolved to, for which Choice says why.
+	Method sens.Method
+	Choice sens.Choice
 }
 
 // EstimatedIDs are the ids of the estimated parameters, in theta's order.

@@ -3,6 +3,7 @@ package petab
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,6 +133,9 @@ func readParameters(tabs []*table, version int, e *errs) []Parameter {
 		if !t.require(e, req...) {
 			continue
 		}
+		t.checkPadding(e, "parameterId", "parameterScale", "lowerBound", "upperBound", "nominalValue", "estimate",
+			"objectivePriorType", "objectivePriorParameters", "initializationPriorType", "initializationPriorParameters",
+			"priorDistribution", "priorParameters")
 		for r := range t.rows {
 			pos := Pos{t.file, t.lines[r]}
 			bad := func(col, format string, args ...any) { e.add(t.file, pos.Line, col, format, args...) }
@@ -289,6 +293,7 @@ func readConditionsV1(tabs []*table, e *errs) []Condition {
 		if !t.require(e, "conditionId") {
 			continue
 		}
+		t.checkPadding(e, slices.DeleteFunc(slices.Clone(t.header), func(h string) bool { return h == "conditionName" })...)
 		for r := range t.rows {
 			pos := Pos{t.file, t.lines[r]}
 			c := Condition{Pos: pos, ID: t.get(r, "conditionId"), Values: make(map[string]string)}
@@ -307,11 +312,11 @@ func readConditionsV1(tabs []*table, e *errs) []Condition {
 				}
 				if !idRE.MatchString(h) {
 					if r == 0 {
-						e.add(t.file, 1, h, "column name is not a valid id")
+						e.add(t.file, t.headerLine, h, "column name is not a valid id")
 					}
 					continue
 				}
-				v := t.rows[r][j]
+				v := t.cell(r, j)
 				if v == "" {
 					v = "NaN" // an empty cell keeps the model's (or pre-equilibrated) value
 				}
@@ -333,6 +338,7 @@ func readConditionsV2(tabs []*table, e *errs) []Condition {
 		if !t.require(e, "conditionId", "targetId", "targetValue") {
 			continue
 		}
+		t.checkPadding(e, "conditionId", "targetId", "targetValue")
 		for r := range t.rows {
 			line := t.lines[r]
 			id, target, val := t.get(r, "conditionId"), t.get(r, "targetId"), t.get(r, "targetValue")
@@ -380,6 +386,8 @@ func readObservables(tabs []*table, version int, e *errs) []Observable {
 		if !t.require(e, "observableId", "observableFormula", "noiseFormula") {
 			continue
 		}
+		t.checkPadding(e, "observableId", "observableFormula", "noiseFormula", "observableTransformation",
+			"noiseDistribution", "observablePlaceholders", "noisePlaceholders")
 		for r := range t.rows {
 			pos := Pos{t.file, t.lines[r]}
 			bad := func(col, format string, args ...any) { e.add(t.file, pos.Line, col, format, args...) }
@@ -490,6 +498,8 @@ func readMeasurements(tabs []*table, version int, e *errs) []Measurement {
 		if !t.require(e, req...) {
 			continue
 		}
+		t.checkPadding(e, "observableId", "preequilibrationConditionId", "simulationConditionId", "experimentId",
+			"measurement", "time", "observableParameters", "noiseParameters", "datasetId", "replicateId")
 		for r := range t.rows {
 			pos := Pos{t.file, t.lines[r]}
 			bad := func(col, format string, args ...any) { e.add(t.file, pos.Line, col, format, args...) }
@@ -525,6 +535,7 @@ func readExperiments(tabs []*table, e *errs) []Period {
 		if !t.require(e, "experimentId", "time", "conditionId") {
 			continue
 		}
+		t.checkPadding(e, "experimentId", "time", "conditionId")
 		for r := range t.rows {
 			line := t.lines[r]
 			p := Period{Pos: Pos{t.file, line}, Experiment: t.get(r, "experimentId"), Condition: t.get(r, "conditionId")}
@@ -551,6 +562,7 @@ func readMappings(tabs []*table, e *errs) map[string]string {
 		if !t.require(e, "petabEntityId", "modelEntityId") {
 			continue
 		}
+		t.checkPadding(e, "petabEntityId", "modelEntityId")
 		for r := range t.rows {
 			pid, mid := t.get(r, "petabEntityId"), t.get(r, "modelEntityId")
 			if !idRE.MatchString(pid) {

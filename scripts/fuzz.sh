@@ -9,4 +9,5 @@ t=${FUZZTIME:-30s}
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime "$t" ./parser
 go test -run '^$' -fuzz '^FuzzExpr$' -fuzztime "$t" ./symbolic
 go test -run '^$' -fuzz '^FuzzPEtab$' -fuzztime "$t" ./petab
+go test -run '^$' -fuzz '^FuzzPandasTable$' -fuzztime "$t" ./petab
 go test -run '^$' -fuzz '^FuzzSimArgs$' -fuzztime "$t" ./cmd/pbgen

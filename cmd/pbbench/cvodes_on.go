@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/pbgen/pbgen/internal/cvodes"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -14,11 +15,35 @@ const haveCVODES = true
 // cvodesObjectiveSolver runs the PEtab objectives' solves on CVODES FS.
 var cvodesObjectiveSolver = cvodes.NewObjectiveSolver
 
+// pbar is runtime/sens's default scale of S's columns (ScaleParams),
+// for CVODES's CVodeSetSensParams: |p_j| of the columns params (nil:
+// all), 1 where p_j = 0; nil without sensitivities. Both integrators then
+// weigh S alike in their error tests.
+func pbar(p []float64, params []int, sens bool) []float64 {
+	if !sens {
+		return nil
+	}
+	if params == nil {
+		params = make([]int, len(p))
+		for j := range params {
+			params[j] = j
+		}
+	}
+	s := make([]float64, len(params))
+	for c, j := range params {
+		s[c] = math.Abs(p[j])
+		if s[c] == 0 {
+			s[c] = 1
+		}
+	}
+	return s
+}
+
 // cvodesSolver runs SUNDIALS CVODES (BDF, dense LU, analytic Jx; staggered
 // FS with S' = Jx S + Jp when sens).
 func cvodesSolver(name string, spec *modelSpec, p []float64, rtol, atol float64, sens, errcon bool) *solver {
 	nx, np := model.NumStates(spec.m), model.NumParams(spec.m)
-	s, err := cvodes.New(spec.m, cvodes.Options{RTol: rtol, ATol: atol, Sens: sens, ErrCon: errcon, MaxSteps: 100000})
+	s, err := cvodes.New(spec.m, cvodes.Options{RTol: rtol, ATol: atol, Sens: sens, ErrCon: errcon, MaxSteps: 100000, PBar: pbar(p, nil, sens)})
 	if err != nil {
 		return &solver{name: name, run: func() error { return err }}
 	}
@@ -64,7 +89,7 @@ func cvodesWP(spec *modelSpec, p []float64, rtol, atol float64) []*solver {
 // on) for the columns params; the KLU sparse solver when klu, else the
 // dense one. free releases the C memory.
 func cvodesScaleRunner(m model.Model, p, ts []float64, rtol, atol float64, params []int, klu bool) (run func() error, free func()) {
-	opt := cvodes.Options{RTol: rtol, ATol: atol, MaxSteps: 100000, Sens: params != nil, ErrCon: true, Params: params}
+	opt := cvodes.Options{RTol: rtol, ATol: atol, MaxSteps: 100000, Sens: params != nil, ErrCon: true, Params: params, PBar: pbar(p, params, params != nil)}
 	if klu {
 		opt.Linear = cvodes.KLU
 	}

@@ -18,7 +18,7 @@ func cvodesEventSolvers(m model.Model, p, ts []float64, rtol, atol float64) []*e
 		name         string
 		sens, errcon bool
 	}{{"states (CVODES)", false, false}, {"FS errcon on (CVODES)", true, true}, {"FS errcon off (CVODES)", true, false}} {
-		e, err := cvodes.NewEvents(m, cvodes.Options{RTol: rtol, ATol: atol, Sens: c.sens, ErrCon: c.errcon, MaxSteps: 100000})
+		e, err := cvodes.NewEvents(m, cvodes.Options{RTol: rtol, ATol: atol, Sens: c.sens, ErrCon: c.errcon, MaxSteps: 100000, PBar: pbar(p, nil, c.sens)})
 		if err != nil {
 			out = append(out, &evSolver{name: c.name, run: func() error { return err }})
 			continue

@@ -198,7 +198,7 @@ func petabSolvers() []struct {
 		method sens.Method
 		hook   func(model.Model, *sens.Options) (objective.Solver, error)
 	}
-	rows := []row{{"FS", sens.FS, nil}, {"PBSR", sens.PBSR, nil}, {"Exp", sens.Exp, nil}}
+	rows := []row{{"FS", sens.FS, nil}, {"PBSR", sens.PBSR, nil}, {"Exp", sens.Exp, nil}, {"Auto", sens.Auto, nil}}
 	if cvodesObjectiveSolver != nil {
 		rows = append(rows, row{petabCVODES, sens.FS, cvodesObjectiveSolver})
 	}

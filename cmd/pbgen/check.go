@@ -47,8 +47,19 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			steps = append(steps, st.Name)
 		}
 	}
-	// The model's own events; each step state has two more.
-	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events)-2*len(steps))
+	// The model's own events; each step state has two more, and a split
+	// event (parser/lateevents.go) one, its execution.
+	split := 0
+	for _, e := range sys.ODE.Events {
+		if e.Meta["split"] != "" {
+			split++
+		}
+	}
+	fmt.Fprintf(stdout, "  events      %d\n", len(sys.ODE.Events)-2*len(steps)-split)
+	if split > 0 {
+		// Only for models that have them, so other output is unchanged.
+		fmt.Fprintf(stdout, "  split       %d (delayed events with their trigger time's values on fast reactions: each saves its values and has an execution event)\n", split)
+	}
 	if len(steps) > 0 {
 		// Only for models that have them, so other output is unchanged.
 		fmt.Fprintf(stdout, "  steps       %d (%s: floor and ceiling of a moving argument in the rates, states set by %d events at the integers of their arguments)\n",

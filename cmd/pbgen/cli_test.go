@@ -116,7 +116,7 @@ func TestSimBadArgs(t *testing.T) {
 		{[]string{"-method", "pbsr", "-t1", "2", nan}, 1, []string{"t="}, []string{"component"}},
 		{[]string{"-method", "none", "-t1", "2", nan}, 1, []string{"state y"}, []string{"component"}},
 		// Flags that would be ignored.
-		{[]string{"-errcon=false"}, 2, []string{"-errcon", "fs"}, nil},
+		{[]string{"-method", "pbsr", "-errcon=false"}, 2, []string{"-errcon", "fs"}, nil},
 		{[]string{"-method", "none", "-scaled"}, 2, []string{"-scaled"}, nil},
 		{[]string{"-nosuchflag"}, 2, []string{"-nosuchflag"}, nil},
 		{[]string{chua, chua}, 2, []string{"too many arguments"}, nil},

@@ -73,3 +73,86 @@ func FuzzSimArgs(f *testing.F) {
 		}
 	})
 }
+
+// fuzzCommand is a command FuzzCommandFlags drives: the flags it may set
+// (never those naming files to write, whose strings the fuzzer must not
+// follow), fixed flags that keep the work small, the positional argument,
+// and for counts that only cost time, the largest value a run keeps
+// (larger ones are cut to it; sample's memory check still sees -samples
+// and -chains beyond 1e9).
+type fuzzCommand struct {
+	cmd   []string
+	flags []string
+	base  []string
+	arg   string
+	bound map[string]int
+	cutAt int // values above this are left alone (0: cut every value above bound)
+}
+
+var fuzzCommands = []fuzzCommand{
+	{cmd: []string{"petab"}, flags: []string{"rtol", "atol", "j", "p", "method", "switches", "grad", "fim", "pkg", "gen", "nosuch"}, arg: convPEtab},
+	{cmd: []string{"petab", "check"}, flags: []string{"rtol", "nosuch"}, arg: convPEtab},
+	{cmd: []string{"sample"}, flags: []string{"chains", "warmup", "samples", "seed", "j", "rtol", "atol", "sampler", "method", "init", "chain-index", "nosuch"},
+		base: []string{"-chains", "2", "-warmup", "5", "-samples", "5", "-sampler", "rwm"}, arg: convPEtab,
+		bound: map[string]int{"chains": 3, "warmup": 20, "samples": 20}, cutAt: 1e9},
+	{cmd: []string{"testsuite"}, flags: []string{"all", "cases", "petab", "method", "nosuch"}, arg: suiteDir},
+	{cmd: []string{"gen"}, flags: []string{"pkg", "params", "sens-initials", "sens-compartments", "nosuch"}, arg: pkaNet},
+	{cmd: []string{"check"}, flags: []string{"params", "sens-initials", "sens-compartments", "nosuch"}, arg: pkaNet},
+}
+
+// FuzzCommandFlags runs every command but sim (FuzzSimArgs) in-process
+// with one fuzzed flag value on small inputs. It asserts that nothing
+// panics or dies (no stack trace, no "fatal error"), that the exit status
+// is 0, 1 or 2, that a failure's first line says what was wrong, and that
+// exit status 2 names the flag.
+func FuzzCommandFlags(f *testing.F) {
+	for _, s := range []struct {
+		cmd, flag uint8
+		value     string
+	}{
+		{0, 0, "0"}, {0, 1, "NaN"}, {0, 2, "1000000000"}, {0, 3, "k1=-Inf"}, {0, 4, "rk4"}, {0, 9, "true"},
+		{1, 0, "1e-6"},
+		{2, 0, "1000000000"}, {2, 1, "9223372036854775807"}, {2, 2, "1000000000000"}, {2, 3, "-1"}, {2, 4, "1e9"},
+		{2, 5, "1e308"}, {2, 7, "nuts"}, {2, 10, "3"}, {2, 2, "3"},
+		{3, 1, "00001,"}, {3, 2, "true"}, {3, 3, "exp"}, {3, 0, "true"},
+		{4, 0, "func"}, {4, 1, "kf,"}, {4, 2, "maybe"},
+		{5, 0, "nosuch"}, {5, 1, "2"},
+	} {
+		f.Add(s.cmd, s.flag, s.value)
+	}
+	out := f.TempDir()
+	f.Fuzz(func(t *testing.T, which, flagIndex uint8, value string) {
+		c := fuzzCommands[int(which)%len(fuzzCommands)]
+		name := c.flags[int(flagIndex)%len(c.flags)]
+		if b, ok := c.bound[name]; ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(value)); err == nil && n > b && (c.cutAt == 0 || n <= c.cutAt) {
+				value = strconv.Itoa(b)
+			}
+		}
+		args := append(append([]string(nil), c.cmd...), c.base...)
+		switch {
+		case c.cmd[0] == "gen":
+			// Generated packages go to the test's folder, never to ./NAME.
+			args = append(args, "-o", filepath.Join(out, "gen"))
+		case name == "gen":
+			// petab -gen=true writes a package, -gen=false a table: a
+			// fresh folder each run, so one does not meet the other.
+			args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
+		}
+		args = append(args, "-"+name+"="+value, c.arg)
+		t.Setenv(slurmTaskEnv, "")
+		var o, e bytes.Buffer
+		code := run(args, &o, &e)
+		stderr := e.String()
+		if code < 0 || code > 2 || strings.Contains(stderr, "fatal error") {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		if code == 0 {
+			return
+		}
+		checkOneLineError(t, args, code, stderr)
+		if first, _, _ := strings.Cut(stderr, "\n"); code == 2 && !strings.Contains(first, "-"+name) {
+			t.Errorf("%q: exit 2 without naming -%s: %q", args, name, first)
+		}
+	})
+}

@@ -30,6 +30,11 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 			return &usageError{cmd: fs.Name(), msg: "-pkg " + err.Error()}
 		}
 	}
+	if *out != "" {
+		if err := checkOutDir("o", *out); err != nil {
+			return &usageError{cmd: fs.Name(), msg: err.Error()}
+		}
+	}
 	path := fs.Arg(0)
 	_, sys, err := load(path, &lf)
 	if err != nil {
@@ -47,8 +52,15 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
+	return writePackage(dir, files)
+}
+
+// writePackage writes the generated files into dir (created if needed),
+// in name order, each only if its bytes changed; an error names the
+// directory as -o (the default is the package name).
+func writePackage(dir string, files map[string][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("-o %s: %v", dir, unwrapPath(err))
 	}
 	names := make([]string, 0, len(files))
 	for fn := range files {
@@ -57,7 +69,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	sort.Strings(names)
 	for _, fn := range names {
 		if err := writeIfChanged(filepath.Join(dir, fn), files[fn]); err != nil {
-			return err
+			return fmt.Errorf("-o %s: %v", dir, err)
 		}
 	}
 	return nil

@@ -5,10 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -39,7 +38,7 @@ func (s paramSet) Set(v string) error {
 }
 
 // cmdPEtab evaluates a PEtab problem, or checks it (pbgen petab check).
-func cmdPEtab(args []string, stdout, stderr io.Writer) error {
+func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) > 0 && args[0] == "check" {
 		fs := newFlagSet("pbgen petab check", stderr, "pbgen petab check problem.yaml")
 		if err := parseFlags(fs, args[1:], 1); err != nil {
@@ -55,17 +54,24 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pbgen petab", stderr, "pbgen petab [flags] problem.yaml | pbgen petab -gen [-o DIR] [-pkg NAME] problem.yaml | pbgen petab check problem.yaml")
 	gen := fs.Bool("gen", false, "generate a Go package for the problem (model, observables, data) into -o instead of evaluating it")
 	pkg := fs.String("pkg", "", "with -gen: package `name` (default: the model id in lower case)")
-	method := fs.String("method", "fs", "sensitivity `method`: fs, pbs, pbsr or exp (a model with csymbol delay: forward sensitivity through runtime/dde whatever the method)")
-	rtol := fs.Float64("rtol", 0, "relative tolerance (0: the objective's default)")
-	atol := fs.Float64("atol", 0, "absolute tolerance (0: the objective's default)")
+	var scale sensScaleFlag
+	fs.Var(&scale, "sens-scale", sensScaleUsage)
+	method := fs.String("method", "auto", "sensitivity `method`: auto, fs, pbs, pbsr or exp. auto chooses fs or pbsr once per problem (sens.Resolve:\n"+
+		"the objective's fs, without S in its error test, except for linear kinetics, where pbsr computes one exponential\n"+
+		"per step length) and prints its choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
+	rtol, atol := tolFlag{1e-6, true}, tolFlag{1e-8, false}
+	fs.Var(&rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
+	fs.Var(&atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
 	fim := fs.Bool("fim", false, "print the Fisher information matrix")
 	sensFlag := fs.String("sens", "forward", "how -grad is computed: forward (from S by -method) or adjoint (backwards in time, cost independent of the number of parameters; not with -fim, pre-equilibration, steady-state data, periods, events, delays or algebraic rules yet)")
 	set := paramSet{}
 	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
-	jobs := fs.Int("j", 1, "experiments solved in parallel")
+	jobs := countFlag{1, 1}
+	fs.Var(&jobs, "j", "`number` of experiments solved in parallel, at least 1 (more than the experiments: one each)")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of loading and evaluating the problem to `file` (runtime/pprof; read it with go tool pprof)")
 	switches := fs.Bool("switches", true, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into a state kept by two events; -switches=false leaves them in the rates, where the solver locates them as switches of f (the same sensitivities; petab.LoadOptions.KeepTimeRelations); also with -gen")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
@@ -79,13 +85,25 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	}
 	m, err := sens.ParseMethod(*method)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return errUsage
+		return &usageError{cmd: fs.Name(), msg: fmt.Sprintf("-method %q: want fs, pbs, pbsr or exp", *method), synopsis: synopsis(fs)}
 	}
 	gm, err := objective.ParseGradMethod(*sensFlag)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return errUsage
+		return &usageError{cmd: fs.Name(), msg: fmt.Sprintf("-sens %q: want forward or adjoint", *sensFlag), synopsis: synopsis(fs)}
+	}
+	if err := checkPEtabOutputs(fs, *simOut, *jsonOut); err != nil {
+		return err
+	}
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := stop(); err == nil {
+				err = cerr
+			}
+		}()
 	}
 	p, err := petab.LoadWith(fs.Arg(0), lopt)
 	if err != nil {
@@ -95,14 +113,17 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if (*grad || *fim || *jsonOut != "") && m != sens.FS && model.HasDelays(p.Model) {
+	if (*grad || *fim || *jsonOut != "") && m != sens.FS && m != sens.Auto && model.HasDelays(p.Model) {
 		// runtime/objective's delay path: the sensitivities are
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: *jobs, Gradient: gm})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v, Gradient: gm})
 	if err != nil {
 		return err
+	}
+	if m == sens.Auto {
+		fmt.Fprintf(stderr, "pbgen petab: -method auto chose %s: %s\n", strings.ToLower(r.Method.String()), r.Choice.Reason)
 	}
 	fmt.Fprintf(stdout, "llh: %.17g\nchi2: %.17g\n", r.LLH, r.Chi2)
 	ids := p.EstimatedIDs()
@@ -149,6 +170,47 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checkPEtabOutputs checks -o and -json before the problem is read: each
+// must be a file that can be written, neither the problem file, and not
+// the same file as the other (the second would overwrite the first).
+func checkPEtabOutputs(fs *flag.FlagSet, simOut, jsonOut string) error {
+	bad := func(err error) error { return &usageError{cmd: fs.Name(), msg: err.Error(), synopsis: synopsis(fs)} }
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, o := range []struct{ name, path string }{{"o", simOut}, {"json", jsonOut}} {
+		if set[o.name] && o.path == "" {
+			return bad(fmt.Errorf("-%s needs a file name", o.name))
+		}
+		if o.path != "" {
+			if err := checkOutFile(o.name, o.path, fs.Arg(0)); err != nil {
+				return bad(err)
+			}
+		}
+	}
+	if simOut != "" && jsonOut != "" && (filepath.Clean(simOut) == filepath.Clean(jsonOut) || sameFile(simOut, jsonOut)) {
+		return bad(fmt.Errorf("-o and -json are both %s: give each its own file", simOut))
+	}
+	return nil
+}
+
+// startCPUProfile starts a CPU profile into path; stop ends it and closes
+// the file. pbgen petab -cpuprofile is how the time of a large problem is
+// split into reading, building and solving (docs/bench/chensize.md).
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // listErrors prints every error of a PEtab ErrorList, one a line, and
@@ -202,6 +264,11 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, lopt *petab.LoadOptions, stderr
 			return &usageError{cmd: fs.Name(), msg: "-pkg " + err.Error()}
 		}
 	}
+	if dir != "" {
+		if err := checkOutDir("o", dir); err != nil {
+			return &usageError{cmd: fs.Name(), msg: err.Error()}
+		}
+	}
 	path := fs.Arg(0)
 	p, err := petab.LoadWith(path, lopt)
 	if err != nil {
@@ -225,13 +292,5 @@ func genPEtab(fs *flag.FlagSet, dir, pkg string, lopt *petab.LoadOptions, stderr
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, fn := range slices.Sorted(maps.Keys(files)) {
-		if err := writeIfChanged(filepath.Join(dir, fn), files[fn]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writePackage(dir, files)
 }

@@ -40,7 +40,7 @@ func TestPEtabSensAdjoint(t *testing.T) {
 			t.Errorf("%s: adjoint %.12g, forward %.12g", k, ad[k], w)
 		}
 	}
-	if code, _, stderr := pbgen(t, "petab", "-grad", "-sens", "backward", prob); code != 2 || !strings.Contains(stderr, "unknown gradient method") {
+	if code, _, stderr := pbgen(t, "petab", "-grad", "-sens", "backward", prob); code != 2 || !strings.Contains(stderr, `-sens "backward": want forward or adjoint`) {
 		t.Errorf("-sens backward: exit %d, stderr %q", code, stderr)
 	}
 	if code, _, stderr := pbgen(t, "petab", "-grad", "-fim", "-sens", "adjoint", prob); code == 0 || !strings.Contains(stderr, "Fisher information needs S") {

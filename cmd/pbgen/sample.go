@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -51,23 +52,58 @@ const sampleSynopsis = "pbgen sample [flags] problem.yaml | pbgen sample -chain-
 // slurmTaskEnv is the variable a Slurm job array sets in each task.
 const slurmTaskEnv = "SLURM_ARRAY_TASK_ID"
 
-// cmdSample is pbgen sample.
-func cmdSample(args []string, stdout, stderr io.Writer) error {
+// sampleFlags are pbgen sample's flags, checked when parsed (countFlag,
+// tolFlag) and together by check.
+type sampleFlags struct {
+	sampler, method, initMode  string
+	chains, warmup, samples, j countFlag
+	chainIndex                 countFlag
+	seed                       seedFlag
+	outDir, plotDir, merge     string
+	rtol, atol                 tolFlag
+	set                        map[string]bool // the flags given
+}
+
+// sampleHelp is printed after the flags by pbgen sample -h.
+const sampleHelp = `
+Checked before anything is read: -chains and -samples at least 1, -warmup
+and -j 0 or more, -rtol in [1e-14, 1), -atol > 0, -o and -plot writable.
+Every kept draw is held in memory until the run ends (R-hat and ESS rank
+and autocorrelate all of them), so a run that would take more than 8 GiB
+(pbgen sim's limit) is refused with the estimate: about chains x samples
+x (parameters + 22) x 8 bytes (4 more numbers a draw and 1 MB a parameter
+with -plot), plus for each chain running at once 8 bytes a warm-up
+iteration and an objective as large as the first, measured. Give fewer
+-samples, -warmup or -chains, fewer chains at once with -j, or run one
+chain per process with -chain-index and combine the files with -merge.
+`
+
+// parseSampleFlags parses and checks pbgen sample's command line.
+func parseSampleFlags(args []string, stderr io.Writer) (*sampleFlags, *flag.FlagSet, error) {
 	fs := newFlagSet("pbgen sample", stderr, sampleSynopsis)
-	sampler := fs.String("sampler", "smmala", "`kernel`: smmala (needs gradient and Fisher information), mala (gradient) or rwm (neither)")
-	method := fs.String("method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs or exp (fs as in pbgen petab: the fastest per evaluation on CaMKII in make bench)")
-	chains := fs.Int("chains", 4, "number of chains (with -chain-index: of the whole analysis)")
-	warmup := fs.Int("warmup", 1000, "warm-up (adaptation) iterations per chain, discarded")
-	samples := fs.Int("samples", 1000, "kept iterations per chain")
-	seed := fs.Uint64("seed", 1, "random seed; chain I uses a generator derived from (seed, I) only")
-	jobs := fs.Int("j", 0, "chains run at once, each on its own goroutine and objective (0: all of them)")
-	outDir := fs.String("o", "", "write CmdStan CSV files chain_1.csv, ... and their timing sidecars chain_1.timing.json, ... into `dir`")
-	plotDir := fs.String("plot", "", "write trace, histogram and pair plots (PNG) into `dir`")
-	initMode := fs.String("init", "nominal", "initial points: nominal (the parameter table's nominal values) or prior (drawn from the PEtab initialization priors, uniform on the parameter scale within the bounds where there is none: dispersed starts, which R-hat needs to be telling, but from far in the box chains can take long to find the posterior)")
-	rtol := fs.Float64("rtol", 0, "relative tolerance of the ODE solver (0: the objective's default)")
-	atol := fs.Float64("atol", 0, "absolute tolerance of the ODE solver (0: the objective's default)")
-	chainIndex := fs.Int("chain-index", -1, "run only chain `I` (0-based, of -chains) and write DIR/chain_<I+1>.csv; default $"+slurmTaskEnv+" when set")
-	merge := fs.String("merge", "", "combine the chain files (*.csv) in `dir`: summary on stdout, plots in -plot")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n", sampleSynopsis)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), sampleHelp)
+	}
+	f := &sampleFlags{chains: countFlag{4, 1}, warmup: countFlag{1000, 0}, samples: countFlag{1000, 1}, j: countFlag{0, 0},
+		chainIndex: countFlag{-1, 0}, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}}
+	fs.StringVar(&f.sampler, "sampler", "smmala", "`kernel`: smmala (needs gradient and Fisher information), mala (gradient) or rwm (neither)")
+	fs.StringVar(&f.method, "method", "fs", "sensitivity `method` for the gradient and Fisher information: fs, pbsr, pbs, exp or auto (fs or pbsr chosen once per\n"+
+		"objective, as pbgen petab's default; fs: the fastest per evaluation on CaMKII in make bench)")
+	fs.Var(&f.chains, "chains", "`number` of chains, at least 1 (with -chain-index: of the whole analysis)")
+	fs.Var(&f.warmup, "warmup", "warm-up (adaptation) `iterations` per chain, discarded (0 or more)")
+	fs.Var(&f.samples, "samples", "kept `iterations` per chain, at least 1; all are held in memory (see below)")
+	f.seed = 1
+	fs.Var(&f.seed, "seed", "random `seed`, 0 to 18446744073709551615; chain I uses a generator derived from (seed, I) only")
+	fs.Var(&f.j, "j", "`number` of chains run at once, each on its own goroutine and objective (0: all of them; more than -chains: -chains)")
+	fs.StringVar(&f.outDir, "o", "", "write CmdStan CSV files chain_1.csv, ... and their timing sidecars chain_1.timing.json, ... into `dir`")
+	fs.StringVar(&f.plotDir, "plot", "", "write trace, histogram and pair plots (PNG) into `dir`")
+	fs.StringVar(&f.initMode, "init", "nominal", "initial points: nominal (the parameter table's nominal values) or prior (drawn from the PEtab initialization priors, uniform on the parameter scale within the bounds where there is none: dispersed starts, which R-hat needs to be telling, but from far in the box chains can take long to find the posterior)")
+	fs.Var(&f.rtol, "rtol", "relative `tolerance` of the ODE solver, in [1e-14, 1)")
+	fs.Var(&f.atol, "atol", "absolute `tolerance` of the ODE solver, > 0")
+	fs.Var(&f.chainIndex, "chain-index", "run only chain `I` (0-based, of -chains) and write DIR/chain_<I+1>.csv; default $"+slurmTaskEnv+" when set")
+	fs.StringVar(&f.merge, "merge", "", "combine the chain files (*.csv) in `dir`: summary on stdout, plots in -plot")
 	// -merge takes a folder instead of the problem file.
 	nargs := 1
 	for _, a := range args {
@@ -79,56 +115,94 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := parseFlags(fs, args, nargs); err != nil {
-		return err
+		return nil, fs, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	usage := func(format string, a ...any) error {
-		return &usageError{cmd: "pbgen sample", msg: fmt.Sprintf(format, a...), synopsis: "usage: " + sampleSynopsis}
-	}
-	if *merge != "" {
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return f, fs, f.check()
+}
+
+// sampleUsage is a usage error of pbgen sample.
+func sampleUsage(format string, a ...any) error {
+	return &usageError{cmd: "pbgen sample", msg: fmt.Sprintf(format, a...), synopsis: "usage: " + sampleSynopsis}
+}
+
+// check refuses flags that mean nothing together and outputs that cannot
+// be written.
+func (f *sampleFlags) check() error {
+	if f.merge != "" {
 		for _, name := range []string{"sampler", "method", "chains", "warmup", "samples", "seed", "j", "o", "init", "rtol", "atol", "chain-index"} {
-			if set[name] {
-				return usage("-%s has no effect with -merge (the chain files record their settings)", name)
+			if f.set[name] {
+				return sampleUsage("-%s has no effect with -merge (the chain files record their settings)", name)
 			}
 		}
-		return sampleMerge(*merge, *plotDir, stdout)
+	} else if f.warmup.v > math.MaxInt-f.samples.v {
+		return sampleUsage("-warmup %d and -samples %d: the number of iterations overflows", f.warmup.v, f.samples.v)
 	}
-	kind, ok := mcmc.ParseSampler(*sampler)
-	if !ok {
-		return usage("-sampler %q: want smmala, mala or rwm", *sampler)
+	if f.set["merge"] && f.merge == "" {
+		return sampleUsage("-merge needs a directory")
 	}
-	m, err := sens.ParseMethod(*method)
+	for _, d := range []struct{ name, dir string }{{"o", f.outDir}, {"plot", f.plotDir}} {
+		if f.set[d.name] && d.dir == "" {
+			return sampleUsage("-%s needs a directory", d.name)
+		}
+		if d.dir != "" {
+			if err := checkOutDir(d.name, d.dir); err != nil {
+				return sampleUsage("%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSampleMemory refuses a run whose footprint (mcmc.EstimateFootprint)
+// exceeds maxHeldBytes, naming the flags that set it and the figure.
+func checkSampleMemory(opt *mcmc.Options, dim int, targetBytes float64, f *sampleFlags) error {
+	fp := mcmc.EstimateFootprint(opt, dim, targetBytes, f.plotDir != "")
+	if fp.Total() <= maxHeldBytes {
+		return nil
+	}
+	what := fmt.Sprintf("-samples %d, -warmup %d and -chains %d", f.samples.v, f.warmup.v, f.chains.v)
+	if opt.Chains == 1 && f.chains.v > 1 {
+		what = fmt.Sprintf("-samples %d and -warmup %d (one chain of -chains %d)", f.samples.v, f.warmup.v, f.chains.v)
+	}
+	params := fmt.Sprintf("%d parameters", dim)
+	if targetBytes == 0 {
+		params = "at least 1 parameter: counted before the problem is read"
+	}
+	return sampleUsage("%s would need about %.3g GB in memory (%v; %d chains running at once, %s), more than the limit of %d GiB: give fewer -samples, -warmup or -chains, fewer chains at once with -j, or one chain per process with -chain-index",
+		what, fp.Total()/1e9, fp, min(opt.Workers, opt.Chains), params, maxHeldBytes>>30)
+}
+
+// cmdSample is pbgen sample.
+func cmdSample(args []string, stdout, stderr io.Writer) error {
+	f, fs, err := parseSampleFlags(args, stderr)
 	if err != nil {
-		return usage("-method %q: want pbsr, pbs, exp or fs", *method)
+		return err
+	}
+	if f.merge != "" {
+		return sampleMerge(f.merge, f.plotDir, stdout)
+	}
+	kind, ok := mcmc.ParseSampler(f.sampler)
+	if !ok {
+		return sampleUsage("-sampler %q: want smmala, mala or rwm", f.sampler)
+	}
+	m, err := sens.ParseMethod(f.method)
+	if err != nil {
+		return sampleUsage("-method %q: want pbsr, pbs, exp, fs or auto", f.method)
 	}
 	var mode petab.InitMode
-	switch *initMode {
+	switch f.initMode {
 	case "prior":
 		mode = petab.InitPrior
 	case "nominal":
 		mode = petab.InitNominal
 	default:
-		return usage("-init %q: want prior or nominal", *initMode)
-	}
-	switch {
-	case *chains < 1:
-		return usage("-chains %d: want at least 1", *chains)
-	case *warmup < 0:
-		return usage("-warmup %d: want 0 or more", *warmup)
-	case *samples < 1:
-		return usage("-samples %d: want at least 1", *samples)
-	case *jobs < 0:
-		return usage("-j %d: want 0 (all chains at once) or more", *jobs)
-	case *rtol < 0 || *atol < 0 || math.IsNaN(*rtol) || math.IsNaN(*atol):
-		return usage("-rtol and -atol must be positive (or 0 for the default)")
+		return sampleUsage("-init %q: want prior or nominal", f.initMode)
 	}
 	single := -1
-	if set["chain-index"] {
-		single = *chainIndex
-		if single < 0 {
-			return usage("-chain-index %d: want 0 or more", single)
-		}
+	if f.set["chain-index"] {
+		single = f.chainIndex.v
 	} else if v, ok := os.LookupEnv(slurmTaskEnv); ok && v != "" {
 		i, err := strconv.Atoi(v)
 		if err != nil || i < 0 {
@@ -136,39 +210,18 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 		single = i
 	}
-	if single >= *chains {
-		return usage("chain index %d is not one of the %d chains of -chains (indices 0 to %d)", single, *chains, *chains-1)
+	if single >= f.chains.v {
+		src := fmt.Sprintf("-chain-index %d", single)
+		if !f.set["chain-index"] {
+			src = fmt.Sprintf("$%s = %d", slurmTaskEnv, single)
+		}
+		return sampleUsage("%s is not one of the %d chains of -chains (indices 0 to %d)", src, f.chains.v, f.chains.v-1)
 	}
-	if single >= 0 && *outDir == "" {
-		return usage("-chain-index (or $%s) needs -o: the chain file is the result", slurmTaskEnv)
+	if single >= 0 && f.outDir == "" {
+		return sampleUsage("-chain-index (or $%s) needs -o: the chain file is the result", slurmTaskEnv)
 	}
-
-	p, err := petab.Load(fs.Arg(0))
-	if err != nil {
-		return listErrors(stderr, err)
-	}
-	topt := &petab.TargetOptions{Method: m, RTol: *rtol, ATol: *atol, Grad: kind != mcmc.RWM, FIM: kind == mcmc.SMMALA}
-	probe, err := p.Target(topt)
-	if err != nil {
-		return fmt.Errorf("%s: %v", fs.Arg(0), err)
-	}
-	names := probe.Names()
-	probe.Close()
-	// Check once that initial points can be drawn (a missing nominal value
-	// or unbounded parameter is the same for every chain), so that Init
-	// below cannot fail.
-	if err := p.InitialPoint(mode, rand.New(rand.NewPCG(0, 0)), make([]float64, len(names))); err != nil {
-		return fmt.Errorf("-init %s: %v", *initMode, err)
-	}
-	opt := &mcmc.Options{
-		Sampler: kind, Chains: *chains, Warmup: *warmup, Samples: *samples, Seed: *seed, Names: names,
-		Init: func(_ int, rng *rand.Rand, dst []float64) {
-			if p.InitialPoint(mode, rng, dst) != nil {
-				dst[0] = math.NaN() // rejected by Run; cannot happen after the check above
-			}
-		},
-	}
-	if *warmup == 0 {
+	opt := &mcmc.Options{Sampler: kind, Chains: f.chains.v, Warmup: f.warmup.v, Samples: f.samples.v, Seed: uint64(f.seed)}
+	if f.warmup.v == 0 {
 		opt.Warmup = -1 // mcmc's "none"; its zero means the default
 	}
 	if single >= 0 {
@@ -179,11 +232,56 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	// evaluations) with another, which is what makes a chain run alone
 	// identical to the same chain in a run of all.
 	opt.Workers = opt.Chains
-	if *jobs > 0 {
-		opt.Workers = min(*jobs, opt.Chains)
+	if f.j.v > 0 {
+		opt.Workers = min(f.j.v, opt.Chains)
 	}
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		opt.Progress = func(pr mcmc.Progress) { fmt.Fprintf(f, "\rpbgen sample: %v\x1b[K", pr) }
+	// With one parameter and objectives of no size, before the problem is
+	// read: -samples 1e12 is refused at once.
+	if err := checkSampleMemory(opt, 1, 0, f); err != nil {
+		return err
+	}
+	return sampleRun(fs.Arg(0), f, opt, kind, m, mode, single, stdout, stderr)
+}
+
+// sampleRun loads the problem, checks the run's memory with the real
+// dimension and the measured size of one objective, samples and reports.
+func sampleRun(path string, f *sampleFlags, opt *mcmc.Options, kind mcmc.Sampler, m sens.Method, mode petab.InitMode, single int, stdout, stderr io.Writer) error {
+	p, err := petab.Load(path)
+	if err != nil {
+		return listErrors(stderr, err)
+	}
+	topt := &petab.TargetOptions{Method: m, RTol: f.rtol.v, ATol: f.atol.v, Grad: kind != mcmc.RWM, FIM: kind == mcmc.SMMALA}
+	before := liveHeap()
+	probe, err := p.Target(topt)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	names := probe.Names()
+	// Check once that initial points can be drawn (a missing nominal value
+	// or unbounded parameter is the same for every chain), so that Init
+	// below cannot fail.
+	theta := make([]float64, len(names))
+	if err := p.InitialPoint(mode, rand.New(rand.NewPCG(0, 0)), theta); err != nil {
+		probe.Close()
+		return fmt.Errorf("-init %s: %v", f.initMode, err)
+	}
+	// One evaluation sizes the objective's solvers and workspaces; an
+	// error here is the chains' to report.
+	n := len(names)
+	probe.Eval(theta, make([]float64, n), make([]float64, n*n))
+	targetBytes := max(liveHeap()-before, 1)
+	probe.Close()
+	if err := checkSampleMemory(opt, n, targetBytes, f); err != nil {
+		return err
+	}
+	opt.Names = names
+	opt.Init = func(_ int, rng *rand.Rand, dst []float64) {
+		if p.InitialPoint(mode, rng, dst) != nil {
+			dst[0] = math.NaN() // rejected by Run; cannot happen after the check above
+		}
+	}
+	if tty, ok := stderr.(*os.File); ok && isTerminal(tty) {
+		opt.Progress = func(pr mcmc.Progress) { fmt.Fprintf(tty, "\rpbgen sample: %v\x1b[K", pr) }
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -198,17 +296,17 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if single >= 0 {
-		path, err := writeChain(*outDir, res, single, *chains)
+		path, err := writeChain(f.outDir, res, single, f.chains.v)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "pbgen sample: chain %d of %d written to %s\n", single, *chains, path)
-	} else if *outDir != "" {
-		if _, err := mcmc.WriteCSVFiles(*outDir, res); err != nil {
+		fmt.Fprintf(stderr, "pbgen sample: chain %d of %d written to %s\n", single, f.chains.v, path)
+	} else if f.outDir != "" {
+		if _, err := mcmc.WriteCSVFiles(f.outDir, res); err != nil {
 			return err
 		}
 	}
-	return report(res, *plotDir, stdout)
+	return report(res, f.plotDir, stdout)
 }
 
 // writeChain writes the one chain of res as chain index of a run of total
@@ -256,11 +354,78 @@ func sampleMerge(dir, plotDir string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("-merge: no chain files (*.csv) in %s", dir)
 	}
+	if need := mergeFootprint(paths, plotDir != ""); need > maxHeldBytes {
+		return fmt.Errorf("-merge %s: the %d chain files would need about %.3g GB in memory to read and summarise, more than the limit of %d GiB (pbgen sim's)",
+			dir, len(paths), need/1e9, maxHeldBytes>>30)
+	}
 	res, err := readChains(paths)
 	if err != nil {
 		return err
 	}
 	return report(res, plotDir, stdout)
+}
+
+// mergeFootprint estimates the memory of reading the chain files and
+// reporting on them, from each file's size and the settings and header
+// at its top (num_samples, num_warmup, save_warmup, the columns; no more
+// rows than the file's size can hold), before any file is read whole: the Result and the reports as
+// mcmc.EstimateFootprint counts them, and the largest file's transient
+// cost (its bytes twice, as read and as a string, and its parsed rows).
+// A file it cannot make sense of counts as nothing; readChains then
+// reports what is wrong with it.
+func mergeFootprint(paths []string, plots bool) float64 {
+	var rows, dim int
+	var transient float64
+	for _, path := range paths {
+		n, cols, ok := chainFileShape(path)
+		st, err := os.Stat(path)
+		if !ok || err != nil {
+			continue
+		}
+		// A row holds cols numbers and separators, 2 bytes each at
+		// least: a file cannot hold more rows than its size allows,
+		// whatever its num_samples says (readChains names the mismatch).
+		n = min(n, int(st.Size()/int64(2*cols)))
+		rows, dim = max(rows, n), max(dim, cols-3)
+		transient = max(transient, 2*float64(st.Size())+float64(n)*(24+8*float64(cols)))
+	}
+	if rows == 0 {
+		return 0
+	}
+	fp := mcmc.EstimateFootprint(&mcmc.Options{Chains: len(paths), Samples: rows, Warmup: -1, Workers: 1}, dim, 0, plots)
+	return fp.Draws + fp.Reports + transient
+}
+
+// chainFileShape reads the comment lines at the top of a chain file up
+// to its header: the rows it holds (num_samples, plus num_warmup when
+// save_warmup = 1) and its number of columns.
+func chainFileShape(path string) (rows, cols int, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	set := map[string]string{}
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "#") {
+			samples, err1 := strconv.Atoi(set["num_samples"])
+			warmup, err2 := strconv.Atoi(set["num_warmup"])
+			if err1 != nil || err2 != nil || samples < 0 || warmup < 0 {
+				return 0, 0, false
+			}
+			if set["save_warmup"] == "1" {
+				samples += warmup
+			}
+			return samples, strings.Count(line, ",") + 1, true
+		}
+		if k, v, found := strings.Cut(strings.TrimPrefix(line, "#"), "="); found {
+			set[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return 0, 0, false
 }
 
 // readChains rebuilds a Result from chain files written by pbgen sample

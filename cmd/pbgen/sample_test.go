@@ -173,7 +173,7 @@ func TestSampleBadArgs(t *testing.T) {
 		{[]string{"-j", "-1", camkiiPEtab}, "", 2, "-j"},
 		{[]string{"-init", "random", camkiiPEtab}, "", 2, "-init"},
 		{[]string{"-rtol", "-1", camkiiPEtab}, "", 2, "-rtol"},
-		{[]string{"-chain-index", "4", "-chains", "4", "-o", dir, camkiiPEtab}, "", 2, "chain index 4"},
+		{[]string{"-chain-index", "4", "-chains", "4", "-o", dir, camkiiPEtab}, "", 2, "-chain-index 4"},
 		{[]string{"-chain-index", "-2", "-o", dir, camkiiPEtab}, "", 2, "-chain-index"},
 		{[]string{"-chain-index", "0", camkiiPEtab}, "", 2, "-o"},
 		{[]string{"-o", dir, camkiiPEtab}, "x1", 1, slurmTaskEnv},

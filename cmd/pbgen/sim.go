@@ -97,9 +97,39 @@ func (f *tolFlag) Set(s string) error {
 type methodFlag struct {
 	none bool
 	m    sens.Method
+	// auto: -method auto chose m (resolveMethod).
+	auto bool
 }
 
-const methodNames = "none, fs, pbs, pbsr or exp"
+const methodNames = "auto, none, fs, pbs, pbsr or exp"
+
+// sensScaleFlag is -sens-scale: the scales of S's columns in fs's error
+// weights (sens.Options.SensScale).
+type sensScaleFlag struct{ v sens.SensScale }
+
+func (f *sensScaleFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.v.String()
+}
+
+func (f *sensScaleFlag) Set(s string) error {
+	v, err := sens.ParseSensScale(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a sensitivity scale (want params or none)", s)
+	}
+	f.v = v
+	return nil
+}
+
+// sensScaleUsage is the usage text of -sens-scale, in sim and petab.
+const sensScaleUsage = "`scale` of S's columns in fs's error weights (the error test with S in it, the corrector's\n" +
+	"convergence, the first step; and the -check reference's): params holds p_j S_ij = dx_i/dlog p_j to -rtol\n" +
+	"and -atol as the state (CVODES's pbar = p; 1 where p_j = 0), none S_ij itself in dx/dp units (CVODES's\n" +
+	"default pbar = 1), which on models whose parameters span many decades holds the columns of small ones to\n" +
+	"far more digits than their effect on x has (Lang_PLOSComputBiol2024, p from 1e-21 to 1e11: fs with none\n" +
+	"takes 1e5 steps without reaching t = 10; with params 1.1 s); default params"
 
 func (f *methodFlag) String() string {
 	if f == nil {
@@ -107,6 +137,9 @@ func (f *methodFlag) String() string {
 	}
 	if f.none {
 		return "none"
+	}
+	if f.auto {
+		return "auto"
 	}
 	return strings.ToLower(f.m.String())
 }
@@ -183,6 +216,7 @@ type simFlags struct {
 	paper         bool
 	errcon        bool
 	check         bool
+	sensScale     sensScaleFlag
 	t0, t1        numFlag
 	n             int
 	times         string
@@ -197,6 +231,14 @@ type simFlags struct {
 // simColumnsDoc describes the columns of the sim output; it is part of
 // the usage text.
 const simColumnsDoc = `Methods (-method), what each computes by default:
+  auto  fs or pbsr, chosen per model and tolerance (the default; the choice
+        and why are printed on stderr): fs with fewer than 8 columns of S,
+        more than 499 states, -errcon=false, a sparse Jacobian (nx^2 > 4
+        nnz) or a stiff state (h ||Jx|| above 500 on a step of a probe
+        integration of the state at -rtol); pbsr for linear kinetics and
+        otherwise. On the paper's networks and the PEtab benchmark models
+        within 1.5 times the fastest method that passes -check
+        (docs/bench/auto-2026-12-08.txt; sens.Resolve has the rules)
   pbsr  end-point exponential W-steps on a dyadic grid of its own, chosen by
         a local error test of S; no Peano-Baker series step (-paper: the
         paper's Algorithm 2, series steps refined on the integrator's grid)
@@ -285,42 +327,9 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 		fmt.Fprint(w, "\n"+simColumnsDoc)
 	}
-	f := simFlags{t1: 10, n: 100, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}, errcon: true, check: true}
+	f := simFlags{method: methodFlag{m: sens.Auto}, t1: 10, n: 100, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}, errcon: true, check: true}
 	f.params.hint = " (to choose the sensitivity parameters use -params id,id,...)"
-	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default pbsr); none computes the states and observables only")
-	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
-	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
-		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
-		"happen to make it: on CaMKII (rtol 1e-6, atol 1e-8, t = 0..600) the largest relative error of S\n"+
-		"against an rtol 1e-10 solve is 5.7e-5 with it and 1.6e-2 without, for 1133 instead of 848 steps;\n"+
-		"-errcon=false is for speed when S is not needed to the tolerance (with -check=false: -check holds\n"+
-		"S to 100 tolerances either way, and redoes a solve without it at tighter tolerances where it is off)")
-	fs.BoolVar(&f.check, "check", true, "check the error of x and S after the solve, and exit 1 where it exceeds 100 tolerances\n"+
-		"(fs, pbs, pbsr, exp). The check solves again with fs, S in its error test, at -rtol and -atol / 10,\n"+
-		"and takes the difference as the error: at each output time ||S - S_ref|| / (rtol ||S_ref|| + atol)\n"+
-		"(Frobenius norm), the same for x, the largest over the outputs. A method above the bound is solved\n"+
-		"again at tolerances / 10 and / 100 and the first solve within it is written; if none is, the\n"+
-		"message names the method, the time and -method fs, and nothing more is written. Measured against\n"+
-		"the truth the estimate is within 0.96 to 1.24 of the error. It holds every method, -paper and\n"+
-		"-errcon=false included, to 100 x -rtol, and costs the reference solve and any retries: CPU time\n"+
-		"on CaMKII (-t1 10, -n 100) pbsr 0.14 s instead of 0.05 s (one retry), fs 0.10 s instead of 0.06 s.\n"+
-		"-check=false writes the method's numbers unchecked")
-	fs.Var(&f.t0, "t0", "start `time` of the integration: x(t0) is the initial state (default 0)")
-	fs.Var(&f.t1, "t1", "end `time` of the uniform output grid")
-	fs.IntVar(&f.n, "n", f.n, "number of uniform output intervals from -t0 to -t1")
-	fs.StringVar(&f.times, "times", "", "`file` of output times, ascending, one per line (# starts a comment), instead of -t1 and -n;\n"+
-		"they are output times only: the start is still -t0, and a time before it is an error")
-	fs.Var(&f.rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
-	fs.Var(&f.atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
-	fs.Var(&f.params, "p", "set a parameter: `name=value` (repeatable)")
-	fs.Var(&f.inits, "x0", "set an initial state by id or column name: `name=value`, in the column's units (repeatable)")
-	fs.StringVar(&f.out, "o", "", "output `file` (default stdout); written to a temporary file beside it and renamed when complete")
-	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`: states.png and, with sensitivities, sensitivity-heatmap.png\n"+
-		"(S at the last time) and sensitivity-top.png (the 8 entries of S with the largest magnitude)")
-	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
-	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
-		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
-		"Plots show the output rows: to resolve a fast start, give -times with more early times")
+	f.register(fs)
 	lf := lowerFlags{events: true}
 	lf.register(fs)
 	if err := parseFlags(fs, args, 1); err != nil {
@@ -334,23 +343,12 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 
 	// Output targets first: creating them is cheap and reading a large
 	// network is not.
-	var out *outFile
-	if f.out != "" {
-		for _, in := range []string{path, f.times} {
-			if sameFile(f.out, in) {
-				return fmt.Errorf("-o %s is the input %s: refusing to replace it with the output", f.out, in)
-			}
-		}
-		var err error
-		if out, err = createOutput(f.out); err != nil {
-			return err
-		}
-		defer out.abort()
+	out, err := f.openTargets(path)
+	if err != nil {
+		return err
 	}
-	if f.plot != "" {
-		if err := checkPlotDir(f.plot); err != nil {
-			return err
-		}
+	if out != nil {
+		defer out.abort()
 	}
 
 	grid, err := f.outputTimes()
@@ -366,7 +364,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -paper: the published algorithms have no events, and the model has %d (%s); leave -paper out to simulate them",
 			path, nev, listNames(eventNames(sys), 5))
 	}
-	if nd := len(sys.ODE.Delays); nd > 0 && !f.method.none && f.method.m != sens.FS {
+	if nd := len(sys.ODE.Delays); nd > 0 && !f.method.none && f.method.m != sens.FS && f.method.m != sens.Auto {
 		return fmt.Errorf("%s: -method %v: sensitivities of models with csymbol delay are computed by forward sensitivity only (the model has %d delayed values: %s); use -method fs or none",
 			path, strings.ToLower(f.method.m.String()), nd, listNames(delayLabels(sys), 3))
 	}
@@ -426,8 +424,11 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	if f.plot != "" {
 		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
 	}
+	if err := f.resolveMethod(stderr, m, start, grid); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
 	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches || len(sys.ODE.Delays) > 0}
-	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
+	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, SensScale: f.sensScale.v, Check: f.check}
 	warnUncontrolled(stderr, &f)
 	if sim.events {
 		if err := checkEventRows(grid.Len(), len(cols), len(pnames), !f.method.none); err != nil {
@@ -477,16 +478,87 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// openTargets creates -o (nil without it), refusing an input as the
+// output, and checks that -plot can be written.
+func (f *simFlags) openTargets(path string) (*outFile, error) {
+	var out *outFile
+	if f.out != "" {
+		for _, in := range []string{path, f.times} {
+			if sameFile(f.out, in) {
+				return nil, fmt.Errorf("-o %s is the input %s: refusing to replace it with the output", f.out, in)
+			}
+		}
+		var err error
+		if out, err = createOutput(f.out); err != nil {
+			return nil, err
+		}
+	}
+	if f.plot != "" {
+		if err := checkPlotDir(f.plot); err != nil {
+			if out != nil {
+				out.abort()
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// register defines sim's own flags on fs (lowerFlags registers the
+// lowering ones), their defaults those already in f.
+func (f *simFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default auto: fs or pbsr, chosen per model and tolerance);\n"+
+		"none computes the states and observables only")
+	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
+	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
+		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
+		"happen to make it: on CaMKII (rtol 1e-6, atol 1e-8, t = 0..600) the largest relative error of S\n"+
+		"against an rtol 1e-10 solve is 5.7e-5 with it and 1.6e-2 without, for 1133 instead of 848 steps;\n"+
+		"-errcon=false is for speed when S is not needed to the tolerance (with -check=false: -check holds\n"+
+		"S to 100 tolerances either way, and redoes a solve without it at tighter tolerances where it is off)")
+	fs.Var(&f.sensScale, "sens-scale", sensScaleUsage)
+	fs.BoolVar(&f.check, "check", true, "check the error of x and S after the solve, and exit 1 where it exceeds 100 tolerances\n"+
+		"(fs, pbs, pbsr, exp). The check solves again with fs, S in its error test, at -rtol and -atol / 10,\n"+
+		"and takes the difference as the error: at each output time, per column j of S, ||S_j - S_ref,j|| p_j /\n"+
+		"(rtol max(||S_ref,j|| p_j, rms/16) + atol), rms the RMS of the columns (p_j S_ij, in the units of x, as\n"+
+		"fs's error weights hold S; -sens-scale none: S_ij itself), the same for x, the largest over the outputs.\n"+
+		"A method above the bound is solved again at tolerances / 10 and / 100 (not beyond 1e6 tolerances, which\n"+
+		"they could not mend) and the first solve within it is written; if none is, the message names the\n"+
+		"method, the time and -method fs, and nothing more is written. Measured against the truth the estimate\n"+
+		"is within 0.97 to 1.03 of the error above 50 tolerances. It holds every method, -paper and\n"+
+		"-errcon=false included, to 100 x -rtol, and costs the reference solve and any retries: CPU time on\n"+
+		"CaMKII (-t1 10, -n 100) pbsr 0.06 s instead of 0.04 s, fs 0.06 s instead of 0.03 s.\n"+
+		"-check=false writes the method's numbers unchecked")
+	fs.Var(&f.t0, "t0", "start `time` of the integration: x(t0) is the initial state (default 0)")
+	fs.Var(&f.t1, "t1", "end `time` of the uniform output grid")
+	fs.IntVar(&f.n, "n", f.n, "number of uniform output intervals from -t0 to -t1")
+	fs.StringVar(&f.times, "times", "", "`file` of output times, ascending, one per line (# starts a comment), instead of -t1 and -n;\n"+
+		"they are output times only: the start is still -t0, and a time before it is an error")
+	fs.Var(&f.rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
+	fs.Var(&f.atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
+	fs.Var(&f.params, "p", "set a parameter: `name=value` (repeatable)")
+	fs.Var(&f.inits, "x0", "set an initial state by id or column name: `name=value`, in the column's units (repeatable)")
+	fs.StringVar(&f.out, "o", "", "output `file` (default stdout); written to a temporary file beside it and renamed when complete")
+	fs.StringVar(&f.plot, "plot", "", "write PNG plots into `dir`: states.png and, with sensitivities, sensitivity-heatmap.png\n"+
+		"(S at the last time) and sensitivity-top.png (the 8 entries of S with the largest magnitude)")
+	fs.BoolVar(&f.scaled, "scaled", false, "plot scaled sensitivities p_j S_ij / x_i in the heat map")
+	fs.Var(&f.logt, "logt", "plot time on a logarithmic axis (linear near -t0); default: when half or more of the\n"+
+		"change of the states happens in the first 5% of the time span; -logt=false forces a linear axis.\n"+
+		"Plots show the output rows: to resolve a fast start, give -times with more early times")
+}
+
 // checkCombinations refuses flags that would be silently ignored.
 func (f *simFlags) checkCombinations(fs *flag.FlagSet) error {
 	set := make(map[string]bool)
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	bad := func(msg string) error { return &usageError{fs.Name(), msg, synopsis(fs)} }
 	switch {
-	case set["errcon"] && (f.method.none || f.method.m != sens.FS):
-		return bad("-errcon applies to -method fs only")
-	case set["paper"] && (f.method.none || f.method.m == sens.FS):
+	case set["errcon"] && (f.method.none || f.method.m != sens.FS && f.method.m != sens.Auto):
+		return bad("-errcon applies to -method fs only (and to auto where it chooses fs)")
+	case set["paper"] && (f.method.none || f.method.m == sens.FS || f.method.m == sens.Auto):
 		return bad("-paper applies to -method pbs, pbsr and exp only")
+	case set["sens-scale"] && (f.method.none || f.method.m != sens.FS && !f.check):
+		return bad("-sens-scale applies to -method fs and to the -check reference of the other methods")
 	case set["check"] && f.method.none:
 		return bad("-check applies to the sensitivity methods (fs, pbs, pbsr, exp), not -method none")
 	case f.times != "" && (set["t1"] || set["n"]):
@@ -494,6 +566,24 @@ func (f *simFlags) checkCombinations(fs *flag.FlagSet) error {
 	case f.method.none && set["scaled"]:
 		return bad("-scaled plots sensitivities, which -method none does not compute")
 	}
+	return nil
+}
+
+// resolveMethod replaces -method auto by the method sens.Resolve chooses
+// for the model at the start's parameters over the output times, and says
+// on stderr which and why: once per run, so that every chunk of the
+// output is solved by the same method.
+func (f *simFlags) resolveMethod(stderr io.Writer, m model.Model, st *simStart, grid timeGrid) error {
+	if f.method.none || f.method.m != sens.Auto {
+		return nil
+	}
+	opt := &sens.Options{Method: sens.Auto, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
+	ch, err := sens.Resolve(m, st.p, &st.Start, grid.At(grid.Len()-1), opt)
+	if err != nil {
+		return err
+	}
+	f.method.m, f.method.auto = ch.Method, true
+	fmt.Fprintf(stderr, "pbgen sim: -method auto chose %s: %s\n", strings.ToLower(ch.Method.String()), ch.Reason)
 	return nil
 }
 
@@ -1191,8 +1281,13 @@ func warnUncontrolled(w io.Writer, f *simFlags) {
 func describeAccuracyError(err error, f *simFlags, cols, pnames []string) error {
 	var ce *sens.CheckError
 	if errors.As(err, &ce) {
-		return fmt.Errorf("-check: the accuracy check's reference solve (-method fs at -rtol %g) failed, so the numbers could not be checked: %v; -check=false writes them unchecked",
-			ce.RTol, describeSolveError(ce.Err, cols))
+		sc := "-sens-scale " + ce.Scale.String()
+		if ce.Retried {
+			sc = "-sens-scale none, then params"
+		}
+		return fmt.Errorf("-check: the accuracy check's reference solve (-method fs at -rtol %g, S in its error test, %s) failed, so the numbers of -method %s, which were computed, could not be checked: %v; "+
+			"use a larger -rtol than %g (the reference runs at -rtol / %d), or -check=false to write them unchecked",
+			ce.RTol, sc, f.method.String(), describeSolveError(ce.Err, cols), f.rtol.v, sens.CheckFactor)
 	}
 	var ae *sens.AccuracyError
 	if !errors.As(err, &ae) {

@@ -51,7 +51,7 @@ func TestSimMatchesGenerated(t *testing.T) {
 		m    model.Model
 		t1   string
 	}{{"PKA", pka.New(), "600"}, {"CaMKII", camkii.New(), "600"}, {"Chua", chua.New(), "10"}} {
-		code, out, stderr := pbgen(t, "sim", "-t1", n.t1, "-n", "60", "-rtol", "1e-6", "-atol", "1e-8", "../../networks/"+n.file+".xml")
+		code, out, stderr := pbgen(t, "sim", "-method", "pbsr", "-t1", n.t1, "-n", "60", "-rtol", "1e-6", "-atol", "1e-8", "../../networks/"+n.file+".xml")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", n.file, code, stderr)
 		}

@@ -243,8 +243,14 @@ func TestCheckEvents(t *testing.T) {
 		t.Errorf("check: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = pbgen(t, "check", "../../networks/CaMKII.xml")
-	if code != 0 || !strings.Contains(out, "events      0\n") {
+	if code != 0 || !strings.Contains(out, "events      0\n") || strings.Contains(out, "split") {
 		t.Errorf("check CaMKII: exit %d\n%s", code, out)
+	}
+	// A delayed event with trigger-time values on a fast reaction is one
+	// event of the model, split in two (parser/lateevents.go).
+	code, out, stderr = pbgen(t, "check", "../../testsuite/testdata/latefast/90001/90001-sbml-l3v2.xml")
+	if code != 0 || !strings.Contains(out, "events      1\n") || !strings.Contains(out, "split       1 (") {
+		t.Errorf("check latefast: exit %d\n%s%s", code, out, stderr)
 	}
 }
 

@@ -80,7 +80,7 @@ pbcv *pbcv_new(void)
 	} while (0)
 
 int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
-	double rtol, double atol, long maxsteps, int errcon)
+	double rtol, double atol, long maxsteps, int errcon, const double *pbar)
 {
 	int j;
 	pb->nx = nx;
@@ -121,6 +121,10 @@ int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
 	for (j = 0; j < ns; j++)
 		N_VConst(0.0, pb->yS[j]);
 	PBCV_CHECK(CVodeSensInit(pb->mem, ns, CV_STAGGERED, pbcv_sens_rhs, pb->yS), "CVodeSensInit");
+	if (pbar != NULL)
+		/* CVODES copies pbar; p is only read by its difference quotients,
+		 * which the analytic fS replaces. */
+		PBCV_CHECK(CVodeSetSensParams(pb->mem, NULL, (double *)pbar, NULL), "CVodeSetSensParams");
 	PBCV_CHECK(CVodeSensEEtolerances(pb->mem), "CVodeSensEEtolerances");
 	PBCV_CHECK(CVodeSetSensErrCon(pb->mem, errcon ? SUNTRUE : SUNFALSE), "CVodeSetSensErrCon");
 	return CV_SUCCESS;

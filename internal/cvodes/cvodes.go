@@ -35,6 +35,12 @@ type Options struct {
 	// (CVodeSetSensErrCon). Without it the step size is chosen from the
 	// states alone and the sensitivities only have to converge.
 	ErrCon bool
+	// PBar are the scales of the sensitivity columns (CVodeSetSensParams'
+	// pbar, one per column in Params order, non-zero): with
+	// CVodeSensEEtolerances the absolute tolerance of column j is
+	// ATol/|PBar[j]|. nil means CVODES's default, 1. runtime/sens's
+	// default (ScaleParams) is PBar = |p| (1 where p_j = 0).
+	PBar []float64
 	// Sens turns on forward sensitivities, with respect to Params.
 	Sens bool
 	// Params are the parameters of the sensitivity columns, in this order
@@ -177,6 +183,7 @@ type Solver struct {
 
 	x0, s0 []float64
 	s0full []float64 // InitialSens, nx x np, when params is not all of them
+	pbar   []float64 // Options.PBar, copied
 	raw    [C.PBCV_NSTATS]C.long
 	cbErr  error // first panic recovered in a callback during this solve
 
@@ -262,8 +269,17 @@ func New(m model.Model, opt Options) (*Solver, error) {
 	if opt.ErrCon {
 		errcon = 1
 	}
+	var pbar *C.double
+	if opt.Sens && opt.PBar != nil {
+		if len(opt.PBar) != s.ns {
+			s.Close()
+			return nil, fmt.Errorf("cvodes: %d sensitivity scales PBar for %d sensitivity columns", len(opt.PBar), s.ns)
+		}
+		s.pbar = append([]float64(nil), opt.PBar...)
+		pbar = (*C.double)(unsafe.Pointer(&s.pbar[0]))
+	}
 	flag := C.pbcv_init(s.pb, C.int(nx), C.int(s.ns), C.long(nnz), C.uintptr_t(s.h),
-		C.double(opt.RTol), C.double(opt.ATol), C.long(opt.MaxSteps), errcon)
+		C.double(opt.RTol), C.double(opt.ATol), C.long(opt.MaxSteps), errcon, pbar)
 	if flag < 0 {
 		err := s.flagError(flag, 0, math.NaN())
 		s.Close()

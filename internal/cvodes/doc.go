@@ -31,7 +31,9 @@
 // user sensitivity right-hand side that computes Jx*S_j + Jp[:,j] from the
 // model's sparse Jx and Jp. Sensitivity tolerances come from
 // CVodeSensEEtolerances (the state tolerances, with CVODES's default scaling
-// pbar = 1), and Options.ErrCon switches CVodeSetSensErrCon, i.e. whether
+// pbar = 1, or Options.PBar through CVodeSetSensParams: runtime/sens's
+// default ScaleParams is pbar = |p|), and Options.ErrCon switches
+// CVodeSetSensErrCon, i.e. whether
 // the sensitivities take part in the local error test.
 //
 // Output times are reached the way CVODE is normally run: CVode(tout,

@@ -36,7 +36,7 @@ type worker struct {
 	states                 []StateSolver // instead of odes, when the Solver has it
 	res                    sens.Result
 	ssRes                  sens.Result // the steady-state chunks
-	q                      []float64   // the thetaModel's (unused) parameter vector
+	q                      []float64   // the thetaModel's parameter vector: the scales of its columns (use)
 	ts                     [1]float64
 	// A model with delays (delay.go): the dde settings and output times,
 	// per group the model in theta columns (nil without columns).
@@ -62,7 +62,7 @@ type worker struct {
 	lscale    float64   // its s
 	piv       []int
 	dx, xn    []float64 // Newton step, new iterate
-	rhs, ls   []float64 // the steady-state S solve
+	rhs       []float64 // the steady-state S solve
 	u, du     []float64 // placeholder values, d(lin)/d(theta)
 	d         model.ObsDeriv
 	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
@@ -193,7 +193,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
 	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
 	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
-	w.ds, w.ls = mk(nx*maxC), mk(maxC)
+	w.ds = mk(nx * maxC)
 	w.x0c, w.s0c, w.rhs = mk(nx), mk(nx*maxC), mk(nx*maxC)
 	w.a, w.piv = mk(nx*nx), make([]int, nx)
 	w.dx, w.xn = mk(nx), mk(nx)
@@ -239,10 +239,25 @@ func (c *core) params(p, dp []float64, cd *Condition) {
 	}
 }
 
-// use sets the parameters of group g's thetaModel and returns it.
+// use sets the parameters of group g's thetaModel and returns it. The
+// thetaModel reads them from tm.p and ignores the parameter vector the
+// solvers pass it, w.q, which therefore carries the scales of its columns
+// for FS's error weights (sens.ScaleParams takes |q_c|): p_j / (dp_j /
+// dtheta_c) for the parameter p_j of column c, so that the error test
+// holds S_c q_c = p_j dx/dp_j, as for a model's own columns (on a log10
+// scale q_c = 1/ln 10, the column being ln 10 p_j dx/dp_j already; on a
+// linear one the parameter's value); 0, taken as 1, for a column without
+// a mapped parameter.
 func (w *worker) use(g int, p, dp []float64) *thetaModel {
 	tm := w.models[g]
 	tm.p, tm.dp = p, dp
+	q := w.q[:tm.nc]
+	clear(q)
+	for j, c := range tm.col {
+		if c >= 0 && dp[j] != 0 {
+			q[c] = p[j] / dp[j]
+		}
+	}
 	return tm
 }
 

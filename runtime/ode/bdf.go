@@ -1484,12 +1484,15 @@ func (s *Solver) hin(p []float64, tout float64) float64 {
 	if sensErr {
 		m := s.nsp
 		zS, fS := s.zn[0][nx:s.nz], s.zn[1][nx:s.nz]
+		as := s.atolS[:m]
 		for i := 0; i < nx; i++ {
 			a := s.atol[i]
 			zi, fi := zS[i*m:(i+1)*m], fS[i*m:(i+1)*m]
 			fi = fi[:len(zi)]
+			as = as[:len(zi)]
 			for c, z := range zi {
-				if v := math.Abs(fi[c]) / (0.1*math.Abs(z) + a); v > hubInv {
+				// atol_i/|pbar_c|, S's absolute tolerance (SensSettings.PBar).
+				if v := math.Abs(fi[c]) / (0.1*math.Abs(z) + a*as[c]); v > hubInv {
 					hubInv = v
 				}
 			}

@@ -164,7 +164,7 @@ func (s *Solver) dopri(tr *Trajectory, dstS, p []float64, t0 float64, tout []flo
 			for i := 0; i < nx; i++ {
 				for c := 0; c < m; c++ {
 					j := nx + i*m + c
-					s.ewt[j] = 1 / (s.atol[i] + s.rtol*math.Max(math.Abs(x[j]), math.Abs(ynew[j])))
+					s.ewt[j] = 1 / (s.atol[i]*s.atolS[c] + s.rtol*math.Max(math.Abs(x[j]), math.Abs(ynew[j])))
 				}
 			}
 		}

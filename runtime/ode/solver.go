@@ -136,6 +136,17 @@ type SensSettings struct {
 	// Params is the subset of parameter indices whose sensitivities are
 	// computed, in output column order; nil means all parameters.
 	Params []int
+	// PBar are the scales of the sensitivity columns, CVODES's pbar (one
+	// per column, in Params order; the sign is ignored): the error
+	// weights of S_ij are 1/(rtol |S_ij| + atol_i / |PBar_j|), the state's
+	// weights of p_j S_ij when PBar_j = p_j (CVodeSensEEtolerances). nil
+	// means 1 for every column, CVODES's default: S in the units of
+	// dx/dp, which holds a column of a small parameter (S large) to many
+	// more digits than its effect on x has, and one of a large parameter
+	// to fewer (see runtime/sens's Options.SensScale). The weights are
+	// those of the error test (ErrCon), the corrector's convergence test
+	// and the initial step.
+	PBar []float64
 }
 
 // ErrKind classifies a StepError.
@@ -265,7 +276,11 @@ type Solver struct {
 	ewt, acor, y, tmp, ftemp []float64
 	fsave                    []float64
 	colAcc                   []float64 // per-column norm accumulators (len np)
-	colD, colY, colP         []float64 // more of them for sensNewtonExact
+	// atolS are the absolute tolerance factors of S's columns,
+	// 1/|PBar_j| (len np, the first nsp used): the weight of S_ij is
+	// 1/(rtol |S_ij| + atol_i atolS_j).
+	atolS            []float64
+	colD, colY, colP []float64 // more of them for sensNewtonExact
 	// The columns of the right-hand side whose solve sensNewtonExact
 	// checks (checkColsStable): chkB holds them (nx each), chkCol their
 	// indices, chkNext the first column of the next check.
@@ -481,6 +496,7 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 	sv.ftemp = make([]float64, nmax)
 	sv.fsave = make([]float64, nmax)
 	sv.colAcc = make([]float64, np)
+	sv.atolS = make([]float64, np)
 	sv.colD, sv.colY, sv.colP = make([]float64, np), make([]float64, np), make([]float64, np)
 	sv.chkB = make([]float64, nx*sensCheckCols)
 	sv.freshCols = sensFreshCols
@@ -653,6 +669,9 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 		}
 	}
 	s.nsp = len(s.params)
+	if err := s.setPBar(ss); err != nil {
+		return err
+	}
 	s.nz = s.nx * (1 + s.nsp)
 	s.freshS = s.nsp >= s.freshCols
 	blk := s.nx * s.nsp
@@ -666,6 +685,28 @@ func (s *Solver) IntegrateSens(tr *Trajectory, dstS []float64, p, x0, s0 []float
 	s.jpFrom = sparse.SelectCols(&s.jpSel, s.jpFrom, s.jpPat, s.params)
 	s.setJpColumns()
 	return s.run(tr, dstS, p, x0, s0, t0, tout)
+}
+
+// setPBar sets atolS from ss.PBar (1 without it), which must have one
+// finite non-zero entry per sensitivity column.
+func (s *Solver) setPBar(ss *SensSettings) error {
+	a := s.atolS[:s.nsp]
+	if ss == nil || ss.PBar == nil {
+		for c := range a {
+			a[c] = 1
+		}
+		return nil
+	}
+	if len(ss.PBar) != s.nsp {
+		return invalid("%d sensitivity scales PBar given for %d sensitivity columns", len(ss.PBar), s.nsp)
+	}
+	for c, v := range ss.PBar {
+		if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || math.IsInf(1/v, 0) {
+			return invalid("the sensitivity scale PBar[%d] = %g is not a finite non-zero number with a finite reciprocal", c, v)
+		}
+		a[c] = 1 / math.Abs(v)
+	}
+	return nil
 }
 
 // setJpColumns chooses jpFn for s.params: with fewer columns than the
@@ -856,7 +897,7 @@ func firstNonFinite(v []float64) int {
 }
 
 // setEwt sets the error weights from z = [x, S]: 1/(rtol|x_i| + atol_i),
-// and for S_ij the same with the atol of state i. The weights of S are
+// and for S_ij 1/(rtol|S_ij| + atol_i/|pbar_j|) (SensSettings.PBar). The weights of S are
 // skipped when nothing of the step reads them: with the exact sensitivity
 // corrector (freshS) and S outside the error test, only its rare
 // refinement does (sensRefine), which sets them itself. On
@@ -878,12 +919,15 @@ func (s *Solver) setEwt(z []float64) {
 // setEwtS sets the error weights of S (row-major nx x nsp) from zS.
 func (s *Solver) setEwtS(zS []float64) {
 	nx, m := s.nx, s.nsp
+	as := s.atolS[:m]
 	for i := 0; i < nx; i++ {
 		a := s.atol[i]
 		e := s.ewt[nx+i*m : nx+(i+1)*m]
+		e = e[:len(as)]
 		zz := zS[i*m : (i+1)*m]
-		for c := range e {
-			e[c] = 1 / (s.rtol*math.Abs(zz[c]) + a)
+		zz = zz[:len(as)]
+		for c, f := range as {
+			e[c] = 1 / (s.rtol*math.Abs(zz[c]) + a*f)
 		}
 	}
 }

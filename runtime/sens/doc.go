@@ -33,6 +33,14 @@
 //   - FS: forward sensitivity, S integrated with x by the BDF (a
 //     staggered corrector, as CVODES). S is in the error test only with
 //     ErrCon.
+//   - Auto: FS or PBSR, chosen before the solve by Resolve from cheap
+//     measurements (the columns, states and non-zeros of Jx, whether Jx
+//     depends on x, ErrCon, and the largest h ||Jx|| of a probe
+//     integration of the state at the tolerances); the default of pbgen
+//     sim and pbgen petab. NewSolver takes the concrete method (Resolve's
+//     Choice.Method); Solve and runtime/objective resolve Auto themselves,
+//     once. The rules and the measurements behind them are at
+//     ResolveColumns and AutoMinColumns (auto.go).
 //
 // # Large networks: dense exponentials or their actions
 //
@@ -59,7 +67,7 @@
 //     On the scalenet chains the solve grows about linearly in nx (see
 //     docs/algorithms.md).
 //
-// When to choose which: PBSR for S to the tolerance at the lowest cost on
+// When to choose which (or let Auto choose): PBSR for S to the tolerance at the lowest cost on
 // stiff reaction networks; Exp where errors of 1e-3 to 1e-2 suffice, the
 // fastest; FS for the most accurate S, and on small networks (a few
 // states), where it is also the fastest; PBS only on non-stiff problems,
@@ -125,17 +133,24 @@
 // solve: it solves again with FS with ErrCon at the tolerances / 10 (the
 // accuracy reference, whose own error is 0.1 to 7.6 tolerance units on
 // the paper's networks) and takes the difference as the global error of x
-// and S, measured per output time relative to the size of S there
-// (Check). Measured against FS at rtol 1e-10 and a closed form, the
-// estimate is 0.96 to 1.24 times the true error for every method. Above
-// Options.CheckBound (100 tolerances by default) the method is solved
-// again at tolerances / 10 and / 100, and the first solve within the bound
-// is returned; otherwise Solve returns an *AccuracyError naming the
-// method, the time and FS with ErrCon. At rtol 1e-6 on [0, 10] the paper's
-// PBSR and Exp (1e4 to 6e4 tolerances off), PBS on Chua (3.4e4) and Exp
-// on CaMKII and Chua (1.5e3, 4.7e3) fail; FS with ErrCon (1.3 to 31) and
-// the default PBSR pass (PBSR on CaMKII and Chua after one retry each,
-// which takes order 3 steps, Tuning.Order: 118 -> 8.2 and 513 -> 8.0).
+// and S, measured per output time and per column of S relative to the
+// column's size there (not below 1/16 of the RMS column), the columns
+// scaled by |p_j| with the default Options.SensScale (Check). Measured
+// against FS at rtol 1e-10 and a closed form, the estimate is 0.97 to
+// 1.03 times the true error for every method where that exceeds 50
+// tolerance units (0.81 to 1.08 below). Above Options.CheckBound (100
+// tolerances by default) the method is solved again at tolerances / 10
+// and / 100, and the first solve within the bound is returned; otherwise
+// (and at once where the estimate is beyond what two retries could mend,
+// 1e6 tolerances) Solve returns an *AccuracyError naming the method, the
+// time and FS with ErrCon. At rtol 1e-6 on [0, 10] the paper's PBSR and
+// Exp (1.5e4 to 1.8e5 tolerances off), PBS (661 to 5.7e4) and Exp on PKA,
+// Chua and the stiff CaMKII (267 to 8.3e3) fail; FS with ErrCon (2.4 to
+// 47) and the default PBSR pass (on PKA and Chua after one retry, which
+// takes order 3 steps, Tuning.Order: 566 -> 20, 908 -> 14). A column
+// below 1/16 of the RMS column is held to that floor only: on
+// Lang_PLOSComputBiol2024 PBSR and Exp pass with columns 1.7e9 and 8.8e8
+// of their own tolerances off (docs/bench/errweights-2026-12-07.txt).
 // The check costs the reference solve
 // and the retries: on CaMKII 1.7 times FS's time for FS, 2.8 times
 // PBSR's for PBSR (one retry). Stats.Check holds the estimate of every

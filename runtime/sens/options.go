@@ -28,9 +28,14 @@ const (
 	// FS is forward sensitivity integrated together with the state by
 	// runtime/ode: the accuracy reference.
 	FS
+	// Auto is FS or PBSR, chosen per model, span and tolerance from a
+	// cheap measurement (Resolve; the rules and their measurements are at
+	// AutoMinColumns, AutoMaxStates and AutoStiff). Solve resolves it
+	// itself; NewSolver takes the concrete method Resolve returns.
+	Auto
 )
 
-var methodNames = [...]string{PBSR: "PBSR", PBS: "PBS", Exp: "Exp", FS: "FS"}
+var methodNames = [...]string{PBSR: "PBSR", PBS: "PBS", Exp: "Exp", FS: "FS", Auto: "Auto"}
 
 // String returns the method's name as ParseMethod accepts it.
 func (m Method) String() string {
@@ -40,14 +45,15 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// ParseMethod parses a method name (case-insensitive: fs, pbs, pbsr, exp).
+// ParseMethod parses a method name (case-insensitive: fs, pbs, pbsr, exp,
+// auto).
 func ParseMethod(s string) (Method, error) {
 	for i, n := range methodNames {
 		if strings.EqualFold(s, n) {
 			return Method(i), nil
 		}
 	}
-	return 0, fmt.Errorf("sens: unknown method %q (want FS, PBS, PBSR or Exp)", s)
+	return 0, fmt.Errorf("sens: unknown method %q (want FS, PBS, PBSR, Exp or Auto)", s)
 }
 
 // Norm selects the matrix norm used by the Jacobian-change test and the
@@ -146,14 +152,60 @@ const (
 	GridDyadic
 )
 
+// SensScale selects the scales of S's columns in FS's error weights,
+// CVODES's pbar: the weight of S_ij is 1/(rtol |S_ij| + atol_i/|pbar_j|),
+// so that pbar_j S_ij is held to the state's tolerances.
+type SensScale int
+
+const (
+	// ScaleParams, the default, takes pbar_j = |p_j| (1 where p_j = 0,
+	// which CVODES refuses as a scale): the error test holds p_j S_ij =
+	// dx_i/dlog p_j, the change of x_i per relative change of p_j (what
+	// estimation on log parameters uses), to rtol and the state's atol,
+	// as CVODES with pbar = p (CVodeSensEEtolerances) and AMICI, whose S
+	// is with respect to log10 p with the state's tolerances, do. Without
+	// it (ScaleNone) S_ij itself is held to atol_i: a column of a small
+	// parameter, large in dx/dp units, to many more digits than its
+	// effect on x has. On Lang_PLOSComputBiol2024 (parameters 1e-21 to
+	// 1e11) FS with ErrCon then took 1e5 steps without reaching t = 10
+	// (too many steps at t = 9.3 at rtol 1e-7); with ScaleParams it
+	// finishes (docs/bench/errweights-2026-12-07.txt).
+	ScaleParams SensScale = iota
+	// ScaleNone takes pbar = 1 (CVODES's default): S_ij is held to
+	// rtol |S_ij| + atol_i in the units of dx_i/dp_j.
+	ScaleNone
+)
+
+// String returns the scale's name as ParseSensScale accepts it.
+func (c SensScale) String() string {
+	switch c {
+	case ScaleParams:
+		return "params"
+	case ScaleNone:
+		return "none"
+	}
+	return fmt.Sprintf("SensScale(%d)", int(c))
+}
+
+// ParseSensScale parses a scale name: params or none (case-insensitive).
+func ParseSensScale(s string) (SensScale, error) {
+	for _, c := range []SensScale{ScaleParams, ScaleNone} {
+		if strings.EqualFold(s, c.String()) {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("sens: unknown sensitivity scale %q (want params or none)", s)
+}
+
 // Options configure a Solver. A nil *Options means all defaults; a zero
 // field means that field's default (which depends on Paper where noted).
 //
 // The fields are what a user chooses; Tuning holds the knobs of the
 // method studies (docs/algorithms.md), which a user leaves at zero.
 type Options struct {
-	// Method is PBSR (the default), Exp, PBS or FS; see the package
-	// documentation for what each computes and when to choose which.
+	// Method is PBSR (the default), Exp, PBS, FS or Auto (FS or PBSR by
+	// Resolve); see the package documentation for what each computes and
+	// when to choose which.
 	Method Method
 	// RTol and ATol are the tolerances: of the local error control of S
 	// (PBSR; relative to ||S||_F, absolute in S units), and, scaled by
@@ -170,6 +222,13 @@ type Options struct {
 	// rtol 1e-10, S was 9.6e-2 off on CaMKII at the paper's settings
 	// (2.4e-4 with ErrCon, at about the same cost). Check detects it.
 	ErrCon bool
+	// SensScale selects the scales of S's columns in FS's error weights
+	// (the error test with ErrCon, the corrector's convergence test, the
+	// initial step): ScaleParams (the default) holds p_j S_ij to the
+	// state's tolerances, ScaleNone S_ij itself (see SensScale). The
+	// other methods ignore it; the check's reference solve (Check) uses
+	// it.
+	SensScale SensScale
 	// Paper selects the published algorithms as written (frozen-Jacobian
 	// exponential step, the n_int refinement rule, linear interpolation of
 	// x inside a step, S stepped on the integrator's grid) instead of the
@@ -352,8 +411,11 @@ func checkNum(name string, v float64) error {
 
 func validate(o *Options) error {
 	t := &o.Tuning
-	if o.Method < PBSR || o.Method > FS {
-		return invalid("unknown method %v (want FS, PBS, PBSR or Exp)", o.Method)
+	if o.Method < PBSR || o.Method > Auto {
+		return invalid("unknown method %v (want FS, PBS, PBSR, Exp or Auto)", o.Method)
+	}
+	if o.Method == Auto && o.Paper {
+		return invalid("Auto chooses among the default methods, and Paper reproduces the published ones: name the method (PBS, PBSR or Exp) with Paper")
 	}
 	for _, c := range []error{
 		checkRel("relative tolerance", o.RTol), checkAbs("absolute tolerance", o.ATol),
@@ -389,6 +451,10 @@ func validate(o *Options) error {
 		return invalid("unknown exponential action %d", t.ExpAction)
 	case t.Grid < GridDefault || t.Grid > GridDyadic:
 		return invalid("unknown grid %d", t.Grid)
+	case o.SensScale < ScaleParams || o.SensScale > ScaleNone:
+		return invalid("unknown sensitivity scale %d", o.SensScale)
+	case t.Grid == GridDyadic && o.Method == Auto:
+		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, and Auto may choose FS: name the method")
 	case t.Grid == GridDyadic && o.Method != PBSR && o.Method != Exp:
 		return invalid("the dyadic grid (GridDyadic) needs PBSR or Exp, not %v", o.Method)
 	}
@@ -419,6 +485,7 @@ type config struct {
 	nnzp               int // nnz(Jp) of the model (NewSolver), 0 unknown
 	ode                ode.Settings
 	errCon             bool
+	sensScale          SensScale
 	params             []int
 	paper, interpolate bool
 	noFreeze           bool // tests: no frozen steps near equilibrium
@@ -436,7 +503,7 @@ func resolve(o *Options) (config, error) {
 	}
 	t := &o.Tuning
 	c := config{method: o.Method, paper: o.Paper, jpCheck: t.JpCheck, norm: t.Norm,
-		errCon: o.ErrCon, ode: o.ODE, memLimit: o.MemoryLimit}
+		errCon: o.ErrCon, sensScale: o.SensScale, ode: o.ODE, memLimit: o.MemoryLimit}
 	if o.Params != nil {
 		c.params = append(make([]int, 0, len(o.Params)), o.Params...) // empty but not nil: no columns
 	}

@@ -78,6 +78,10 @@ type Solver struct {
 	s0     []float64
 	s      []float64
 	chk    *checker // Options.Check (check.go), nil without
+	// FS: the integrator's sensitivity settings, and pbar the scales of
+	// S's columns (Options.SensScale) at the current p.
+	ss   ode.SensSettings
+	pbar []float64
 }
 
 // NewSolver returns a Solver for m with options opt (nil = defaults).
@@ -106,6 +110,13 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	cfg, err := resolve(opt)
 	if err != nil {
 		s.err = err
+		return s
+	}
+	if cfg.method == Auto {
+		// Auto needs p and the span, which a Solver learns only at
+		// Solve: solving many p with one Solver must not change method
+		// from one p to the next.
+		s.err = invalid("a Solver needs a concrete method, and Auto is chosen per model, parameters and span: take the Method of Resolve (sens.Solve resolves Auto itself)")
 		return s
 	}
 	s.cfg = cfg
@@ -149,6 +160,9 @@ func NewSolver(m model.Model, opt *Options) *Solver {
 	s.s0full = make([]float64, nx*np)
 	s.s0 = make([]float64, nx*ns)
 	s.s = make([]float64, nx*ns)
+	if cfg.method == FS && cfg.sensScale == ScaleParams {
+		s.pbar = make([]float64, ns)
+	}
 	if opt != nil && opt.Check {
 		s.chk, s.err = newChecker(m, opt, &s.cfg)
 	}
@@ -259,12 +273,11 @@ func (s *Solver) solveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 	// at every step (the events section's states through a SensSolver:
 	// half its time).
 	if s.cfg.method == FS && ns > 0 {
-		var params []int
+		s.ss = ode.SensSettings{ErrCon: s.cfg.errCon, PBar: s.scales(p)}
 		if s.cfg.params != nil {
-			params = s.params
+			s.ss.Params = s.params
 		}
-		err := s.ode.IntegrateSensFrom(&s.tr, res.S, &ode.SensSettings{ErrCon: s.cfg.errCon, Params: params},
-			p, &ode.Start{T0: t0, X0: s.x0, S0: s.s0}, ts)
+		err := s.ode.IntegrateSensFrom(&s.tr, res.S, &s.ss, p, &ode.Start{T0: t0, X0: s.x0, S0: s.s0}, ts)
 		st.ODE = s.ode.Stats()
 		if err != nil {
 			return err
@@ -290,6 +303,19 @@ func (s *Solver) solveFrom(res *Result, p []float64, st0 *Start, ts []float64) e
 		return s.en.err
 	}
 	return checkFinite(res, ts)
+}
+
+// scales returns the scales of S's columns at p for FS's error weights
+// (Options.SensScale): |p_j|, or 1 where p_j = 0 (or is so small that
+// 1/|p_j| overflows); nil (1 for all) with ScaleNone. A non-finite p_j
+// leaves its column at 1: the solve reports the non-finite values it
+// makes.
+func (s *Solver) scales(p []float64) []float64 {
+	if s.pbar == nil {
+		return nil
+	}
+	columnScales(s.pbar, p, s.params)
+	return s.pbar
 }
 
 // SolveOn computes S at ts from S(tr.T[0]) = s0 (nx x ns) on tr, an
@@ -420,12 +446,22 @@ func resize(b []float64, n int) []float64 {
 // Solve is the one-call convenience: a new Solver for m and opt, x(t0) and
 // S(t0) from the model, and t0 = ts[0] (so the first output row is the
 // initial condition; prepend the start time to ts to start elsewhere).
+// Auto is resolved (Resolve) at p over [ts[0], ts[len-1]].
 // For repeated solves keep a Solver instead.
 func Solve(m model.Model, p []float64, ts []float64, opt *Options) (*Result, error) {
 	if len(ts) == 0 {
 		return &Result{}, invalid("no output times")
 	}
 	res := &Result{}
+	if opt != nil && opt.Method == Auto {
+		ch, err := Resolve(m, p, &Start{T0: ts[0]}, ts[len(ts)-1], opt)
+		if err != nil {
+			return res, err
+		}
+		o := *opt
+		o.Method = ch.Method
+		opt = &o
+	}
 	err := NewSolver(m, opt).Solve(res, p, nil, ts[0], ts)
 	return res, err
 }

@@ -50,7 +50,7 @@ func TestStiffStatesAtOutputs(t *testing.T) {
 	ref := mustSolve(t, m, p, ts, &Options{Method: FS, RTol: 1e-10, ATol: 1e-12, ErrCon: true, Params: params})
 	const rtol, atol = 1e-6, 1e-8
 	for _, o := range []Options{
-		{Method: FS}, {Method: FS, ErrCon: true}, {Method: PBSR}, {Method: Exp},
+		{Method: FS}, {Method: FS, ErrCon: true, SensScale: ScaleNone}, {Method: FS, ErrCon: true}, {Method: PBSR}, {Method: Exp},
 		{Method: PBSR, Paper: true}, {Method: Exp, Paper: true},
 		// The state grid with the integrator stepping over outputs: S at
 		// an output was the cubic Hermite interpolant of S and Jx S + Jp
@@ -71,6 +71,13 @@ func TestStiffStatesAtOutputs(t *testing.T) {
 		}
 		if tol := sTol(&o); tol > 0 && !(es <= tol) {
 			t.Errorf("%s: S max rel err %.3g > %.3g", describe(&o), es, tol)
+		}
+		if o.Method == FS && o.ErrCon && o.SensScale == ScaleParams {
+			ec := maxColScaled(r, ref, p, params, rtol, atol)
+			t.Logf("FS ErrCon ScaleParams: per column %.3g tolerances", ec)
+			if !(ec <= 100) {
+				t.Errorf("FS ErrCon ScaleParams: a column %.3g tolerances off", ec)
+			}
 		}
 	}
 }
@@ -110,7 +117,7 @@ func sTol(o *Options) float64 {
 	switch {
 	case o.Paper:
 		return 0
-	case o.Method == FS && o.ErrCon:
+	case o.Method == FS && o.ErrCon && o.SensScale == ScaleNone:
 		return 1e-3
 	case (o.Method == PBSR || o.Method == Exp) && o.Tuning.Grid == GridDefault:
 		return 5e-2
