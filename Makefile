@@ -2,7 +2,7 @@
 # runs (see .ci/run).
 GO ?= go
 
-.PHONY: test generate check testsuite bench petabgen bench-ode bench-fit fuzz cvodes demo petab-check lang-check slurm-test python python-test python-bench
+.PHONY: test generate check testsuite bench petabgen bench-ode bench-fit bench-adjoint fuzz cvodes demo petab-check lang-check slurm-test python python-test python-bench
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
@@ -51,7 +51,15 @@ lang-check:
 # with the tag petabgen); a problem it left out runs interpreted, and
 # results.json says which.
 bench: cvodes petabgen
-	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes,petabgen ./cmd/pbbench -o results -petab -lang
+	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes,petabgen ./cmd/pbbench -o results -petab -lang -adjoint -adjoint-problems "$(ADJOINT_PROBLEMS)"
+
+# The adjoint section alone (issue #26): llh + gradient by our FS and our
+# adjoint, CPU per Eval at GOMAXPROCS=1, on Lang_PLOSComputBiol2024 and the
+# PEtab problems in ADJOINT_PROBLEMS (comma-separated problem.yaml files,
+# e.g. synthetic scalenet problems; docs/bench/adjoint.md).
+ADJOINT_PROBLEMS ?=
+bench-adjoint:
+	GOMAXPROCS=1 PBGEN_SHARED=$(SHARED) $(GO) run ./cmd/pbbench -o results -models "" -linear 0 -petab=false -sample=false -scale=false -events=false -wp=false -adjoint -adjoint-problems "$(ADJOINT_PROBLEMS)"
 
 # The PEtab benchmark problems with at most 100 states compiled for
 # pbbench (pbgen petab -gen) and their registry.

@@ -73,6 +73,11 @@ type config struct {
 	eventsDays   int
 	eventsReps   int
 	eventsBudget time.Duration
+	// the adjoint section (adjoint.go)
+	adjoint     bool
+	adjointLang bool
+	adjointList string
+	adjointReps int
 }
 
 func main() {
@@ -113,6 +118,10 @@ func main() {
 	flag.IntVar(&c.eventsDays, "events-days", 30, "doses of the events section, one per day of 20 time units")
 	flag.IntVar(&c.eventsReps, "events-reps", 11, "timed rounds of the events section, each running every method once (at most; the median is reported)")
 	flag.DurationVar(&c.eventsBudget, "events-budget", 10*time.Second, "time for the timed rounds of the events section: fewer rounds past it, but at least 3")
+	flag.BoolVar(&c.adjoint, "adjoint", false, "run the adjoint section: llh + gradient by our FS and our adjoint on Lang_PLOSComputBiol2024 and the -adjoint-problems")
+	flag.BoolVar(&c.adjointLang, "adjoint-lang", true, "include Lang_PLOSComputBiol2024 in the adjoint section")
+	flag.StringVar(&c.adjointList, "adjoint-problems", "", "comma-separated PEtab problem.yaml files for the adjoint section (e.g. written by go run ./cmd/scalepetab on branch chensize)")
+	flag.IntVar(&c.adjointReps, "adjoint-reps", 3, "timed Evals per problem and gradient method of the adjoint section (the median is reported)")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -134,6 +143,8 @@ type Results struct {
 	Lang *LangResult `json:"lang,omitempty"`
 	// Events is the events section (-events).
 	Events *EventsResult `json:"events,omitempty"`
+	// Adjoint is the adjoint section (-adjoint).
+	Adjoint []*AdjointResult `json:"adjoint,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -216,6 +227,13 @@ func run(c *config) error {
 		if err := plotScale(filepath.Join(c.out, "scaling.png"), sr); err != nil {
 			return err
 		}
+	}
+	if c.adjoint {
+		ar, err := benchAdjoint(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("adjoint: %v", err)
+		}
+		res.Adjoint = ar
 	}
 	if c.lang {
 		lr, err := benchLang(c, os.Stdout)

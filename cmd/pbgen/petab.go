@@ -15,6 +15,7 @@ import (
 	"github.com/pbgen/pbgen/codegen"
 	"github.com/pbgen/pbgen/petab"
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -63,6 +64,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 	fs.Var(&atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
 	fim := fs.Bool("fim", false, "print the Fisher information matrix")
+	sensFlag := fs.String("sens", "forward", "how -grad is computed: forward (from S by -method) or adjoint (backwards in time, cost independent of the number of parameters; not with -fim, pre-equilibration, steady-state data, periods, events, delays or algebraic rules yet)")
 	set := paramSet{}
 	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
 	jobs := countFlag{1, 1}
@@ -84,6 +86,10 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 	m, err := sens.ParseMethod(*method)
 	if err != nil {
 		return &usageError{cmd: fs.Name(), msg: fmt.Sprintf("-method %q: want fs, pbs, pbsr or exp", *method), synopsis: synopsis(fs)}
+	}
+	gm, err := objective.ParseGradMethod(*sensFlag)
+	if err != nil {
+		return &usageError{cmd: fs.Name(), msg: fmt.Sprintf("-sens %q: want forward or adjoint", *sensFlag), synopsis: synopsis(fs)}
 	}
 	if err := checkPEtabOutputs(fs, *simOut, *jsonOut); err != nil {
 		return err
@@ -112,7 +118,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v, Gradient: gm})
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,22 @@ type Options struct {
 	// EventSolver, which then solves every phase (ErrEventsNewSolver
 	// otherwise).
 	NewSolver func(m model.Model, opt *sens.Options) (Solver, error)
+	// Gradient selects how Grad is computed: GradForward (the default)
+	// from S, or GradAdjoint by the adjoint backwards in time, whose cost
+	// does not grow with the number of parameters (adjoint.go; New
+	// refuses with ErrAdjoint what it does not cover yet). FIM needs S
+	// and is always forward.
+	Gradient GradMethod
+	// AdjRTol and AdjATol are the tolerances of the adjoint's backward
+	// solve and its quadrature (GradAdjoint); defaults RTol and ATol.
+	AdjRTol, AdjATol float64
+	// AdjMemoryLimit bounds the memory of an adjoint's checkpoints (the
+	// forward dense output one experiment keeps for its backward solve,
+	// Stats.AdjointBytes) in bytes: a forward solve that would keep more
+	// stops, and Eval returns an error wrapping ErrAdjoint. 0 means a
+	// quarter of ode.DefaultMemoryLimit() (none if that is unknown),
+	// negative no limit.
+	AdjMemoryLimit int64
 }
 
 // Solver is what the objective needs of a sensitivity solver:
@@ -132,7 +148,12 @@ type Stats struct {
 	// needed integration integrates directly afterwards).
 	SensFallbacks int
 	Steps         int // accepted integrator steps
-	Rejected      int // rejected integrator steps
+	Rejected      int // rejected integrator steps (forward and adjoint)
+	AdjointSteps  int // accepted steps of the adjoint's backward solves (not in Steps)
+	// AdjointBytes is the largest memory an adjoint's forward solve held
+	// for the backward one (its dense output, ode.Trajectory.Bytes),
+	// over the experiments: about (q + 3) nx words per forward step.
+	AdjointBytes int64
 }
 
 // Objective evaluates a Problem for parameter vectors theta. It owns all
@@ -325,6 +346,13 @@ func New(m model.Model, prob *Problem, opt *Options) (*Objective, error) {
 		if err := c.checkDelays(); err != nil {
 			return nil, err
 		}
+	}
+	if o.Gradient == GradAdjoint {
+		if err := c.checkAdjoint(); err != nil {
+			return nil, err
+		}
+	} else if o.Gradient != GradForward {
+		return nil, fmt.Errorf("objective: unknown gradient method %v", o.Gradient)
 	}
 	c.lin, c.dlin = make([]float64, c.nt), make([]float64, c.nt)
 	if err := c.plan(); err != nil {
@@ -909,6 +937,8 @@ func (c *core) eval(theta []float64, out *Result) error {
 		out.Stats.Steps += pt.stats.Steps
 		out.Stats.Rejected += pt.stats.Rejected
 		out.Stats.SensFallbacks += pt.stats.SensFallbacks
+		out.Stats.AdjointSteps += pt.stats.AdjointSteps
+		out.Stats.AdjointBytes = max(out.Stats.AdjointBytes, pt.stats.AdjointBytes)
 		loc := c.exps[e].local
 		if c.opt.Grad {
 			for i, a := range loc {
