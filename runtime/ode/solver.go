@@ -21,6 +21,12 @@ const (
 	// DOPRI5 is the explicit Dormand-Prince 5(4) pair with PI step control,
 	// for non-stiff models.
 	DOPRI5
+	// Adams is the variable-order (1-12), variable-step Adams-Moulton
+	// method in Nordsieck form with functional (fixed-point) iteration, as
+	// CVODE's CV_ADAMS with SUNNonlinSol_FixedPoint: for non-stiff models
+	// with smooth solutions at high accuracy, where its high orders take
+	// few, cheap steps (no Jacobian, no linear solves). See adams.go.
+	Adams
 )
 
 // String returns the method's name.
@@ -30,6 +36,8 @@ func (m Method) String() string {
 		return "BDF"
 	case DOPRI5:
 		return "DOPRI5"
+	case Adams:
+		return "Adams"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -204,8 +212,11 @@ func (e *StepError) Error() string {
 
 // BDF constants, named and valued as in CVODE (cvode.c).
 const (
-	qmax     = 5
-	lmax     = qmax + 1
+	qmax     = 5 // the BDF's highest order
+	// qmaxAdams is the Adams method's highest order (CVODE's ADAMS_Q_MAX);
+	// lmax, the Nordsieck array's length, is that of the longer history.
+	qmaxAdams = 12
+	lmax      = qmaxAdams + 1
 	etamx1   = 10000.0 // bound on the step growth after the first step
 	etamx2   = 10.0
 	etamx3   = 10.0
@@ -352,6 +363,10 @@ type bdfState struct {
 	savedTq5, hmaxInv, tstop        float64
 	nst, nstlp, nstlj, nscon        int
 	jcur                            bool
+	// adams: the Nordsieck method is Adams-Moulton (adams.go), not the
+	// BDF; qmx is the method's highest order (qmax or qmaxAdams).
+	adams bool
+	qmx   int
 	// The cause of the most recent failed trial step: its kind, and for
 	// ErrNonFinite the component (lastIndex, -1 if none) and what was
 	// non-finite (lastWhat, for the error's Reason).
@@ -471,7 +486,13 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 			}
 		}
 	}
-	for j := range sv.zn {
+	sv.adams, sv.qmx = st.Method == Adams, qmax
+	if sv.adams {
+		sv.qmx = qmaxAdams
+	}
+	// The BDF's history needs qmax+1 columns (its order increase keeps the
+	// last correction in zn[qmax]), the Adams method's qmaxAdams+1.
+	for j := range sv.zn[:sv.qmx+1] {
 		sv.zn[j] = make([]float64, nmax)
 	}
 	sv.ewt = make([]float64, nmax)
@@ -528,12 +549,12 @@ func (s *Solver) Settings() Settings { return s.set }
 func (s *Solver) SetStop(stop func(tr *Trajectory) bool) { s.stop = stop }
 
 // SensAt writes S(t) for t in the last step of the last IntegrateSens
-// into dst (nx x nsp, the layout of its output) with the BDF's
-// Nordsieck polynomial, as CVODES's CVodeGetSens interpolates S at a
-// root. It reports false, writing nothing, if that call was not a BDF
-// IntegrateSens with at least one step or t is outside the step.
+// into dst (nx x nsp, the layout of its output) with the BDF's or the
+// Adams method's Nordsieck polynomial, as CVODES's CVodeGetSens interpolates S at a
+// root. It reports false, writing nothing, if that call was not a BDF or
+// Adams IntegrateSens with at least one step or t is outside the step.
 func (s *Solver) SensAt(dst []float64, t float64) bool {
-	if !s.sens || s.set.Method != BDF || s.stats.Steps == 0 || s.nx == 0 ||
+	if !s.sens || (s.set.Method != BDF && s.set.Method != Adams) || s.stats.Steps == 0 || s.nx == 0 ||
 		len(dst) != s.nx*s.nsp || !(t <= s.tn && t >= s.tn-math.Abs(s.h)*(1+1e-12)) {
 		return false
 	}
