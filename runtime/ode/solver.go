@@ -27,6 +27,10 @@ const (
 	// with smooth solutions at high accuracy, where its high orders take
 	// few, cheap steps (no Jacobian, no linear solves). See adams.go.
 	Adams
+	// CashKarp is the explicit Cash-Karp 4(5) Runge-Kutta pair (Stan's
+	// ckrk) with DOPRI5's step control, for rapidly varying, non-stiff or
+	// mildly stiff solutions. See cashkarp.go.
+	CashKarp
 )
 
 // String returns the method's name.
@@ -38,6 +42,8 @@ func (m Method) String() string {
 		return "DOPRI5"
 	case Adams:
 		return "Adams"
+	case CashKarp:
+		return "CashKarp"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -378,6 +384,9 @@ type bdfState struct {
 // dopriState holds the stages of the Dormand-Prince method.
 type dopriState struct {
 	k [7][]float64
+	// ckPrevT is the time of the point before the last accepted
+	// Cash-Karp step (NaN before the second step), for its dense output.
+	ckPrevT float64
 }
 
 // NewSolver returns a solver for m with settings s (nil = defaults). It
@@ -609,7 +618,7 @@ func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 // with DOPRI5 it integrates into a Trajectory of the Solver's own.
 func (s *Solver) IntegrateState(x, p []float64, t0, t1 float64) error {
 	s.endT[0] = t1
-	if s.set.Method == DOPRI5 {
+	if s.set.Method == DOPRI5 || s.set.Method == CashKarp {
 		if s.endTr == nil {
 			s.endTr = new(Trajectory)
 		}
@@ -809,8 +818,11 @@ func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout
 		}
 		return nil
 	}
-	if s.set.Method == DOPRI5 {
+	switch s.set.Method {
+	case DOPRI5:
 		return s.dopri(tr, dstS, p, t0, tout, iout)
+	case CashKarp:
+		return s.cashKarp(tr, dstS, p, t0, tout, iout)
 	}
 	return s.bdf(tr, dstS, p, t0, tout, iout)
 }
