@@ -180,6 +180,7 @@ func (a *assignList) Set(s string) error {
 
 type simFlags struct {
 	method        methodFlag
+	solver        solverFlag
 	paper         bool
 	errcon        bool
 	check         bool
@@ -288,6 +289,7 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	f := simFlags{t1: 10, n: 100, rtol: tolFlag{1e-6, true}, atol: tolFlag{1e-8, false}, errcon: true, check: true}
 	f.params.hint = " (to choose the sensitivity parameters use -params id,id,...)"
 	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default pbsr); none computes the states and observables only")
+	fs.Var(&f.solver, "solver", solverUsage)
 	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
 	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
 		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
@@ -427,14 +429,15 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		pd = newPlotData(grid.Len(), len(cols), len(pnames), !f.method.none)
 	}
 	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches || len(sys.ODE.Delays) > 0}
-	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check}
+	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, Check: f.check,
+		ODE: ode.Settings{Method: f.solver.m}}
 	warnUncontrolled(stderr, &f)
 	if sim.events {
 		if err := checkEventRows(grid.Len(), len(cols), len(pnames), !f.method.none); err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
 	} else if f.method.none {
-		sim.ode = ode.NewSolver(m, &ode.Settings{RTol: f.rtol.v, ATol: f.atol.v})
+		sim.ode = ode.NewSolver(m, &ode.Settings{Method: f.solver.m, RTol: f.rtol.v, ATol: f.atol.v})
 	} else {
 		sim.sens = sens.NewSolver(m, &sim.opt)
 	}
@@ -1106,7 +1109,7 @@ func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) e
 	nx := len(s.start.X0)
 	out := &sens.Result{NX: nx, T: ts[skip:]}
 	if s.withS && model.HasDelays(s.m) {
-		r, err := dde.SolveSens(s.m, s.p, s.start.X0, s.start.S0, ts, &dde.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		r, err := dde.SolveSens(s.m, s.p, s.start.X0, s.start.S0, ts, &dde.Settings{ODE: &ode.Settings{Method: s.opt.ODE.Method, RTol: s.opt.RTol, ATol: s.opt.ATol}})
 		if err != nil {
 			return err
 		}
@@ -1121,14 +1124,14 @@ func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) e
 		out.NS = r.NS
 		out.X, out.S = r.X[skip*nx:], r.S[skip*nx*r.NS:]
 	} else if model.HasDelays(s.m) {
-		r, err := dde.Solve(s.m, s.p, s.start.X0, ts, &dde.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		r, err := dde.Solve(s.m, s.p, s.start.X0, ts, &dde.Settings{ODE: &ode.Settings{Method: s.opt.ODE.Method, RTol: s.opt.RTol, ATol: s.opt.ATol}})
 		if err != nil {
 			return err
 		}
 		out.X = r.X[skip*nx:]
 		s.dAt = func(k int) []float64 { return r.DAt(skip + k) }
 	} else {
-		r, err := events.Solve(s.m, s.p, s.start.X0, ts, &events.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		r, err := events.Solve(s.m, s.p, s.start.X0, ts, &events.Settings{ODE: &ode.Settings{Method: s.opt.ODE.Method, RTol: s.opt.RTol, ATol: s.opt.ATol}})
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -1019,4 +1020,23 @@ const autoSparseMinStates = 30
 // contiguous loops are faster (CaMKII's Jx fills 59%).
 func AutoSparse(nx, nnz int) bool {
 	return nx >= autoSparseMinStates && 10*nnz <= 3*nx*nx
+}
+
+// ParseMethod parses an integrator name as Stan's ODE solvers name them
+// (case-insensitive): bdf, adams, rk45 (DOPRI5, also dopri5) and ckrk
+// (CashKarp, also cashkarp). auto is the default method, BDF: reaction
+// networks are usually stiff, and the explicit methods and Adams are
+// choices for models known not to be.
+func ParseMethod(name string) (Method, error) {
+	switch strings.ToLower(name) {
+	case "bdf", "auto":
+		return BDF, nil
+	case "adams":
+		return Adams, nil
+	case "rk45", "dopri5":
+		return DOPRI5, nil
+	case "ckrk", "cashkarp":
+		return CashKarp, nil
+	}
+	return 0, invalid("unknown solver %q (want bdf, adams, dopri5 (rk45), ckrk or auto)", name)
 }
