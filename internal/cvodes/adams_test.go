@@ -182,3 +182,53 @@ func TestAdamsAccuracyMatchesCVODES(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAdamsFS times FS with ErrCon and Interpolate (CV_NORMAL) at
+// rtol 1e-8, atol 1e-10 with our Adams and CVODES's CV_ADAMS on Chua (t
+// in [0, 10], 100 outputs, as in pbbench's Table 1) and PKA (t in [0,
+// 600], 600 outputs).
+func BenchmarkAdamsFS(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		m    model.Model
+		tend float64
+		n    int
+	}{{"Chua", chua.New(), 10, 100}, {"PKA", pka.New(), 600, 600}} {
+		m := c.m
+		nx, np := model.NumStates(m), model.NumParams(m)
+		p := defaults(m)
+		x0 := make([]float64, nx)
+		m.InitialState(x0, p)
+		s0 := make([]float64, nx*np)
+		m.InitialSens(s0, p)
+		ts := make([]float64, c.n+1)
+		for i := range ts {
+			ts[i] = c.tend * float64(i) / float64(c.n)
+		}
+		S := make([]float64, len(ts)*nx*np)
+		b.Run(c.name+"/ours", func(b *testing.B) {
+			sv := ode.NewSolver(m, &ode.Settings{Method: ode.Adams, RTol: 1e-8, ATol: 1e-10, Interpolate: true, MaxSteps: 1000000})
+			var tr ode.Trajectory
+			for b.Loop() {
+				if err := sv.IntegrateSens(&tr, S, p, x0, s0, 0, ts, &ode.SensSettings{ErrCon: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(sv.Stats().Steps), "steps/op")
+		})
+		b.Run(c.name+"/CVODES", func(b *testing.B) {
+			cv, err := New(m, Options{RTol: 1e-8, ATol: 1e-10, Sens: true, ErrCon: true, MaxSteps: -1, Adams: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cv.Close()
+			xs := make([]float64, len(ts)*nx)
+			for b.Loop() {
+				if err := cv.Solve(p, x0, 0, ts, xs, S); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cv.LastStats().Steps), "steps/op")
+		})
+	}
+}
