@@ -73,6 +73,10 @@ type config struct {
 	eventsDays   int
 	eventsReps   int
 	eventsBudget time.Duration
+	// The solver section.
+	solvers       bool
+	solversReps   int
+	solversBudget time.Duration
 }
 
 func main() {
@@ -113,6 +117,9 @@ func main() {
 	flag.IntVar(&c.eventsDays, "events-days", 30, "doses of the events section, one per day of 20 time units")
 	flag.IntVar(&c.eventsReps, "events-reps", 11, "timed rounds of the events section, each running every method once (at most; the median is reported)")
 	flag.DurationVar(&c.eventsBudget, "events-budget", 10*time.Second, "time for the timed rounds of the events section: fewer rounds past it, but at least 3")
+	flag.BoolVar(&c.solvers, "solvers", true, "run the solver section: FS with each integrator (ours: BDF, Adams, DOPRI5, Cash-Karp; CVODES: BDF, Adams) on Chua and PKA at rtol 1e-8")
+	flag.IntVar(&c.solversReps, "solvers-reps", 11, "timed solves per solver and model of the solver section (at most; the median CPU time is reported)")
+	flag.DurationVar(&c.solversBudget, "solvers-budget", 10*time.Second, "CPU time for the timed solves of one solver and model: fewer past it, but at least 3")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -134,6 +141,8 @@ type Results struct {
 	Lang *LangResult `json:"lang,omitempty"`
 	// Events is the events section (-events).
 	Events *EventsResult `json:"events,omitempty"`
+	// Solvers is the solver section (-solvers).
+	Solvers *SolversResult `json:"solvers,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -231,6 +240,13 @@ func run(c *config) error {
 		}
 		res.Events = er
 	}
+	if c.solvers {
+		sr, err := benchSolvers(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("solvers: %v", err)
+		}
+		res.Solvers = sr
+	}
 	res.Targets = checkTargets(res)
 	if res.Sampling != nil {
 		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
@@ -240,6 +256,9 @@ func run(c *config) error {
 	}
 	if res.Lang != nil {
 		res.Targets = append(res.Targets, langTargets(res.Lang)...)
+	}
+	if res.Solvers != nil && haveCVODES {
+		res.Targets = append(res.Targets, solversTargets(res.Solvers)...)
 	}
 	if res.Events != nil && haveCVODES {
 		res.Targets = append(res.Targets, eventsTargets(res.Events)...)
