@@ -205,7 +205,7 @@ const simColumnsDoc = `Methods (-method), what each computes by default:
         integrator's size, no error test of S (-paper: Algorithm 3)
   pbs   one truncated Peano-Baker series step per integrator step
         (Algorithm 1); gives up on stiff networks
-  fs    forward sensitivity: S integrated with x by the BDF
+  fs    forward sensitivity: S integrated with x by the BDF (or -solver)
   none  the states and observables only
 With -check (the default) S of every method is checked against fs (see
 -check): exp, pbs and -paper, which have no error test of S, fail it on

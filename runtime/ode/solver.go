@@ -57,7 +57,7 @@ type Settings struct {
 	ATol     float64   // absolute tolerance, default 1e-8
 	ATolVec  []float64 // per-state absolute tolerances (all > 0); overrides ATol when non-nil
 	MaxSteps int       // accepted steps per Integrate call, default 100000
-	H0       float64   // initial step; 0 = automatic (CVODE's estimate for BDF, Hairer's for DOPRI5)
+	H0       float64   // initial step; 0 = automatic (CVODE's estimate for BDF and Adams, Hairer's for DOPRI5 and CashKarp)
 	HMax     float64   // maximum step; 0 = unbounded
 	// Interpolate, if true, lets the integrator step over output times: the
 	// grid holds only the integrator's own steps (plus the final time, where
@@ -73,8 +73,8 @@ type Settings struct {
 	// caller that reads only x, S and the dense output saves one f
 	// evaluation per step (runtime/objective: 7% of FS on Rahman_MBS2016).
 	// A non-finite f at an accepted state is then met, as in CVODE, at the
-	// next step's prediction. DOPRI5 ignores it (its dense output and its
-	// next step use f there).
+	// next step's prediction. Adams does as the BDF; DOPRI5 and CashKarp
+	// ignore it (their dense output and next step use f there).
 	SkipGridF bool
 	// MemoryLimit is the most memory in bytes NewSolver may allocate (see
 	// MemoryEstimate): 0 means DefaultMemoryLimit(), negative no limit.
