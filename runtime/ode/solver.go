@@ -133,11 +133,11 @@ type Stats struct {
 	FEvals      int // evaluations of f (including the one per grid point for Trajectory.F)
 	JacEvals    int // evaluations of Jx for the iteration matrix
 	LUs         int // factorisations of the iteration matrix
-	NewtonIters int // state Newton iterations (linear solves)
+	NewtonIters int // state Newton iterations (linear solves; Adams: fixed-point iterations)
 	NewtonFails int // state Newton convergence failures
 	// Sensitivity counters (IntegrateSens only).
 	SensJacEvals    int // evaluations of the pair (Jx, Jp) for the sensitivity right-hand side
-	SensNewtonIters int // sensitivity corrector iterations (one multi-column solve each)
+	SensNewtonIters int // sensitivity corrector iterations (one multi-column solve each; Adams: fixed-point)
 	SensNewtonFails int // sensitivity corrector convergence failures
 }
 
