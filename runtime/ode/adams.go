@@ -19,7 +19,10 @@ import "math"
 //     SUNNonlinSol_FixedPoint (no acceleration, at most maxcor
 //     iterations) solves it, with CVODE's convergence test.
 //
-// The highest order is qmaxAdams (12), CVODE's default for CV_ADAMS.
+// qmaxAdams is the Adams method's highest order, CVODE's ADAMS_Q_MAX
+// (and its default for CV_ADAMS). The Nordsieck array zn has lmax =
+// qmaxAdams + 1 columns; a BDF solver allocates only the first qmax + 1.
+const qmaxAdams = 12
 
 // setAdams is cvSet with cvSetAdams: l and tq for order q, then rl1,
 // gamma and gamrat as for the BDF.

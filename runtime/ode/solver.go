@@ -219,38 +219,36 @@ func (e *StepError) Error() string {
 
 // BDF constants, named and valued as in CVODE (cvode.c).
 const (
-	qmax = 5 // the BDF's highest order
-	// qmaxAdams is the Adams method's highest order (CVODE's ADAMS_Q_MAX);
-	// lmax, the Nordsieck array's length, is that of the longer history.
-	qmaxAdams = 12
-	lmax      = qmaxAdams + 1
-	etamx1    = 10000.0 // bound on the step growth after the first step
-	etamx2    = 10.0
-	etamx3    = 10.0
-	smallNst  = 10
-	etamxf    = 0.2
-	etamin    = 0.1
-	etacf     = 0.25
-	thresh    = 1.5
-	addon     = 1e-6
-	bias1     = 6.0
-	bias2     = 6.0
-	bias3     = 10.0
-	onepsm    = 1.000001
-	mxnef1    = 3
-	smallNef  = 2
-	longWait  = 10
-	maxnef    = 7
-	maxncf    = 10
-	maxcor    = 3
-	crdown    = 0.3
-	rdiv      = 2.0
-	dgmax     = 0.3 // refactor the iteration matrix when gamma changes by more than this
-	msbp      = 20  // ... or after this many steps
-	msbj      = 51  // re-evaluate Jx after this many steps
-	dgmaxJ    = 0.2
-	nlscoef   = 0.1
-	uround    = 0x1p-52
+	qmax     = 5
+	// lmax is the Nordsieck array's length, the longer history's (Adams).
+	lmax     = qmaxAdams + 1
+	etamx1   = 10000.0 // bound on the step growth after the first step
+	etamx2   = 10.0
+	etamx3   = 10.0
+	smallNst = 10
+	etamxf   = 0.2
+	etamin   = 0.1
+	etacf    = 0.25
+	thresh   = 1.5
+	addon    = 1e-6
+	bias1    = 6.0
+	bias2    = 6.0
+	bias3    = 10.0
+	onepsm   = 1.000001
+	mxnef1   = 3
+	smallNef = 2
+	longWait = 10
+	maxnef   = 7
+	maxncf   = 10
+	maxcor   = 3
+	crdown   = 0.3
+	rdiv     = 2.0
+	dgmax    = 0.3 // refactor the iteration matrix when gamma changes by more than this
+	msbp     = 20  // ... or after this many steps
+	msbj     = 51  // re-evaluate Jx after this many steps
+	dgmaxJ   = 0.2
+	nlscoef  = 0.1
+	uround   = 0x1p-52
 )
 
 // Solver integrates one model. It owns all workspaces; a Solver is not safe
