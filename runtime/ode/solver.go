@@ -220,7 +220,6 @@ func (e *StepError) Error() string {
 // BDF constants, named and valued as in CVODE (cvode.c).
 const (
 	qmax     = 5
-	// lmax is the Nordsieck array's length, the longer history's (Adams).
 	lmax     = qmaxAdams + 1
 	etamx1   = 10000.0 // bound on the step growth after the first step
 	etamx2   = 10.0
