@@ -63,36 +63,44 @@ func TestExplicitAndAdamsTolerance(t *testing.T) {
 	}
 }
 
-// TestCashKarpOrder measures the orders of the pair with fixed steps
+// TestExplicitOrder measures the orders of the pair with fixed steps
 // (H0 = HMax = 10/n, tolerances too loose to reject): the propagated
 // fifth-order solution's error falls as n^-5 (measured: 4.85, 4.95,
-// 4.98 from n = 40 to 320; 4.37 from 20 to 40, before the asymptote).
-func TestCashKarpOrder(t *testing.T) {
+// 4.98 from n = 40 to 320; 4.37 from 20 to 40, before the asymptote),
+// and so does DOPRI5's (5.29, 5.15, 5.08).
+func TestExplicitOrder(t *testing.T) {
 	pr := testode.Linear(1, 2)
 	p := make([]float64, 2)
 	pr.Model.DefaultParams(p)
 	want := make([]float64, 2)
 	testode.LinearSolution(want, 10, p)
+	for _, meth := range []Method{CashKarp, DOPRI5} {
+		explicitOrder(t, meth, pr, p, want)
+	}
+}
+
+// explicitOrder measures the fixed-step order of meth on pr.
+func explicitOrder(t *testing.T, meth Method, pr testode.Problem, p, want []float64) {
 	var errs []float64
 	ns := []int{40, 80, 160, 320}
 	for _, n := range ns {
 		h := 10 / float64(n)
-		s := NewSolver(pr.Model, &Settings{Method: CashKarp, RTol: 1e-1, ATol: 1, H0: h, HMax: h})
+		s := NewSolver(pr.Model, &Settings{Method: meth, RTol: 1e-1, ATol: 1, H0: h, HMax: h})
 		var tr Trajectory
 		if err := s.Integrate(&tr, p, []float64{1, 0}, 0, []float64{10}); err != nil {
 			t.Fatal(err)
 		}
 		if st := s.Stats(); st.Steps != n || st.Rejected != 0 {
-			t.Fatalf("n %d: %d steps, %d rejected: not the fixed steps", n, st.Steps, st.Rejected)
+			t.Fatalf("%v n %d: %d steps, %d rejected: not the fixed steps", meth, n, st.Steps, st.Rejected)
 		}
 		x := tr.XAt(tr.Len() - 1)
 		errs = append(errs, math.Max(math.Abs(x[0]-want[0]), math.Abs(x[1]-want[1])))
 	}
 	for i := 1; i < len(ns); i++ {
 		order := math.Log(errs[i-1]/errs[i]) / math.Log(2)
-		t.Logf("n %d: error %.3e, order %.2f", ns[i], errs[i], order)
+		t.Logf("%v n %d: error %.3e, order %.2f", meth, ns[i], errs[i], order)
 		if order < 4.7 || order > 5.5 {
-			t.Errorf("n %d: observed order %.2f, want 5", ns[i], order)
+			t.Errorf("%v n %d: observed order %.2f, want 5", meth, ns[i], order)
 		}
 	}
 }
