@@ -63,7 +63,7 @@ func TestExplicitAndAdamsTolerance(t *testing.T) {
 	}
 }
 
-// TestExplicitOrder measures the orders of the pair with fixed steps
+// TestExplicitOrder measures the order of Cash-Karp with fixed steps
 // (H0 = HMax = 10/n, tolerances too loose to reject): the propagated
 // fifth-order solution's error falls as n^-5 (measured: 4.85, 4.95,
 // 4.98 from n = 40 to 320; 4.37 from 20 to 40, before the asymptote),
