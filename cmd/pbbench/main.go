@@ -78,6 +78,10 @@ type config struct {
 	adjointLang bool
 	adjointList string
 	adjointReps int
+	// The solver section.
+	solvers       bool
+	solversReps   int
+	solversBudget time.Duration
 }
 
 func main() {
@@ -122,6 +126,9 @@ func main() {
 	flag.BoolVar(&c.adjointLang, "adjoint-lang", true, "include Lang_PLOSComputBiol2024 in the adjoint section")
 	flag.StringVar(&c.adjointList, "adjoint-problems", "", "comma-separated PEtab problem.yaml files for the adjoint section (e.g. written by go run ./cmd/scalepetab on branch chensize)")
 	flag.IntVar(&c.adjointReps, "adjoint-reps", 3, "timed Evals per problem and gradient method of the adjoint section (the median is reported)")
+	flag.BoolVar(&c.solvers, "solvers", true, "run the solver section: FS with each integrator (ours: BDF, Adams, DOPRI5, Cash-Karp; CVODES: BDF, Adams) on Chua and PKA at rtol 1e-8")
+	flag.IntVar(&c.solversReps, "solvers-reps", 11, "timed solves per solver and model of the solver section (at most; the median CPU time is reported)")
+	flag.DurationVar(&c.solversBudget, "solvers-budget", 10*time.Second, "CPU time for the timed solves of one solver and model: fewer past it, but at least 3")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -145,6 +152,8 @@ type Results struct {
 	Events *EventsResult `json:"events,omitempty"`
 	// Adjoint is the adjoint section (-adjoint).
 	Adjoint []*AdjointResult `json:"adjoint,omitempty"`
+	// Solvers is the solver section (-solvers).
+	Solvers *SolversResult `json:"solvers,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -249,6 +258,13 @@ func run(c *config) error {
 		}
 		res.Events = er
 	}
+	if c.solvers {
+		sr, err := benchSolvers(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("solvers: %v", err)
+		}
+		res.Solvers = sr
+	}
 	res.Targets = checkTargets(res)
 	if res.Sampling != nil {
 		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
@@ -258,6 +274,9 @@ func run(c *config) error {
 	}
 	if res.Lang != nil {
 		res.Targets = append(res.Targets, langTargets(res.Lang)...)
+	}
+	if res.Solvers != nil && haveCVODES {
+		res.Targets = append(res.Targets, solversTargets(res.Solvers)...)
 	}
 	if res.Events != nil && haveCVODES {
 		res.Targets = append(res.Targets, eventsTargets(res.Events)...)
