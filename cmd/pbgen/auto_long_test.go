@@ -196,11 +196,9 @@ func autoRow(name string, args func(method string) []string, pass func(r *autoRu
 	return b.String(), ratio
 }
 
-// TestAutoWithinBound is the acceptance of -method auto (see autoBound).
-// Lang_PLOSComputBiol2024's sim runs with -check=false, and fs and auto
-// there with -errcon=false: the check's reference (fs with S in its error
-// test) and fs with -errcon run out of steps on it (issue #24 item 1, the
-// errweights branch), so its row compares CPU times only.
+// TestAutoWithinBound is the acceptance of -method auto (see autoBound):
+// every model at sim's defaults, Lang_PLOSComputBiol2024 included (its
+// check and fs with -errcon run since S's error weights scale with p).
 func TestAutoWithinBound(t *testing.T) {
 	if os.Getenv("PBGEN_LONG") == "" {
 		t.Skip("PBGEN_LONG=1 runs the -method auto timings (minutes)")
@@ -214,21 +212,10 @@ func TestAutoWithinBound(t *testing.T) {
 		"# x: failed (the check, or the run); ratio: auto over the fastest of fs, pbsr, exp that passed", head}
 	var bad []string
 	for k, path := range sims {
-		lang := strings.Contains(path, "Lang_")
 		args := func(m string) []string {
-			a := []string{"sim", "-method", m, "-o", os.DevNull}
-			if lang {
-				a = append(a, "-check=false")
-				if m == "fs" || m == "auto" {
-					a = append(a, "-errcon=false")
-				}
-			}
-			return append(a, path)
+			return []string{"sim", "-method", m, "-o", os.DevNull, path}
 		}
 		name := simNames[k]
-		if lang {
-			name += " (-check=false)"
-		}
 		row, ratio := autoRow(name, args, func(*autoRun) bool { return true })
 		t.Log(row)
 		lines = append(lines, row)
