@@ -24,6 +24,9 @@ type TargetOptions struct {
 	// RTol and ATol are the solver's tolerances (0: the objective's
 	// defaults).
 	RTol, ATol float64
+	// NoErrCon is objective.Options.NoErrCon: S out of FS's error test
+	// (the default puts it in, as AMICI).
+	NoErrCon bool
 	// Grad and FIM say which derivatives Eval must provide at every call:
 	// SMMALA needs both, MALA the gradient, RWM neither. Without FIM a
 	// metric is still available (MALA and RWM ask for one at each chain's
@@ -92,7 +95,7 @@ func newTarget(m model.Model, prob *objective.Problem, opt *TargetOptions) (*Tar
 	if opt != nil {
 		to = *opt
 	}
-	t := &Target{m: m, prob: prob, opt: objective.Options{Method: to.Method, RTol: to.RTol, ATol: to.ATol, Grad: to.Grad, FIM: to.FIM, Workers: to.Workers}}
+	t := &Target{m: m, prob: prob, opt: objective.Options{Method: to.Method, RTol: to.RTol, ATol: to.ATol, NoErrCon: to.NoErrCon, Grad: to.Grad, FIM: to.FIM, Workers: to.Workers}}
 	var err error
 	if t.o, err = objective.New(m, prob, &t.opt); err != nil {
 		return nil, err

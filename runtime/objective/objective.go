@@ -34,8 +34,18 @@ type Options struct {
 	// by Close), experiments assigned round robin. The result does not
 	// depend on Workers: experiments are summed in their order.
 	Workers int
+	// NoErrCon leaves S out of FS's local error test (sens.Options.ErrCon
+	// false, CVODES errconS off): the steps are then the state's alone and
+	// S is not controlled. The default puts S in the error test, as AMICI
+	// runs CVODES (sensi_errcon true by default): at rtol 1e-6, atol 1e-8
+	// without it the gradient at the nominal parameters missed the FS
+	// gradient at rtol 1e-10 by more than 1e-3 + 1e-2 |g| on 5 of the 15
+	// loadable problems of the PEtab benchmark collection, with it on none
+	// (docs/bench/petab-errcon-2026-12-08.txt). The other methods ignore
+	// it (PBSR controls S's local error itself).
+	NoErrCon bool
 	// Sens are advanced solver options (nil: defaults). Its Method, RTol,
-	// ATol and Params are replaced: by the fields above, and by the
+	// ATol, ErrCon and Params are replaced: by the fields above, and by the
 	// objective's own sensitivity columns (see the package documentation);
 	// its ODE.Interpolate by !OutputsOnGrid.
 	Sens *sens.Options
@@ -762,6 +772,7 @@ func (c *core) resolveAuto() error {
 		so = *o.Sens
 	}
 	so.Method, so.Params, so.RTol, so.ATol = sens.Auto, nil, o.RTol, o.ATol
+	so.ErrCon = !o.NoErrCon
 	ch, err := sens.ResolveColumns(c.m, c.sampleParams(), &sens.Start{T0: t0}, t1, ns, &so)
 	if err != nil {
 		return fmt.Errorf("objective: Method Auto: %w", err)
