@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pbgen/pbgen/runtime/objective"
+	"github.com/pbgen/pbgen/runtime/ode"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -113,7 +115,7 @@ func TestErrConGradients(t *testing.T) {
 			t.Skip(err)
 		}
 		c0 := cpuTime()
-		ref, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true})
+		ref, err := errconRef(p, th)
 		if err != nil {
 			t.Skipf("reference (FS with ErrCon, rtol 1e-10): %v", err)
 		}
@@ -130,7 +132,7 @@ func TestErrConGradients(t *testing.T) {
 				}
 				continue
 			}
-			w := errconWorst(r.Grad, ref.Grad)
+			w := errconWorst(r.Grad, ref)
 			cpu, steps, err := evalCPU(p, th, v.opt)
 			if err != nil {
 				t.Fatalf("%s: timing: %v", v.name, err)
@@ -150,6 +152,27 @@ func TestErrConGradients(t *testing.T) {
 	t.Log("problem | variant worst-ratio cpu-per-llh+grad steps\n" + strings.Join(rows, "\n"))
 }
 
+// errconRef is the reference gradient at theta (linear values): FS with
+// S in the error test at rtol 1e-10, atol 1e-12, up to 1e7 steps per
+// solve (Lang_PLOSComputBiol2024 takes more than the default 1e5 there).
+func errconRef(p *Problem, theta []float64) ([]float64, error) {
+	o, err := objective.New(p.Model, p.Objective, &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true,
+		Sens: &sens.Options{ODE: ode.Settings{MaxSteps: 10000000}}})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { o.Close() }()
+	scaled := make([]float64, len(theta))
+	for k, i := range p.Objective.Estimated {
+		scaled[k] = objective.ToScale(p.Objective.Params[i].Scale, theta[k])
+	}
+	var r objective.Result
+	if err := o.Eval(scaled, &r); err != nil {
+		return nil, err
+	}
+	return r.Grad, nil
+}
+
 func containsAny(s string, subs []string) bool {
 	for _, x := range subs {
 		if x = strings.TrimSpace(x); x != "" && strings.Contains(s, x) {
@@ -157,4 +180,57 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// TestErrConDefault: on Bertozzi_PNAS2020 and Armistead_CellDeathDis2024
+// (shared collection; skipped without it), small and fast, FS at the
+// objective's default tolerances without S in its error test misses FS
+// with it at rtol 1e-10 in the criterion at the nominal parameters, and
+// Evaluate's default (S in the error test), with FS and with Auto, meets
+// it.
+func TestErrConDefault(t *testing.T) {
+	root := sharedDir(t, "petab-benchmark")
+	for _, name := range []string{"Bertozzi_PNAS2020", "Armistead_CellDeathDis2024"} {
+		t.Run(name, func(t *testing.T) {
+			y := filepath.Join(root, name, "problem.yaml")
+			if _, err := os.Stat(y); err != nil {
+				y = filepath.Join(root, name, name+".yaml")
+			}
+			if _, err := os.Stat(y); err != nil {
+				t.Skip(err)
+			}
+			p, err := Load(y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			th, err := p.Theta(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := func(opt EvalOptions) float64 {
+				opt.Grad = true
+				r, err := p.Evaluate(th, &opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return errconWorst(r.Grad, ref.Grad)
+			}
+			if w := worst(EvalOptions{Method: sens.FS, NoErrCon: true}); !(w > 1) {
+				t.Errorf("FS without ErrCon: worst %.3g of the tolerance, want it to miss (> 1): the test no longer tells the settings apart", w)
+			} else {
+				t.Logf("FS without ErrCon: worst %.3g of the tolerance", w)
+			}
+			for _, m := range []sens.Method{sens.FS, sens.Auto} {
+				if w := worst(EvalOptions{Method: m}); !(w <= 1) {
+					t.Errorf("%v at the defaults (ErrCon): worst %.3g of the tolerance, want <= 1", m, w)
+				} else {
+					t.Logf("%v at the defaults: worst %.3g", m, w)
+				}
+			}
+		})
+	}
 }
