@@ -145,6 +145,9 @@ func (f *sampleFlags) check() error {
 	if f.set["merge"] && f.merge == "" {
 		return sampleUsage("-merge needs a directory")
 	}
+	if m := strings.ToLower(f.method); f.set["errcon"] && m != "fs" && m != "auto" {
+		return sampleUsage("-errcon applies to -method fs only (and to auto where it chooses fs)")
+	}
 	for _, d := range []struct{ name, dir string }{{"o", f.outDir}, {"plot", f.plotDir}} {
 		if f.set[d.name] && d.dir == "" {
 			return sampleUsage("-%s needs a directory", d.name)
