@@ -55,8 +55,8 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	var scale sensScaleFlag
 	fs.Var(&scale, "sens-scale", sensScaleUsage)
 	method := fs.String("method", "auto", "sensitivity `method`: auto, fs, pbs, pbsr or exp. auto chooses fs or pbsr once per problem (sens.Resolve:\n"+
-		"fs, except for linear kinetics, where pbsr computes one exponential per step length, and, with -errcon, small\n"+
-		"dense non-stiff models with 8 or more columns of S, where pbsr was faster) and prints its choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
+		"fs, with or without -errcon, except for linear kinetics, where pbsr computes one exponential per step length)\n"+
+		"and prints its choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
 	rtol, atol := tolFlag{1e-6, true}, tolFlag{1e-8, false}
 	fs.Var(&rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
 	fs.Var(&atol, "atol", "absolute `tolerance`, > 0, in the units of each state")

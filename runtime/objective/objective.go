@@ -773,6 +773,7 @@ func (c *core) resolveAuto() error {
 	}
 	so.Method, so.Params, so.RTol, so.ATol = sens.Auto, nil, o.RTol, o.ATol
 	so.ErrCon = !o.NoErrCon
+	so.ODE.Interpolate = !o.OutputsOnGrid // as the solvers (newWorker)
 	ch, err := sens.ResolveColumns(c.m, c.sampleParams(), &sens.Start{T0: t0}, t1, ns, &so)
 	if err != nil {
 		return fmt.Errorf("objective: Method Auto: %w", err)
