@@ -37,12 +37,17 @@ type Options struct {
 	// NoErrCon leaves S out of FS's local error test (sens.Options.ErrCon
 	// false, CVODES errconS off): the steps are then the state's alone and
 	// S is not controlled. The default puts S in the error test, as AMICI
-	// runs CVODES (sensi_errcon true by default): at rtol 1e-6, atol 1e-8
-	// without it the gradient at the nominal parameters missed the FS
-	// gradient at rtol 1e-10 by more than 1e-3 + 1e-2 |g| on 5 of the 15
-	// loadable problems of the PEtab benchmark collection, with it on none
-	// (docs/bench/petab-errcon-2026-12-08.txt). The other methods ignore
-	// it (PBSR controls S's local error itself).
+	// runs CVODES: at rtol 1e-6, atol 1e-8 without it the gradient at the
+	// nominal parameters missed the FS gradient at rtol 1e-10 by more
+	// than 1e-3 + 1e-2 |g| on Alkan_SciSignal2018, Armistead, Bertozzi
+	// (3.9, 1.5 and 5.7 times that tolerance) of the PEtab benchmark
+	// collection, with it on none of them, for 1.0 to 3.0 times the CPU
+	// (Raimundez_PCB2020 misses either way: its worst entry is an
+	// observable's scale, whose derivative needs h, not S, more accurate;
+	// rtol 1e-8 meets it; docs/bench/petab-errcon-2026-12-08.txt). With it
+	// the llh also depends (within the integration error) on whether the
+	// gradient is computed. The other methods ignore it (PBSR controls
+	// S's local error itself).
 	NoErrCon bool
 	// Sens are advanced solver options (nil: defaults). Its Method, RTol,
 	// ATol, ErrCon and Params are replaced: by the fields above, and by the

@@ -135,8 +135,9 @@ func Resolve(m model.Model, p []float64, st *Start, t1 float64, opt *Options) (C
 //   - FS with opt.ODE.Interpolate (the integrator steps over the output
 //     times, the PEtab objective's default): FS with ErrCon then took
 //     less CPU per llh + gradient than PBSR on every non-linear problem
-//     of the collection, 1.2 to 2.2 times less on Armistead, Giordano,
-//     Liu and Rahman, where the rules below chose PBSR
+//     of the collection: 1.2 to 2.1 times less on Armistead, Giordano,
+//     Liu, Rahman and Zhao, where the rules below chose PBSR, a tie on
+//     Okuonghae (1.02), 1.5 to 7.5 on the others
 //     (docs/bench/petab-errcon-2026-12-08.txt); the rules below were
 //     measured with the outputs on the grid (pbgen sim);
 //   - FS if nx^2 / nnz(Jx) > AutoSparse;
