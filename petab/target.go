@@ -166,12 +166,22 @@ func (t *Target) Eval(theta, grad, metric []float64) (float64, error) {
 	if err := o.Eval(theta, &t.res); err != nil {
 		return 0, err
 	}
+	if metric != nil {
+		copy(metric, t.res.FIM)
+	}
+	if o != t.o {
+		// The density is the sampling objective's: with S in FS's error
+		// test (TargetOptions.NoErrCon false) the steps, and so the llh
+		// within the integration error, depend on whether S is
+		// integrated, so the metric's objective gives a slightly different
+		// value. One more evaluation, at each chain's initial point.
+		if err := t.o.Eval(theta, &t.res); err != nil {
+			return 0, err
+		}
+	}
 	lp := t.res.LogPost
 	for a := range grad {
 		grad[a] = t.res.Grad[a] + t.res.GradPrior[a]
-	}
-	if metric != nil {
-		copy(metric, t.res.FIM)
 	}
 	for a := range t.params {
 		q := &t.params[a]
