@@ -2,7 +2,7 @@
 # runs (see .ci/run).
 GO ?= go
 
-.PHONY: test generate check testsuite bench petabgen bench-ode fuzz cvodes demo petab-check lang-check slurm-test
+.PHONY: test generate check testsuite bench petabgen bench-ode bench-fit bench-adjoint fuzz cvodes demo petab-check lang-check slurm-test python python-test python-bench
 
 # The default test run: every package, well under 10 minutes on 2 cores.
 test:
@@ -51,12 +51,25 @@ lang-check:
 # with the tag petabgen); a problem it left out runs interpreted, and
 # results.json says which.
 bench: cvodes petabgen
-	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes,petabgen ./cmd/pbbench -o results -petab -lang
+	PBGEN_SHARED=$(SHARED) $(GO) run -tags cvodes,petabgen ./cmd/pbbench -o results -petab -lang -adjoint -adjoint-problems "$(ADJOINT_PROBLEMS)"
+
+# The adjoint section alone (issue #26): llh + gradient by our FS and our
+# adjoint, CPU per Eval at GOMAXPROCS=1, on Lang_PLOSComputBiol2024 and the
+# PEtab problems in ADJOINT_PROBLEMS (comma-separated problem.yaml files,
+# e.g. synthetic scalenet problems; docs/bench/adjoint.md).
+ADJOINT_PROBLEMS ?=
+bench-adjoint:
+	GOMAXPROCS=1 PBGEN_SHARED=$(SHARED) $(GO) run ./cmd/pbbench -o results -models "" -linear 0 -petab=false -sample=false -scale=false -events=false -wp=false -adjoint -adjoint-problems "$(ADJOINT_PROBLEMS)"
 
 # The PEtab benchmark problems with at most 100 states compiled for
 # pbbench (pbgen petab -gen) and their registry.
 petabgen:
 	PBGEN_SHARED=$(SHARED) GO=$(GO) bash scripts/petabgen.sh
+
+# The fitting section (issue #25): pbgen fit with 50 seeded starts on the
+# small PEtab benchmark problems; how many reach the nominal llh, CPU time.
+bench-fit:
+	PBGEN_SHARED=$(SHARED) GO=$(GO) bash scripts/fitbench.sh
 
 # Work-precision table of the integrators on the stiff reference problems.
 bench-ode:
@@ -73,3 +86,20 @@ demo:
 # local run with the same seed.
 slurm-test:
 	bash scripts/slurm-test.sh
+
+# The Python package (python/pbgen): the shared library libpbgen.so (the C
+# ABI, cmd/libpbgen) built into the package's folder. Then
+# `cd python && /usr/bin/python3 -c 'import pbgen'`, or PYTHONPATH=python.
+python:
+	$(GO) build -buildmode=c-shared -o python/pbgen/libpbgen.so ./cmd/libpbgen
+
+# The Python tests as CI runs them (installs python3-numpy and
+# python3-scipy when missing and root).
+python-test:
+	bash scripts/python-test.sh
+
+# The bridge's overhead: llh + gradient through Python against the same in
+# Go, on the shipped problems (docs/python.md).
+python-bench: python
+	$(GO) build -o python/goref ./python/tests/goref
+	cd python && PBGEN_GOREF=$$PWD/goref /usr/bin/python3 tests/bench_overhead.py

@@ -23,6 +23,9 @@ type EvalOptions struct {
 	NoErrCon  bool
 	Grad, FIM bool
 	Workers   int // experiments solved in parallel (objective.Options.Workers)
+	// Gradient is objective.Options.Gradient: forward (the default) or
+	// adjoint.
+	Gradient objective.GradMethod
 }
 
 // EvalResult is the objective at one parameter vector.

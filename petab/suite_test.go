@@ -1,6 +1,7 @@
 package petab
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -181,6 +182,19 @@ func checkGradient(t *testing.T, p *Problem, th []float64) {
 		t.Fatal(err)
 	}
 	eps := math.Abs(fine.LLH - r.LLH)
+	// The adjoint gradient, where it covers the case, against FS at the
+	// same tolerances.
+	ra, err := p.Evaluate(th, &EvalOptions{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true, Gradient: objective.GradAdjoint})
+	if err == nil {
+		t.Logf("adjoint covers it: %d gradient components against FS", len(r.Grad))
+		for k, g := range r.Grad {
+			if math.Abs(ra.Grad[k]-g) > 1e-7*math.Max(1, math.Abs(g)) {
+				t.Errorf("%s: adjoint dLLH/dtheta = %.12g, FS %.12g", p.EstimatedIDs()[k], ra.Grad[k], g)
+			}
+		}
+	} else if !errors.Is(err, objective.ErrAdjoint) {
+		t.Errorf("adjoint: %v", err)
+	}
 	for k := range th {
 		sc := p.Objective.Params[p.Objective.Estimated[k]].Scale
 		z := objective.ToScale(sc, th[k])

@@ -24,3 +24,5 @@ func cvodesScaleRunner(m model.Model, p, ts []float64, rtol, atol float64, param
 func cvodesLangRunner(m model.Model, p, x0, ts []float64, rtol, atol float64) (run func() error, stats func(*LangMethod), free func()) {
 	panic("pbbench: CVODES Lang row without -tags cvodes")
 }
+
+func cvodesFSRuns(m model.Model, p, ts []float64, rtol, atol float64) []*fsRun { return nil }

@@ -120,3 +120,27 @@ func cvodesLangRunner(m model.Model, p, x0, ts []float64, rtol, atol float64) (r
 		lm.Steps, lm.SensIters = st.Steps, st.SensNonlinIters
 	}, s.Close
 }
+
+// cvodesFSRuns are CVODES FS (errconS, CV_NORMAL) with its BDF (dense LU)
+// and with CV_ADAMS (fixed-point iteration), for the solver section.
+func cvodesFSRuns(m model.Model, p, ts []float64, rtol, atol float64) []*fsRun {
+	nx, np := model.NumStates(m), model.NumParams(m)
+	x0 := make([]float64, nx)
+	m.InitialState(x0, p)
+	var out []*fsRun
+	for _, c := range []struct {
+		name  string
+		adams bool
+	}{{"CVODES BDF", false}, {"CVODES Adams", true}} {
+		s, err := cvodes.New(m, cvodes.Options{RTol: rtol, ATol: atol, Sens: true, ErrCon: true, MaxSteps: -1, Adams: c.adams})
+		if err != nil {
+			out = append(out, &fsRun{name: c.name, run: func() error { return err }})
+			continue
+		}
+		xs := make([]float64, len(ts)*nx)
+		r := &fsRun{name: c.name, s: make([]float64, len(ts)*nx*np), steps: func() int { return s.LastStats().Steps }}
+		r.run = func() error { return s.Solve(p, x0, ts[0], ts, xs, r.s) }
+		out = append(out, r)
+	}
+	return out
+}

@@ -74,6 +74,15 @@ type config struct {
 	eventsDays   int
 	eventsReps   int
 	eventsBudget time.Duration
+	// the adjoint section (adjoint.go)
+	adjoint     bool
+	adjointLang bool
+	adjointList string
+	adjointReps int
+	// The solver section.
+	solvers       bool
+	solversReps   int
+	solversBudget time.Duration
 }
 
 func main() {
@@ -115,6 +124,13 @@ func main() {
 	flag.IntVar(&c.eventsDays, "events-days", 30, "doses of the events section, one per day of 20 time units")
 	flag.IntVar(&c.eventsReps, "events-reps", 11, "timed rounds of the events section, each running every method once (at most; the median is reported)")
 	flag.DurationVar(&c.eventsBudget, "events-budget", 10*time.Second, "time for the timed rounds of the events section: fewer rounds past it, but at least 3")
+	flag.BoolVar(&c.adjoint, "adjoint", false, "run the adjoint section: llh + gradient by our FS and our adjoint on Lang_PLOSComputBiol2024 and the -adjoint-problems")
+	flag.BoolVar(&c.adjointLang, "adjoint-lang", true, "include Lang_PLOSComputBiol2024 in the adjoint section")
+	flag.StringVar(&c.adjointList, "adjoint-problems", "", "comma-separated PEtab problem.yaml files for the adjoint section (e.g. written by go run ./cmd/scalepetab on branch chensize)")
+	flag.IntVar(&c.adjointReps, "adjoint-reps", 3, "timed Evals per problem and gradient method of the adjoint section (the median is reported)")
+	flag.BoolVar(&c.solvers, "solvers", true, "run the solver section: FS with each integrator (ours: BDF, Adams, DOPRI5, Cash-Karp; CVODES: BDF, Adams) on Chua and PKA at rtol 1e-8")
+	flag.IntVar(&c.solversReps, "solvers-reps", 11, "timed solves per solver and model of the solver section (at most; the median CPU time is reported)")
+	flag.DurationVar(&c.solversBudget, "solvers-budget", 10*time.Second, "CPU time for the timed solves of one solver and model: fewer past it, but at least 3")
 	flag.Parse()
 	if err := run(&c); err != nil {
 		log.Fatal(err)
@@ -136,6 +152,10 @@ type Results struct {
 	Lang *LangResult `json:"lang,omitempty"`
 	// Events is the events section (-events).
 	Events *EventsResult `json:"events,omitempty"`
+	// Adjoint is the adjoint section (-adjoint).
+	Adjoint []*AdjointResult `json:"adjoint,omitempty"`
+	// Solvers is the solver section (-solvers).
+	Solvers *SolversResult `json:"solvers,omitempty"`
 }
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -219,6 +239,13 @@ func run(c *config) error {
 			return err
 		}
 	}
+	if c.adjoint {
+		ar, err := benchAdjoint(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("adjoint: %v", err)
+		}
+		res.Adjoint = ar
+	}
 	if c.lang {
 		lr, err := benchLang(c, os.Stdout)
 		if err != nil {
@@ -233,6 +260,13 @@ func run(c *config) error {
 		}
 		res.Events = er
 	}
+	if c.solvers {
+		sr, err := benchSolvers(c, os.Stdout)
+		if err != nil {
+			return fmt.Errorf("solvers: %v", err)
+		}
+		res.Solvers = sr
+	}
 	res.Targets = checkTargets(res)
 	if res.Sampling != nil {
 		res.Targets = append(res.Targets, samplingTargets(res.Sampling)...)
@@ -242,6 +276,9 @@ func run(c *config) error {
 	}
 	if res.Lang != nil {
 		res.Targets = append(res.Targets, langTargets(res.Lang)...)
+	}
+	if res.Solvers != nil && haveCVODES {
+		res.Targets = append(res.Targets, solversTargets(res.Solvers)...)
 	}
 	if res.Events != nil && haveCVODES {
 		res.Targets = append(res.Targets, eventsTargets(res.Events)...)

@@ -11,6 +11,8 @@
 //	pbgen petab [flags] problem.yaml           evaluate a PEtab problem (llh, chi2, gradient, FIM)
 //	pbgen petab check problem.yaml             summarise a PEtab problem, or list its errors
 //	pbgen sample [flags] problem.yaml          sample its posterior (MCMC; -chain-index, -merge for Slurm)
+//	pbgen fit [flags] problem.yaml             estimate its parameters (multi-start trust-region optimisation)
+//	pbgen profile -fit DIR/fit.json problem.yaml   profile likelihoods and 95% intervals through a fit's best point
 //	pbgen version                              print the version
 //
 // Flags may come before or after the file, as with the go command; an
@@ -102,6 +104,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdPEtab(args[1:], stdout, stderr)
 	case args[0] == "sample":
 		err = cmdSample(args[1:], stdout, stderr)
+	case args[0] == "fit":
+		err = cmdFit(args[1:], stdout, stderr)
+	case args[0] == "profile":
+		err = cmdProfile(args[1:], stdout, stderr)
 	case args[0] == "gen":
 		err = cmdGen(args[1:], stdout, stderr)
 	default:
@@ -176,6 +182,8 @@ func usage(w io.Writer) {
   pbgen petab [flags] problem.yaml         evaluate a PEtab problem (llh, chi2, -grad, -fim)
   pbgen petab check problem.yaml           summarise a PEtab problem or list its errors
   pbgen sample [flags] problem.yaml        sample a PEtab problem's posterior (MCMC)
+  pbgen fit [flags] problem.yaml           estimate a PEtab problem's parameters (multi-start optimisation)
+  pbgen profile -fit FIT.json problem.yaml profile likelihoods through a fit's best point
   pbgen version                            print the version and build information
 Run 'pbgen <command> -h' for a command's flags.
 `)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"github.com/pbgen/pbgen/codegen"
 	"github.com/pbgen/pbgen/petab"
 	"github.com/pbgen/pbgen/runtime/model"
+	"github.com/pbgen/pbgen/runtime/objective"
 	"github.com/pbgen/pbgen/runtime/sens"
 )
 
@@ -36,7 +38,7 @@ func (s paramSet) Set(v string) error {
 }
 
 // cmdPEtab evaluates a PEtab problem, or checks it (pbgen petab check).
-func cmdPEtab(args []string, stdout, stderr io.Writer) error {
+func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) > 0 && args[0] == "check" {
 		fs := newFlagSet("pbgen petab check", stderr, "pbgen petab check problem.yaml")
 		if err := parseFlags(fs, args[1:], 1); err != nil {
@@ -62,16 +64,19 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
 	errcon := fs.Bool("errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS; AMICI's default,\n"+
 		"objective.Options.NoErrCon false). On by default because without it the gradient at the defaults missed the\n"+
-		"gradient at rtol 1e-10 by more than 1e-3 + 1e-2 |g| on 5 of the 15 problems of the PEtab benchmark collection\n"+
-		"(docs/bench/petab-errcon-2026-12-08.txt); -errcon=false takes the state's steps alone, for speed")
+		"gradient at rtol 1e-10 by more than 1e-3 + 1e-2 |g| on 3 of the 15 problems of the PEtab benchmark collection\n"+
+		"that it mends (docs/bench/petab-errcon-2026-12-08.txt); -errcon=false takes the state's steps alone, for speed.\n"+
+		"Not with -sens adjoint, whose forward solve is the state alone")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
 	fim := fs.Bool("fim", false, "print the Fisher information matrix")
+	sensFlag := fs.String("sens", "forward", "how -grad is computed: forward (from S by -method) or adjoint (backwards in time, cost independent of the number of parameters; not with -fim, pre-equilibration, steady-state data, periods, events, delays or algebraic rules yet)")
 	set := paramSet{}
 	fs.Var(set, "p", "set an estimated parameter, `id=value` on linear scale (repeatable)")
 	jobs := countFlag{1, 1}
 	fs.Var(&jobs, "j", "`number` of experiments solved in parallel, at least 1 (more than the experiments: one each)")
 	simOut := fs.String("o", "", "write the PEtab simulation table to `file`; with -gen, the output directory (default ./NAME)")
 	jsonOut := fs.String("json", "", "write llh, chi2, parameters, grad and fim as JSON to `file`")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of loading and evaluating the problem to `file` (runtime/pprof; read it with go tool pprof)")
 	switches := fs.Bool("switches", true, "turn switching times of piecewise inputs (time against an estimated parameter in a rate) into a state kept by two events; -switches=false leaves them in the rates, where the solver locates them as switches of f (the same sensitivities; petab.LoadOptions.KeepTimeRelations); also with -gen")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
@@ -87,11 +92,29 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &usageError{cmd: fs.Name(), msg: fmt.Sprintf("-method %q: want fs, pbs, pbsr or exp", *method), synopsis: synopsis(fs)}
 	}
+	gm, err := objective.ParseGradMethod(*sensFlag)
+	if err != nil {
+		return &usageError{cmd: fs.Name(), msg: fmt.Sprintf("-sens %q: want forward or adjoint", *sensFlag), synopsis: synopsis(fs)}
+	}
 	if err := checkPEtabOutputs(fs, *simOut, *jsonOut); err != nil {
 		return err
 	}
 	if flagSet(fs, "errcon") && m != sens.FS && m != sens.Auto {
 		return &usageError{cmd: fs.Name(), msg: "-errcon applies to -method fs only (and to auto where it chooses fs)", synopsis: synopsis(fs)}
+	}
+	if flagSet(fs, "errcon") && gm == objective.GradAdjoint {
+		return &usageError{cmd: fs.Name(), msg: "-errcon applies to -sens forward only (the adjoint's forward solve is the state alone)", synopsis: synopsis(fs)}
+	}
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := stop(); err == nil {
+				err = cerr
+			}
+		}()
 	}
 	p, err := petab.LoadWith(fs.Arg(0), lopt)
 	if err != nil {
@@ -106,7 +129,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) error {
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, NoErrCon: !*errcon, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, NoErrCon: !*errcon, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v, Gradient: gm})
 	if err != nil {
 		return err
 	}
@@ -181,6 +204,24 @@ func checkPEtabOutputs(fs *flag.FlagSet, simOut, jsonOut string) error {
 		return bad(fmt.Errorf("-o and -json are both %s: give each its own file", simOut))
 	}
 	return nil
+}
+
+// startCPUProfile starts a CPU profile into path; stop ends it and closes
+// the file. pbgen petab -cpuprofile is how the time of a large problem is
+// split into reading, building and solving (docs/bench/chensize.md).
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // listErrors prints every error of a PEtab ErrorList, one a line, and

@@ -213,6 +213,7 @@ func (a *assignList) Set(s string) error {
 
 type simFlags struct {
 	method        methodFlag
+	solver        solverFlag
 	paper         bool
 	errcon        bool
 	check         bool
@@ -246,7 +247,7 @@ const simColumnsDoc = `Methods (-method), what each computes by default:
         integrator's size, no error test of S (-paper: Algorithm 3)
   pbs   one truncated Peano-Baker series step per integrator step
         (Algorithm 1); gives up on stiff networks
-  fs    forward sensitivity: S integrated with x by the BDF
+  fs    forward sensitivity: S integrated with x by the BDF (or -solver)
   none  the states and observables only
 With -check (the default) S of every method is checked against fs (see
 -check): exp, pbs and -paper, which have no error test of S, fail it on
@@ -428,14 +429,15 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	sim := &simulation{m: m, p: start.p, start: start.Start, withS: !f.method.none, events: nev > 0 || switches || len(sys.ODE.Delays) > 0}
-	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, SensScale: f.sensScale.v, Check: f.check}
+	sim.opt = sens.Options{Method: f.method.m, Paper: f.paper, RTol: f.rtol.v, ATol: f.atol.v, ErrCon: f.errcon, SensScale: f.sensScale.v, Check: f.check,
+		ODE: ode.Settings{Method: f.solver.m}}
 	warnUncontrolled(stderr, &f)
 	if sim.events {
 		if err := checkEventRows(grid.Len(), len(cols), len(pnames), !f.method.none); err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
 	} else if f.method.none {
-		sim.ode = ode.NewSolver(m, &ode.Settings{RTol: f.rtol.v, ATol: f.atol.v})
+		sim.ode = ode.NewSolver(m, &ode.Settings{Method: f.solver.m, RTol: f.rtol.v, ATol: f.atol.v})
 	} else {
 		sim.sens = sens.NewSolver(m, &sim.opt)
 	}
@@ -509,6 +511,7 @@ func (f *simFlags) openTargets(path string) (*outFile, error) {
 func (f *simFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.method, "method", "sensitivity `method`: "+methodNames+" (default auto: fs or pbsr, chosen per model and tolerance);\n"+
 		"none computes the states and observables only")
+	fs.Var(&f.solver, "solver", solverUsage)
 	fs.BoolVar(&f.paper, "paper", false, "use the published algorithms exactly (for comparison; pbs, pbsr, exp)")
 	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS). On by default\n"+
 		"because without it the steps are chosen for x alone and S is only as accurate as those steps\n"+
@@ -1196,7 +1199,7 @@ func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) e
 	nx := len(s.start.X0)
 	out := &sens.Result{NX: nx, T: ts[skip:]}
 	if s.withS && model.HasDelays(s.m) {
-		r, err := dde.SolveSens(s.m, s.p, s.start.X0, s.start.S0, ts, &dde.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		r, err := dde.SolveSens(s.m, s.p, s.start.X0, s.start.S0, ts, &dde.Settings{ODE: &ode.Settings{Method: s.opt.ODE.Method, RTol: s.opt.RTol, ATol: s.opt.ATol}})
 		if err != nil {
 			return err
 		}
@@ -1211,14 +1214,14 @@ func (s *simulation) solveEvents(grid timeGrid, emit func(*sens.Result) error) e
 		out.NS = r.NS
 		out.X, out.S = r.X[skip*nx:], r.S[skip*nx*r.NS:]
 	} else if model.HasDelays(s.m) {
-		r, err := dde.Solve(s.m, s.p, s.start.X0, ts, &dde.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		r, err := dde.Solve(s.m, s.p, s.start.X0, ts, &dde.Settings{ODE: &ode.Settings{Method: s.opt.ODE.Method, RTol: s.opt.RTol, ATol: s.opt.ATol}})
 		if err != nil {
 			return err
 		}
 		out.X = r.X[skip*nx:]
 		s.dAt = func(k int) []float64 { return r.DAt(skip + k) }
 	} else {
-		r, err := events.Solve(s.m, s.p, s.start.X0, ts, &events.Settings{ODE: &ode.Settings{RTol: s.opt.RTol, ATol: s.opt.ATol}})
+		r, err := events.Solve(s.m, s.p, s.start.X0, ts, &events.Settings{ODE: &ode.Settings{Method: s.opt.ODE.Method, RTol: s.opt.RTol, ATol: s.opt.ATol}})
 		if err != nil {
 			return err
 		}

@@ -80,7 +80,7 @@ pbcv *pbcv_new(void)
 	} while (0)
 
 int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
-	double rtol, double atol, long maxsteps, int errcon, const double *pbar)
+	double rtol, double atol, long maxsteps, int errcon, const double *pbar, int adams)
 {
 	int j;
 	pb->nx = nx;
@@ -94,13 +94,18 @@ int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
 	}
 	PBCV_ALLOC(pb->y = N_VNew_Serial(nx, pb->ctx), "N_VNew_Serial");
 	N_VConst(0.0, pb->y);
-	PBCV_ALLOC(pb->mem = CVodeCreate(CV_BDF, pb->ctx), "CVodeCreate");
+	PBCV_ALLOC(pb->mem = CVodeCreate(adams ? CV_ADAMS : CV_BDF, pb->ctx), "CVodeCreate");
 	PBCV_CHECK(CVodeSetErrHandlerFn(pb->mem, pbcv_err, pb), "CVodeSetErrHandlerFn");
 	PBCV_CHECK(CVodeSetUserData(pb->mem, pb), "CVodeSetUserData");
 	PBCV_CHECK(CVodeInit(pb->mem, pbcv_rhs, 0.0, pb->y), "CVodeInit");
 	PBCV_CHECK(CVodeSStolerances(pb->mem, rtol, atol), "CVodeSStolerances");
 	PBCV_CHECK(CVodeSetMaxNumSteps(pb->mem, maxsteps), "CVodeSetMaxNumSteps");
-	if (nnz > 0) {
+	if (adams) {
+		/* CV_ADAMS with functional iteration (no acceleration), CVODES's
+		 * non-stiff configuration: no matrix, no linear solver. */
+		PBCV_ALLOC(pb->NLS = SUNNonlinSol_FixedPoint(pb->y, 0, pb->ctx), "SUNNonlinSol_FixedPoint");
+		PBCV_CHECK(CVodeSetNonlinearSolver(pb->mem, pb->NLS), "CVodeSetNonlinearSolver");
+	} else if (nnz > 0) {
 		/* The pattern holds the diagonal, so CVODES forms I - gamma J in
 		 * place and KLU's symbolic analysis stays valid for every setup. */
 		PBCV_ALLOC(pb->A = SUNSparseMatrix(nx, nx, nnz, CSR_MAT, pb->ctx), "SUNSparseMatrix");
@@ -127,6 +132,10 @@ int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
 		PBCV_CHECK(CVodeSetSensParams(pb->mem, NULL, (double *)pbar, NULL), "CVodeSetSensParams");
 	PBCV_CHECK(CVodeSensEEtolerances(pb->mem), "CVodeSensEEtolerances");
 	PBCV_CHECK(CVodeSetSensErrCon(pb->mem, errcon ? SUNTRUE : SUNFALSE), "CVodeSetSensErrCon");
+	if (adams) {
+		PBCV_ALLOC(pb->NLSS = SUNNonlinSol_FixedPointSens(ns, pb->y, 0, pb->ctx), "SUNNonlinSol_FixedPointSens");
+		PBCV_CHECK(CVodeSetNonlinearSolverSensStg(pb->mem, pb->NLSS), "CVodeSetNonlinearSolverSensStg");
+	}
 	return CV_SUCCESS;
 }
 
@@ -209,8 +218,11 @@ int pbcv_stats(pbcv *pb, long *dst)
 	memset(dst, 0, PBCV_NSTATS * sizeof(long));
 	PBCV_CHECK(CVodeGetNumSteps(pb->mem, &dst[PBCV_NST]), "CVodeGetNumSteps");
 	PBCV_CHECK(CVodeGetNumRhsEvals(pb->mem, &dst[PBCV_NFE]), "CVodeGetNumRhsEvals");
-	PBCV_CHECK(CVodeGetNumJacEvals(pb->mem, &dst[PBCV_NJE]), "CVodeGetNumJacEvals");
-	PBCV_CHECK(CVodeGetNumLinSolvSetups(pb->mem, &dst[PBCV_NSETUPS]), "CVodeGetNumLinSolvSetups");
+	if (pb->LS != NULL) {
+		/* CV_ADAMS with fixed-point iteration has no linear solver. */
+		PBCV_CHECK(CVodeGetNumJacEvals(pb->mem, &dst[PBCV_NJE]), "CVodeGetNumJacEvals");
+		PBCV_CHECK(CVodeGetNumLinSolvSetups(pb->mem, &dst[PBCV_NSETUPS]), "CVodeGetNumLinSolvSetups");
+	}
 	PBCV_CHECK(CVodeGetNumErrTestFails(pb->mem, &dst[PBCV_NETF]), "CVodeGetNumErrTestFails");
 	PBCV_CHECK(CVodeGetNumNonlinSolvIters(pb->mem, &dst[PBCV_NNI]), "CVodeGetNumNonlinSolvIters");
 	PBCV_CHECK(CVodeGetNumNonlinSolvConvFails(pb->mem, &dst[PBCV_NCFN]), "CVodeGetNumNonlinSolvConvFails");
@@ -234,6 +246,10 @@ void pbcv_free(pbcv *pb)
 		N_VDestroyVectorArray(pb->yS, pb->ns);
 	if (pb->LS != NULL)
 		SUNLinSolFree(pb->LS);
+	if (pb->NLS != NULL)
+		SUNNonlinSolFree(pb->NLS);
+	if (pb->NLSS != NULL)
+		SUNNonlinSolFree(pb->NLSS);
 	if (pb->A != NULL)
 		SUNMatDestroy(pb->A);
 	if (pb->y != NULL)

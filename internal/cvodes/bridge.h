@@ -15,6 +15,7 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #include <sunlinsol/sunlinsol_klu.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 typedef struct pbcv {
 	SUNContext ctx;
@@ -23,6 +24,8 @@ typedef struct pbcv {
 	N_Vector *yS;
 	SUNMatrix A;
 	SUNLinearSolver LS;
+	SUNNonlinearSolver NLS;    /* CV_ADAMS: fixed-point iteration of x */
+	SUNNonlinearSolver NLSS;   /* CV_ADAMS: staggered fixed point of S */
 	int nx;
 	int ns;
 	long nnz;             /* > 0: sparse CSR matrix with KLU, else dense */
@@ -55,7 +58,7 @@ enum {
 
 pbcv *pbcv_new(void);
 int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
-	double rtol, double atol, long maxsteps, int errcon, const double *pbar);
+	double rtol, double atol, long maxsteps, int errcon, const double *pbar, int adams);
 int pbcv_set_pbar(pbcv *pb, const double *pbar);
 int pbcv_solve(pbcv *pb, double t0, const double *x0, const double *s0,
 	const double *tout, int nt, double *dstX, double *dstS);

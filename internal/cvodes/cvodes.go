@@ -4,7 +4,7 @@ package cvodes
 
 /*
 #cgo CFLAGS: -I/usr/include/suitesparse
-#cgo LDFLAGS: -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lsundials_sunlinsolklu -lsundials_sunmatrixsparse -lklu -lm
+#cgo LDFLAGS: -lsundials_cvodes -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lsundials_sunlinsolklu -lsundials_sunmatrixsparse -lsundials_sunnonlinsolfixedpoint -lklu -lm
 #include <stdlib.h>
 #include "bridge.h"
 */
@@ -52,6 +52,12 @@ type Options struct {
 	// systems with the same solver and factorisation. The zero value is
 	// Dense.
 	Linear Linear
+	// Adams selects CV_ADAMS (variable-order Adams-Moulton up to order
+	// 12) with fixed-point iteration (SUNNonlinSol_FixedPoint, and
+	// SUNNonlinSol_FixedPointSens for the staggered sensitivities)
+	// instead of the BDF with Newton iteration: the reference for
+	// runtime/ode's Adams. Linear is then not used.
+	Adams bool
 }
 
 // Linear is a configuration of CVODES's linear solver.
@@ -270,6 +276,10 @@ func New(m model.Model, opt Options) (*Solver, error) {
 	if opt.ErrCon {
 		errcon = 1
 	}
+	adams := C.int(0)
+	if opt.Adams {
+		adams = 1
+	}
 	var pbar *C.double
 	if opt.Sens && opt.PBar != nil {
 		if len(opt.PBar) != s.ns {
@@ -280,7 +290,7 @@ func New(m model.Model, opt Options) (*Solver, error) {
 		pbar = (*C.double)(unsafe.Pointer(&s.pbar[0]))
 	}
 	flag := C.pbcv_init(s.pb, C.int(nx), C.int(s.ns), C.long(nnz), C.uintptr_t(s.h),
-		C.double(opt.RTol), C.double(opt.ATol), C.long(opt.MaxSteps), errcon, pbar)
+		C.double(opt.RTol), C.double(opt.ATol), C.long(opt.MaxSteps), errcon, pbar, adams)
 	if flag < 0 {
 		err := s.flagError(flag, 0, math.NaN())
 		s.Close()

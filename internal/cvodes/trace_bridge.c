@@ -74,7 +74,9 @@ int pbcv_trace_step(pbcv *pb, double tout, double tstop, int has_tstop,
 	CVodeGetNumNonlinSolvConvFails(pb->mem, &cnt); rec[8] = cnt;
 	rec[9] = 0;
 	if (ns > 0) { CVodeGetSensNumNonlinSolvConvFails(pb->mem, &cnt); rec[9] = cnt; }
-	CVodeGetNumLinSolvSetups(pb->mem, &cnt); rec[10] = cnt;
+	cnt = 0;
+	if (pb->LS != NULL) CVodeGetNumLinSolvSetups(pb->mem, &cnt);
+	rec[10] = cnt;
 	CVodeGetCurrentStep(pb->mem, &v); rec[11] = v;
 	CVodeGetCurrentOrder(pb->mem, &q); rec[12] = q;
 	memcpy(rec + PBCV_TRACE_FIELDS, NV_DATA_S(pb->y), (size_t)nx * sizeof(double));

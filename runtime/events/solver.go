@@ -115,14 +115,15 @@ func NewSensSolver(m model.Model, set *SensSettings) (*SensSolver, error) {
 		s.p = make([]float64, np) // replaced by each solve's p
 		s.sv = newSensState(s, ed, params)
 	}
-	// FS by BDF interpolates S at an event (ode.Solver.SensAt), so its
-	// one pass both locates the events and gives x and S; a checked
+	// FS by BDF or Adams interpolates S at an event (ode.Solver.SensAt,
+	// their Nordsieck polynomial), so its one pass both locates the
+	// events and gives x and S; a checked
 	// solve is compared with a reference at the outputs it is asked
 	// for, which a stopped pass does not reach. At a switch of f the
 	// segment is solved again to the switch's old side, x and S, which
 	// after a pass of x and S would cost S twice: a model with switches
 	// keeps the state pass.
-	s.oneFS = opt.Method == sens.FS && opt.ODE.Method == ode.BDF && !opt.Check && s.nsw == 0
+	s.oneFS = opt.Method == sens.FS && (opt.ODE.Method == ode.BDF || opt.ODE.Method == ode.Adams) && !opt.Check && s.nsw == 0
 	// The state-only solver that locates events: the same options with no
 	// columns, so its integrator settings are those of sol. It is not
 	// checked: it only locates events, whose times sol's check covers

@@ -69,6 +69,28 @@
 // thetas reaching the dynamics. Without Grad and FIM no columns are
 // computed.
 //
+// # Adjoint gradient
+//
+// With Options.Gradient = GradAdjoint (pbgen petab -grad -sens adjoint)
+// Grad is computed without S: per experiment the state is integrated
+// forward alone, its dense output kept (the checkpoints: every step's
+// Nordsieck history, Stats.AdjointBytes, bounded by AdjMemoryLimit), and
+// the adjoint lambda'(t) = -Jx^T lambda, with the jumps dllh/dx at the
+// data times, is integrated backwards by the same BDF together with the
+// quadrature of lambda^T Jp (Jp in the experiment's theta columns);
+// dLLH/dtheta = lambda(T0)^T dx0/dtheta + that integral + the data's
+// direct terms. Its tolerances are AdjRTol and AdjATol (AdjATol relative
+// to ||lambda||). The Fisher information needs S and is always forward
+// (New refuses FIM with GradAdjoint), as are, for now, pre-equilibration
+// and data at steady state, periods, events and switches, delays and
+// algebraic variables: New refuses them with ErrAdjoint naming the case.
+// The default is GradForward: the adjoint's cost grows with the number of
+// data times (each jump restarts the backward BDF through a stiff
+// transient: on Lang_PLOSComputBiol2024's 600 data times about 140
+// backward steps per interval, against about 8 forward steps), so it pays
+// off only for many parameters and few data times (docs/bench/adjoint.md).
+// See adjoint.go.
+//
 // # Periods
 //
 // An experiment with Periods (PEtab v2 experiments with several periods)

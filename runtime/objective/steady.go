@@ -3,12 +3,8 @@ package objective
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
-	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/sens"
 	"github.com/pbgen/pbgen/runtime/sparse"
 )
@@ -33,77 +29,6 @@ import (
 // satisfy Jx S + Jp = 0 within the steady-state tolerances (a direction
 // mistaken for a conservation law), the phase is redone integrating S
 // with x (the robust path: integration carries L S0 along by itself).
-
-// conservation returns the conservation laws of m (k x nx row-major,
-// orthonormal rows): the left null space of [Jx Jp] sampled at three
-// random states near x0(p). Columns are scaled to unit norm first, which
-// keeps the left null space and makes the rank decision independent of
-// the parameters' units. Nil when the model has none or a sample is not
-// finite.
-func conservation(m model.Model, p []float64) []float64 {
-	nx, np := model.NumStates(m), model.NumParams(m)
-	if nx == 0 {
-		return nil
-	}
-	const samples = 3
-	cols := samples * (nx + np)
-	mm := mat.NewDense(nx, cols, nil)
-	x0, x := make([]float64, nx), make([]float64, nx)
-	jx, jp := make([]float64, m.JxPattern().NNZ()), make([]float64, m.JpPattern().NNZ())
-	dx, dp := make([]float64, nx*nx), make([]float64, nx*np)
-	m.InitialState(x0, p)
-	scale := 1.0
-	for _, v := range x0 {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	rng := rand.New(rand.NewPCG(1, 1))
-	for s := 0; s < samples; s++ {
-		for i, v := range x0 {
-			x[i] = math.Abs(v)*(0.5+rng.Float64()) + 0.1*scale*rng.Float64()
-		}
-		m.Jx(jx, 0, x, p)
-		m.Jp(jp, 0, x, p)
-		sparse.CSR{Pat: m.JxPattern(), Val: jx}.ScatterTo(dx)
-		sparse.CSR{Pat: m.JpPattern(), Val: jp}.ScatterTo(dp)
-		for i := 0; i < nx; i++ {
-			for j := 0; j < nx; j++ {
-				mm.Set(i, s*(nx+np)+j, dx[i*nx+j])
-			}
-			for j := 0; j < np; j++ {
-				mm.Set(i, s*(nx+np)+nx+j, dp[i*np+j])
-			}
-		}
-	}
-	for j := 0; j < cols; j++ {
-		n := mat.Norm(mm.ColView(j), 2)
-		if math.IsNaN(n) || math.IsInf(n, 0) {
-			return nil
-		}
-		if n > 0 {
-			for i := 0; i < nx; i++ {
-				mm.Set(i, j, mm.At(i, j)/n)
-			}
-		}
-	}
-	var svd mat.SVD
-	if !svd.Factorize(mm, mat.SVDThinU) {
-		return nil
-	}
-	sv := svd.Values(nil)
-	var u mat.Dense
-	svd.UTo(&u)
-	tol := 1e-10 * math.Max(sv[0], 1e-300) * float64(nx)
-	var l []float64
-	for c := 0; c < nx; c++ {
-		if c < len(sv) && sv[c] > tol {
-			continue
-		}
-		for i := 0; i < nx; i++ {
-			l = append(l, u.At(i, c))
-		}
-	}
-	return l
-}
 
 // steady brings (x, S) of group g from t0 to steady state and returns the
 // time reached; x and S (S0 on entry) are overwritten.
@@ -227,18 +152,8 @@ func (w *worker) bordered(tm *thetaModel, t float64, x []float64) bool {
 		sc = 1
 	}
 	w.lscale = sc
-	l := w.c.consL
-	for r := 0; r+nx <= len(l); r += nx {
-		lr := l[r : r+nx]
-		for i, li := range lr {
-			if li == 0 {
-				continue
-			}
-			row := a[i*nx : (i+1)*nx]
-			for j, lj := range lr {
-				row[j] += sc * li * lj
-			}
-		}
+	if _, proj := w.c.laws(); proj != nil {
+		addProjector(a, proj, sc)
 	}
 	if !dense.Factor(a, nx, w.piv) {
 		return false
@@ -249,6 +164,15 @@ func (w *worker) bordered(tm *thetaModel, t float64, x []float64) bool {
 		lo, hi = math.Min(lo, d), math.Max(hi, d)
 	}
 	return lo > 1e-13*hi
+}
+
+// addProjector adds sc P to the dense a (both nx x nx): the bordering
+// of A, in O(nx^2) whatever the number of laws.
+func addProjector(a, proj []float64, sc float64) {
+	a = a[:len(proj)]
+	for i, v := range proj {
+		a[i] += sc * v
+	}
 }
 
 // polish takes Newton steps A dx = -f (which keep the conserved totals)
@@ -297,26 +221,8 @@ func (w *worker) solveSens(tm *thetaModel, t float64, x, S []float64) bool {
 		rhs[i] = -rhs[i]
 	}
 	// + s L^T (L S0).
-	l := w.c.consL
-	ls := w.ls[:nc]
-	sc := w.lscale
-	for r := 0; r+nx <= len(l); r += nx {
-		lr := l[r : r+nx]
-		clear(ls)
-		for i, li := range lr {
-			if li != 0 {
-				for c, v := range S[i*nc : (i+1)*nc] {
-					ls[c] += li * v
-				}
-			}
-		}
-		for i, li := range lr {
-			if li != 0 {
-				for c, v := range ls {
-					rhs[i*nc+c] += sc * li * v
-				}
-			}
-		}
+	if _, proj := w.c.laws(); proj != nil {
+		dense.MulAdd(rhs, proj, S[:nx*nc], nx, nx, nc, w.lscale, 1)
 	}
 	dense.SolveMulti(w.a, nx, w.piv, rhs, nc)
 	if !w.isSteady(tm, t, x, rhs) {

@@ -62,7 +62,7 @@ type worker struct {
 	lscale    float64   // its s
 	piv       []int
 	dx, xn    []float64 // Newton step, new iterate
-	rhs, ls   []float64 // the steady-state S solve
+	rhs       []float64 // the steady-state S solve
 	u, du     []float64 // placeholder values, d(lin)/d(theta)
 	d         model.ObsDeriv
 	gz, gs    []float64 // dz/dtheta, dsigma/dtheta on the local thetas
@@ -74,6 +74,12 @@ type worker struct {
 	gd     model.AssignDeriv
 	gx, gp []float64 // backing of gd
 	sa     []float64
+
+	// The adjoint gradient (adjoint.go): nil unless Options.Gradient is
+	// GradAdjoint. While adjX is set, datum adds dllh/dx there instead of
+	// chaining S.
+	adj  *adjWork
+	adjX []float64
 }
 
 // newWorker returns a worker for experiments exps, with solvers for the
@@ -122,6 +128,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 		oset.ATol = c.opt.ATol
 	}
 	oset.Interpolate = false
+	fset, bset := adjSettings(&c.opt, oset)
 	w.models = make([]*thetaModel, len(c.groups))
 	w.solvers = make([]Solver, len(c.groups))
 	w.odes = make([]*ode.Solver, len(c.groups))
@@ -145,6 +152,11 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 					w.tds[i] = delayEventModel(td, newThetaEvents(tm, c.ev))
 				}
 			}
+			maxC = max(maxC, g.nc)
+			continue
+		}
+		if c.opt.Gradient == GradAdjoint {
+			w.newAdjoint(i, tm, fset, bset)
 			maxC = max(maxC, g.nc)
 			continue
 		}
@@ -182,7 +194,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.x, w.xr, w.xInf, w.f = mk(nx), mk(nx), mk(nx), mk(nx)
 	w.sPre, w.s, w.sr, w.sInf = mk(nx*maxC), mk(nx*maxC), mk(nx*maxC), mk(nx*maxC)
 	w.jx, w.jp = mk(c.m.JxPattern().NNZ()), mk(maxJp)
-	w.ds, w.ls = mk(nx*maxC), mk(maxC)
+	w.ds = mk(nx * maxC)
 	w.x0c, w.s0c, w.rhs = mk(nx), mk(nx*maxC), mk(nx*maxC)
 	w.a, w.piv = mk(nx*nx), make([]int, nx)
 	w.dx, w.xn = mk(nx), mk(nx)
@@ -197,6 +209,13 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	w.u, w.du = mk(maxU), mk(maxU)
 	w.d = model.ObsDeriv{HX: mk(nx), SX: mk(nx), HP: mk(np), SP: mk(np), HU: mk(maxU), SU: mk(maxU)}
 	w.gz, w.gs = mk(maxL), mk(maxL)
+	if w.adj != nil {
+		maxOut := 0
+		for _, e := range exps {
+			maxOut = max(maxOut, len(c.exps[e].phases[0].times))
+		}
+		w.adj.size(nx, maxOut, maxC)
+	}
 	return w, nil
 }
 
@@ -272,6 +291,9 @@ func (w *worker) solve(e int, out *Result) error {
 	}
 	if c.ev != nil {
 		return w.solveEvents(e, out)
+	}
+	if w.adj != nil {
+		return w.solveAdjoint(e, out)
 	}
 	pl := &c.exps[e]
 	if len(pl.ex.Data) == 0 {
@@ -482,9 +504,18 @@ func (w *worker) datum(e, i int, t float64, x, S, p, dp []float64, mp []mapped, 
 	gz, gs := w.gz[:nl], w.gs[:nl]
 	clear(gz)
 	clear(gs)
-	// Through the state: dh/dx S (columns are thetas).
+	// Through the state: dh/dx S (columns are thetas), or for the
+	// adjoint dllh/dx, the jump of lambda.
+	if w.adjX != nil {
+		for ix, hx := range w.d.HX {
+			w.adjX[ix] += dz*gzc*hx + gsc*w.d.SX[ix]
+		}
+	}
 	nc := len(pl.colLocal)
 	for ix, hx := range w.d.HX {
+		if S == nil {
+			break
+		}
 		sx := w.d.SX[ix]
 		if hx == 0 && sx == 0 {
 			continue

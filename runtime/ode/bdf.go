@@ -580,6 +580,10 @@ func (s *Solver) adjustParams() {
 // increaseOrder is cvIncreaseBDF: adds column zn[L] from the saved
 // correction and adjusts columns 2..q.
 func (s *Solver) increaseOrder() {
+	if s.adams {
+		clear(s.zn[s.L][:s.nz]) // cvAdjustAdams
+		return
+	}
 	var l [lmax]float64
 	l[2] = 1
 	alpha1, prod, xiold := 1.0, 1.0, 1.0
@@ -615,6 +619,10 @@ func (s *Solver) increaseOrder() {
 
 // decreaseOrder is cvDecreaseBDF.
 func (s *Solver) decreaseOrder() {
+	if s.adams {
+		s.decreaseAdams()
+		return
+	}
 	var l [lmax]float64
 	l[2] = 1
 	hsum := 0.0
@@ -638,6 +646,10 @@ func (s *Solver) decreaseOrder() {
 
 // setCoeffs is cvSet with cvSetBDF and cvSetTqBDF.
 func (s *Solver) setCoeffs() {
+	if s.adams {
+		s.setAdams()
+		return
+	}
 	q := s.q
 	l := &s.l
 	l[0], l[1] = 1, 1
@@ -705,6 +717,9 @@ func (s *Solver) setCoeffs() {
 // the Newton iteration, retrying once with a fresh Jacobian if the matrix
 // was stale.
 func (s *Solver) nls(p []float64, nflag int) int {
+	if s.adams {
+		return s.fixedPoint(p)
+	}
 	nx := s.nx
 	convfail := failOther
 	if nflag == firstCall || nflag == prevErrFail {
@@ -926,6 +941,9 @@ func (s *Solver) sensCorrector(p []float64) int {
 	if k := firstNonFinite(s.jpv); k >= 0 {
 		s.lastFail, s.lastIndex, s.lastWhat = ErrNonFinite, patternRow(s.jpPat, k), "Jp"
 		return nlsConvFail
+	}
+	if s.adams {
+		return s.sensFixedPoint()
 	}
 	if s.freshS {
 		// M from Jx at y (s.jvS) and the current gamma.
@@ -1318,8 +1336,8 @@ func (s *Solver) completeStep() {
 		}
 	}
 	s.qwait--
-	if s.qwait == 1 && q != qmax {
-		copy(s.zn[qmax][:nz], acor)
+	if s.qwait == 1 && q != s.qmx {
+		copy(s.zn[s.qmx][:nz], acor)
 		s.savedTq5 = s.tq[5]
 	}
 }
@@ -1359,10 +1377,10 @@ func (s *Solver) prepareNextStep(dsm float64) {
 		s.etaqm1 = 1 / (rootN(bias1*ddn, s.q) + addon)
 	}
 	s.etaqp1 = 0
-	if s.q != qmax && s.savedTq5 != 0 {
+	if s.q != s.qmx && s.savedTq5 != 0 {
 		cquot := (s.tq[5] / s.savedTq5) * math.Pow(s.h/s.tau[2], float64(s.L))
 		nz := s.nz
-		t, a, zq := s.tmp[:nz], s.acor[:nz], s.zn[qmax][:nz]
+		t, a, zq := s.tmp[:nz], s.acor[:nz], s.zn[s.qmx][:nz]
 		for i := range t {
 			t[i] = a[i] - cquot*zq[i]
 		}
@@ -1383,7 +1401,10 @@ func (s *Solver) prepareNextStep(dsm float64) {
 	} else {
 		s.eta = s.etaqp1
 		s.qprime = s.q + 1
-		copy(s.zn[qmax][:s.nz], s.acor[:s.nz])
+		if !s.adams {
+			// cvIncreaseBDF builds the new column from it.
+			copy(s.zn[qmax][:s.nz], s.acor[:s.nz])
+		}
 	}
 	s.setEta()
 }

@@ -24,8 +24,8 @@ const maxDenseToLocal = 60
 func TestDenseOutput(t *testing.T) {
 	probs := append(testode.All(), testode.Linear(1, 1000), testode.Linear(1, 3))
 	for _, pr := range probs {
-		for _, meth := range []Method{BDF, DOPRI5} {
-			if meth == DOPRI5 && pr.Stiff {
+		for _, meth := range []Method{BDF, DOPRI5, Adams, CashKarp} {
+			if meth != BDF && pr.Stiff {
 				continue
 			}
 			st := problemSettings(pr, 1e-6)

@@ -66,7 +66,12 @@ func memoryEstimateFor(m model.Model, s *Settings) (int64, bool) {
 	if s.Method == BDF && (s.LinearSolver == LinearSparse || s.LinearSolver == LinearAuto && AutoSparse(nx, jx.NNZ())) {
 		return MemoryEstimateSparse(nx, np, jx.NNZ(), m.JpPattern().NNZ()), true
 	}
-	return MemoryEstimate(nx, np), false
+	b := MemoryEstimate(nx, np)
+	if s.Method == Adams {
+		// Its Nordsieck array has qmaxAdams+1 columns, not qmax+1.
+		b += clampBytes(8 * float64(qmaxAdams-qmax) * float64(nx) * float64(1+np))
+	}
+	return b, false
 }
 
 func clampBytes(b float64) int64 {

@@ -182,7 +182,7 @@ func TestOutputGrid(t *testing.T) {
 	p, x0 := setup(pr)
 	tout := []float64{0, 0.1, 0.1, 0.37, 1, 2.5, 2.5000001, 10}
 	want := make([]float64, 2)
-	for _, meth := range []Method{BDF, DOPRI5} {
+	for _, meth := range []Method{BDF, DOPRI5, Adams, CashKarp} {
 		s := NewSolver(pr.Model, &Settings{Method: meth, RTol: 1e-8, ATol: 1e-10})
 		var tr Trajectory
 		if err := s.Integrate(&tr, p, x0, 0, tout); err != nil {
@@ -237,8 +237,8 @@ func TestSensLinear(t *testing.T) {
 		p, x0 := setup(pr)
 		tout := []float64{0, 0.5, 1, 3, 10}
 		want := make([]float64, 4)
-		for _, meth := range []Method{BDF, DOPRI5} {
-			if meth == DOPRI5 && pr.Stiff {
+		for _, meth := range []Method{BDF, DOPRI5, Adams, CashKarp} {
+			if meth != BDF && pr.Stiff {
 				continue
 			}
 			for _, errcon := range []bool{false, true} {
@@ -398,7 +398,7 @@ func TestSensFiniteDifferences(t *testing.T) {
 func TestBlowup(t *testing.T) {
 	pr := testode.Blowup()
 	p, x0 := setup(pr)
-	for _, meth := range []Method{BDF, DOPRI5} {
+	for _, meth := range []Method{BDF, DOPRI5, Adams, CashKarp} {
 		s := NewSolver(pr.Model, &Settings{Method: meth})
 		var tr Trajectory
 		err := s.Integrate(&tr, p, x0, 0, []float64{0.5, 2})
@@ -581,10 +581,10 @@ func TestZeroAllocs(t *testing.T) {
 	pr := testode.Hires()
 	p, x0 := setup(pr)
 	tout := []float64{1, 10, 100, pr.TEnd}
-	for _, meth := range []Method{BDF, DOPRI5} {
+	for _, meth := range []Method{BDF, DOPRI5, Adams, CashKarp} {
 		end := tout
-		if meth == DOPRI5 {
-			end = tout[:2] // HIRES is stiff; keep the explicit run short
+		if meth != BDF {
+			end = tout[:2] // HIRES is stiff; keep the non-stiff runs short
 		}
 		s := NewSolver(pr.Model, &Settings{Method: meth})
 		var tr Trajectory

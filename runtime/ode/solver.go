@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pbgen/pbgen/runtime/internal/dense"
 	"github.com/pbgen/pbgen/runtime/model"
@@ -21,6 +22,16 @@ const (
 	// DOPRI5 is the explicit Dormand-Prince 5(4) pair with PI step control,
 	// for non-stiff models.
 	DOPRI5
+	// Adams is the variable-order (1-12), variable-step Adams-Moulton
+	// method in Nordsieck form with functional (fixed-point) iteration, as
+	// CVODE's CV_ADAMS with SUNNonlinSol_FixedPoint: for non-stiff models
+	// with smooth solutions at high accuracy, where its high orders take
+	// few, cheap steps (no Jacobian, no linear solves). See adams.go.
+	Adams
+	// CashKarp is the explicit Cash-Karp 4(5) Runge-Kutta pair (Stan's
+	// ckrk) with DOPRI5's step control, for rapidly varying, non-stiff or
+	// mildly stiff solutions. See cashkarp.go.
+	CashKarp
 )
 
 // String returns the method's name.
@@ -30,6 +41,10 @@ func (m Method) String() string {
 		return "BDF"
 	case DOPRI5:
 		return "DOPRI5"
+	case Adams:
+		return "Adams"
+	case CashKarp:
+		return "CashKarp"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -42,7 +57,7 @@ type Settings struct {
 	ATol     float64   // absolute tolerance, default 1e-8
 	ATolVec  []float64 // per-state absolute tolerances (all > 0); overrides ATol when non-nil
 	MaxSteps int       // accepted steps per Integrate call, default 100000
-	H0       float64   // initial step; 0 = automatic (CVODE's estimate for BDF, Hairer's for DOPRI5)
+	H0       float64   // initial step; 0 = automatic (CVODE's estimate for BDF and Adams, Hairer's for DOPRI5 and CashKarp)
 	HMax     float64   // maximum step; 0 = unbounded
 	// Interpolate, if true, lets the integrator step over output times: the
 	// grid holds only the integrator's own steps (plus the final time, where
@@ -58,8 +73,8 @@ type Settings struct {
 	// caller that reads only x, S and the dense output saves one f
 	// evaluation per step (runtime/objective: 7% of FS on Rahman_MBS2016).
 	// A non-finite f at an accepted state is then met, as in CVODE, at the
-	// next step's prediction. DOPRI5 ignores it (its dense output and its
-	// next step use f there).
+	// next step's prediction. Adams does as the BDF; DOPRI5 and CashKarp
+	// ignore it (their dense output and next step use f there).
 	SkipGridF bool
 	// MemoryLimit is the most memory in bytes NewSolver may allocate (see
 	// MemoryEstimate): 0 means DefaultMemoryLimit(), negative no limit.
@@ -118,11 +133,11 @@ type Stats struct {
 	FEvals      int // evaluations of f (including the one per grid point for Trajectory.F)
 	JacEvals    int // evaluations of Jx for the iteration matrix
 	LUs         int // factorisations of the iteration matrix
-	NewtonIters int // state Newton iterations (linear solves)
+	NewtonIters int // state Newton iterations (linear solves; Adams: fixed-point iterations)
 	NewtonFails int // state Newton convergence failures
 	// Sensitivity counters (IntegrateSens only).
 	SensJacEvals    int // evaluations of the pair (Jx, Jp) for the sensitivity right-hand side
-	SensNewtonIters int // sensitivity corrector iterations (one multi-column solve each)
+	SensNewtonIters int // sensitivity corrector iterations (one multi-column solve each; Adams: fixed-point)
 	SensNewtonFails int // sensitivity corrector convergence failures
 }
 
@@ -216,7 +231,7 @@ func (e *StepError) Error() string {
 // BDF constants, named and valued as in CVODE (cvode.c).
 const (
 	qmax     = 5
-	lmax     = qmax + 1
+	lmax     = qmaxAdams + 1
 	etamx1   = 10000.0 // bound on the step growth after the first step
 	etamx2   = 10.0
 	etamx3   = 10.0
@@ -367,6 +382,10 @@ type bdfState struct {
 	savedTq5, hmaxInv, tstop        float64
 	nst, nstlp, nstlj, nscon        int
 	jcur                            bool
+	// adams: the Nordsieck method is Adams-Moulton (adams.go), not the
+	// BDF; qmx is the method's highest order (qmax or qmaxAdams).
+	adams bool
+	qmx   int
 	// The cause of the most recent failed trial step: its kind, and for
 	// ErrNonFinite the component (lastIndex, -1 if none) and what was
 	// non-finite (lastWhat, for the error's Reason).
@@ -378,6 +397,9 @@ type bdfState struct {
 // dopriState holds the stages of the Dormand-Prince method.
 type dopriState struct {
 	k [7][]float64
+	// ckPrevT is the time of the point before the last accepted
+	// Cash-Karp step (NaN before the second step), for its dense output.
+	ckPrevT float64
 }
 
 // NewSolver returns a solver for m with settings s (nil = defaults). It
@@ -486,7 +508,13 @@ func NewSolver(m model.Model, s *Settings) *Solver {
 			}
 		}
 	}
-	for j := range sv.zn {
+	sv.adams, sv.qmx = st.Method == Adams, qmax
+	if sv.adams {
+		sv.qmx = qmaxAdams
+	}
+	// The BDF's history needs qmax+1 columns (its order increase keeps the
+	// last correction in zn[qmax]), the Adams method's qmaxAdams+1.
+	for j := range sv.zn[:sv.qmx+1] {
 		sv.zn[j] = make([]float64, nmax)
 	}
 	sv.ewt = make([]float64, nmax)
@@ -544,12 +572,12 @@ func (s *Solver) Settings() Settings { return s.set }
 func (s *Solver) SetStop(stop func(tr *Trajectory) bool) { s.stop = stop }
 
 // SensAt writes S(t) for t in the last step of the last IntegrateSens
-// into dst (nx x nsp, the layout of its output) with the BDF's
-// Nordsieck polynomial, as CVODES's CVodeGetSens interpolates S at a
-// root. It reports false, writing nothing, if that call was not a BDF
-// IntegrateSens with at least one step or t is outside the step.
+// into dst (nx x nsp, the layout of its output) with the BDF's or the
+// Adams method's Nordsieck polynomial, as CVODES's CVodeGetSens interpolates S at a
+// root. It reports false, writing nothing, if that call was not a BDF or
+// Adams IntegrateSens with at least one step or t is outside the step.
 func (s *Solver) SensAt(dst []float64, t float64) bool {
-	if !s.sens || s.set.Method != BDF || s.stats.Steps == 0 || s.nx == 0 ||
+	if !s.sens || (s.set.Method != BDF && s.set.Method != Adams) || s.stats.Steps == 0 || s.nx == 0 ||
 		len(dst) != s.nx*s.nsp || !(t <= s.tn && t >= s.tn-math.Abs(s.h)*(1+1e-12)) {
 		return false
 	}
@@ -604,7 +632,7 @@ func (s *Solver) Integrate(tr *Trajectory, p, x0 []float64, t0 float64, tout []f
 // with DOPRI5 it integrates into a Trajectory of the Solver's own.
 func (s *Solver) IntegrateState(x, p []float64, t0, t1 float64) error {
 	s.endT[0] = t1
-	if s.set.Method == DOPRI5 {
+	if s.set.Method == DOPRI5 || s.set.Method == CashKarp {
 		if s.endTr == nil {
 			s.endTr = new(Trajectory)
 		}
@@ -829,8 +857,11 @@ func (s *Solver) run(tr *Trajectory, dstS, p, x0, s0 []float64, t0 float64, tout
 		}
 		return nil
 	}
-	if s.set.Method == DOPRI5 {
+	switch s.set.Method {
+	case DOPRI5:
 		return s.dopri(tr, dstS, p, t0, tout, iout)
+	case CashKarp:
+		return s.cashKarp(tr, dstS, p, t0, tout, iout)
 	}
 	return s.bdf(tr, dstS, p, t0, tout, iout)
 }
@@ -1030,4 +1061,23 @@ const autoSparseMinStates = 30
 // contiguous loops are faster (CaMKII's Jx fills 59%).
 func AutoSparse(nx, nnz int) bool {
 	return nx >= autoSparseMinStates && 10*nnz <= 3*nx*nx
+}
+
+// ParseMethod parses an integrator name as Stan's ODE solvers name them
+// (case-insensitive): bdf, adams, rk45 (DOPRI5, also dopri5) and ckrk
+// (CashKarp, also cashkarp). auto is the default method, BDF: reaction
+// networks are usually stiff, and the explicit methods and Adams are
+// choices for models known not to be.
+func ParseMethod(name string) (Method, error) {
+	switch strings.ToLower(name) {
+	case "bdf", "auto":
+		return BDF, nil
+	case "adams":
+		return Adams, nil
+	case "rk45", "dopri5":
+		return DOPRI5, nil
+	case "ckrk", "cashkarp":
+		return CashKarp, nil
+	}
+	return 0, invalid("unknown solver %q (want bdf, adams, dopri5 (rk45), ckrk or auto)", name)
 }

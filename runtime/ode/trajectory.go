@@ -177,3 +177,12 @@ func hermiteTo(dst []float64, t, ta, tb float64, xa, xb, fa, fb []float64) {
 		dst[i] = h00*xa[i] + h10*h*fa[i] + h01*xb[i] + h11*h*fb[i]
 	}
 }
+
+// Bytes is the memory the trajectory's grid and dense output hold (their
+// lengths, not capacities): about (q + 3) nx words per BDF step of order q.
+// runtime/objective's adjoint reports it for its forward solves, which are
+// its checkpoints.
+func (tr *Trajectory) Bytes() int64 {
+	words := len(tr.T) + len(tr.X) + len(tr.F) + len(tr.dh) + len(tr.doff) + len(tr.dz) + len(tr.Out)
+	return 8*int64(words) + int64(len(tr.kind))
+}

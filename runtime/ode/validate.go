@@ -60,8 +60,8 @@ func (s *Settings) Validate() error {
 		return invalid("the initial step %g is not a finite number >= 0", s.H0)
 	case !(s.HMax >= 0) || math.IsInf(s.HMax, 0):
 		return invalid("the maximum step %g is not a finite number >= 0", s.HMax)
-	case s.Method != BDF && s.Method != DOPRI5:
-		return invalid("unknown integration method %v (want BDF or DOPRI5)", s.Method)
+	case s.Method < BDF || s.Method > CashKarp:
+		return invalid("unknown integration method %v (want BDF, DOPRI5, Adams or CashKarp)", s.Method)
 	case s.LinearSolver < LinearAuto || s.LinearSolver > LinearSparse:
 		return invalid("unknown linear solver %v (want auto, dense or sparse)", s.LinearSolver)
 	}

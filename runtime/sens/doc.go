@@ -31,8 +31,10 @@
 //     integrator step (Algorithm 1). It gives up on stiff networks
 //     (MethodError), where the truncated series is unstable.
 //   - FS: forward sensitivity, S integrated with x by the BDF (a
-//     staggered corrector, as CVODES). S is in the error test only with
-//     ErrCon.
+//     staggered corrector, as CVODES), or by the integrator
+//     Options.ODE.Method names: Adams (CVODES's CV_ADAMS with its
+//     staggered fixed point), DOPRI5 or CashKarp (S as extra components).
+//     S is in the error test only with ErrCon.
 //   - Auto: FS or PBSR, chosen before the solve by Resolve from cheap
 //     measurements (the columns, states and non-zeros of Jx, whether Jx
 //     depends on x, ErrCon, and the largest h ||Jx|| of a probe
