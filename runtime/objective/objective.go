@@ -41,7 +41,9 @@ type Options struct {
 	// nominal parameters missed the FS gradient at rtol 1e-10 by more
 	// than 1e-3 + 1e-2 |g| on Alkan_SciSignal2018, Armistead, Bertozzi
 	// (3.9, 1.5 and 5.7 times that tolerance) of the PEtab benchmark
-	// collection, with it on none of them, for 1.0 to 3.0 times the CPU
+	// collection, with it on none of them, for 0.8 to 3.0 times the CPU
+	// per llh + gradient (two runs on a shared machine; Lang about 5.9,
+	// one run)
 	// (Raimundez_PCB2020 misses either way: its worst entry is an
 	// observable's scale, whose derivative needs h, not S, more accurate;
 	// rtol 1e-8 meets it; docs/bench/petab-errcon-2026-12-08.txt). With it
