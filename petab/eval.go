@@ -16,8 +16,8 @@ import (
 func evaluate(p *Problem, theta []float64, opt *EvalOptions) (*EvalResult, error) {
 	o, err := objective.New(p.Model, p.Objective, &objective.Options{
 		Method: opt.Method, RTol: opt.RTol, ATol: opt.ATol, Grad: opt.Grad, FIM: opt.FIM, Workers: opt.Workers,
-		Gradient: opt.Gradient,
-		Sens:     &sens.Options{SensScale: opt.SensScale},
+		Gradient: opt.Gradient, NoErrCon: opt.NoErrCon,
+		Sens: &sens.Options{SensScale: opt.SensScale},
 	})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,9 @@ type EvalOptions struct {
 	// SensScale is sens.Options.SensScale: the scales of the theta
 	// columns in FS's error weights (default ScaleParams).
 	SensScale sens.SensScale
+	// NoErrCon is objective.Options.NoErrCon: S out of FS's error test
+	// (the default puts it in, as AMICI).
+	NoErrCon  bool
 	Grad, FIM bool
 	Workers   int // experiments solved in parallel (objective.Options.Workers)
 	// Gradient is objective.Options.Gradient: forward (the default) or

@@ -30,6 +30,9 @@ type FitOptions struct {
 	// Workers are the objective's goroutines per Eval (experiments in
 	// parallel; objective.Options.Workers).
 	Workers int
+	// NoErrCon is objective.Options.NoErrCon: S out of FS's error test
+	// (the default puts it in, as AMICI).
+	NoErrCon bool
 }
 
 // FitObjective is the negative log posterior of a PEtab problem,
@@ -61,7 +64,7 @@ func (p *Problem) FitObjective(opt *FitOptions) (*FitObjective, error) {
 		fo = *opt
 	}
 	// The bounds are the Target's (same scales, same checks).
-	t, err := newTarget(p.Model, p.Objective, &TargetOptions{Method: fo.Method, RTol: fo.RTol, ATol: fo.ATol, Grad: true, FIM: fo.FIM, Workers: fo.Workers})
+	t, err := newTarget(p.Model, p.Objective, &TargetOptions{Method: fo.Method, RTol: fo.RTol, ATol: fo.ATol, NoErrCon: fo.NoErrCon, Grad: true, FIM: fo.FIM, Workers: fo.Workers})
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,13 @@ func TestFitObjective(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := p.FitObjective(&FitOptions{Method: sens.FS, FIM: true, RTol: 1e-10, ATol: 1e-12})
+	// Without S in FS's error test the steps are the state's alone, so f
+	// is smooth in theta where the step sequence does not change and the
+	// central difference below holds to 1e-4; with it (the default) S's
+	// error moves the steps too, and f's differences at h = 1e-5 carry
+	// its integration error (measured: up to 2.7e-4 on a component of
+	// 0.009 at rtol 1e-10).
+	o, err := p.FitObjective(&FitOptions{Method: sens.FS, FIM: true, RTol: 1e-10, ATol: 1e-12, NoErrCon: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,9 @@ type TargetOptions struct {
 	// RTol and ATol are the solver's tolerances (0: the objective's
 	// defaults).
 	RTol, ATol float64
+	// NoErrCon is objective.Options.NoErrCon: S out of FS's error test
+	// (the default puts it in, as AMICI).
+	NoErrCon bool
 	// Grad and FIM say which derivatives Eval must provide at every call:
 	// SMMALA needs both, MALA the gradient, RWM neither. Without FIM a
 	// metric is still available (MALA and RWM ask for one at each chain's
@@ -92,7 +95,7 @@ func newTarget(m model.Model, prob *objective.Problem, opt *TargetOptions) (*Tar
 	if opt != nil {
 		to = *opt
 	}
-	t := &Target{m: m, prob: prob, opt: objective.Options{Method: to.Method, RTol: to.RTol, ATol: to.ATol, Grad: to.Grad, FIM: to.FIM, Workers: to.Workers}}
+	t := &Target{m: m, prob: prob, opt: objective.Options{Method: to.Method, RTol: to.RTol, ATol: to.ATol, NoErrCon: to.NoErrCon, Grad: to.Grad, FIM: to.FIM, Workers: to.Workers}}
 	var err error
 	if t.o, err = objective.New(m, prob, &t.opt); err != nil {
 		return nil, err
@@ -163,12 +166,22 @@ func (t *Target) Eval(theta, grad, metric []float64) (float64, error) {
 	if err := o.Eval(theta, &t.res); err != nil {
 		return 0, err
 	}
+	if metric != nil {
+		copy(metric, t.res.FIM)
+	}
+	if o != t.o {
+		// The density is the sampling objective's: with S in FS's error
+		// test (TargetOptions.NoErrCon false) the steps, and so the llh
+		// within the integration error, depend on whether S is
+		// integrated, so the metric's objective gives a slightly different
+		// value. One more evaluation, at each chain's initial point.
+		if err := t.o.Eval(theta, &t.res); err != nil {
+			return 0, err
+		}
+	}
 	lp := t.res.LogPost
 	for a := range grad {
 		grad[a] = t.res.Grad[a] + t.res.GradPrior[a]
-	}
-	if metric != nil {
-		copy(metric, t.res.FIM)
 	}
 	for a := range t.params {
 		q := &t.params[a]

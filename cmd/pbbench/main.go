@@ -51,6 +51,7 @@ type config struct {
 	petabBudget    time.Duration
 	petabRTol      float64
 	petabOnGrid    bool
+	petabNoErrCon  bool
 	// the sampling section (sample.go)
 	sample                                    bool
 	sampleProblem                             string
@@ -102,6 +103,7 @@ func main() {
 	flag.IntVar(&c.petabReps, "petab-reps", 51, "timed rounds per PEtab problem and mode, each evaluating every method once (at most; the median is reported)")
 	flag.DurationVar(&c.petabBudget, "petab-budget", 3*time.Second, "time for the timed rounds of one PEtab problem and mode: fewer rounds past it, but at least 3")
 	flag.Float64Var(&c.petabRTol, "petab-rtol", 0, "relative tolerance of the PEtab evaluations, timed and checked, ours and CVODES's (0: the objective's default, 1e-6)")
+	flag.BoolVar(&c.petabNoErrCon, "petab-no-errcon", false, "PEtab evaluations with S out of FS's error test (objective.Options.NoErrCon), ours and CVODES's alike; the default puts it in, as AMICI (the rtol 1e-10 reference always does)")
 	flag.BoolVar(&c.petabOnGrid, "petab-on-grid", false, "PEtab evaluations land on every output time (objective.Options.OutputsOnGrid) instead of interpolating")
 	flag.BoolVar(&c.sample, "sample", true, "run the sampling section: ESS per second of SMMALA (PBSR, Exp, FS), MALA and RWM and the sampler's overhead on a PEtab problem")
 	flag.StringVar(&c.sampleProblem, "sample-problem", "networks/petab/CaMKII/problem.yaml", "PEtab `problem` of the sampling section")

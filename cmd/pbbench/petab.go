@@ -145,6 +145,11 @@ func benchPetab(c *config) ([]*PetabResult, error) {
 	if c.petabOnGrid {
 		tol += ", outputs on the integrator's grid"
 	}
+	if c.petabNoErrCon {
+		tol += ", FS (ours and CVODES's) without S in the error test"
+	} else {
+		tol += ", FS (ours and CVODES's) with S in the error test"
+	}
 	fmt.Printf("\n== PEtab benchmark collection (%s): median seconds per Eval at %s, 1 worker\n", root, tol)
 	if cvodesObjectiveSolver == nil {
 		fmt.Println("note: built without -tags cvodes; no CVODES FS column")
@@ -257,7 +262,7 @@ func benchPetabProblem(name string, p *petab.Problem, mod model.Model, prob *obj
 		if s.hook != nil && events {
 			// CVODES's event loop has no delays or priorities: such a
 			// model has no CVODES row (not a failed problem).
-			o, err := objective.New(mod, prob, &objective.Options{Method: s.method, Grad: true, NewSolver: s.hook})
+			o, err := objective.New(mod, prob, &objective.Options{Method: s.method, Grad: true, NewSolver: s.hook, NoErrCon: c.petabNoErrCon})
 			if err != nil {
 				m.Err, r.NoCVODES = petabNoCVODES+err.Error(), petabNoCVODES+err.Error()
 				continue
@@ -265,7 +270,7 @@ func benchPetabProblem(name string, p *petab.Problem, mod model.Model, prob *obj
 			o.Close()
 		}
 		if errNom == nil {
-			g, err := eval(&objective.Options{Method: s.method, Grad: true, NewSolver: s.hook, RTol: c.petabRTol, OutputsOnGrid: c.petabOnGrid}, nominal)
+			g, err := eval(&objective.Options{Method: s.method, Grad: true, NewSolver: s.hook, RTol: c.petabRTol, OutputsOnGrid: c.petabOnGrid, NoErrCon: c.petabNoErrCon}, nominal)
 			if err != nil {
 				m.GradWorstNominal = num(math.Inf(1))
 			} else {
@@ -285,7 +290,7 @@ func benchPetabProblem(name string, p *petab.Problem, mod model.Model, prob *obj
 			if m.Err != "" {
 				continue
 			}
-			opt := &objective.Options{Method: s.method, Grad: mode.grad, FIM: mode.fim, NewSolver: s.hook, RTol: c.petabRTol, OutputsOnGrid: c.petabOnGrid}
+			opt := &objective.Options{Method: s.method, Grad: mode.grad, FIM: mode.fim, NewSolver: s.hook, RTol: c.petabRTol, OutputsOnGrid: c.petabOnGrid, NoErrCon: c.petabNoErrCon}
 			ob, err := objective.New(mod, prob, opt)
 			if err != nil {
 				m.Err = err.Error()

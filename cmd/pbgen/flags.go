@@ -8,6 +8,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -161,4 +162,11 @@ func (f *seedFlag) Set(s string) error {
 	}
 	*f = seedFlag(v)
 	return nil
+}
+
+// flagSet reports whether the flag name was given on fs's command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

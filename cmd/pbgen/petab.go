@@ -57,11 +57,16 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 	var scale sensScaleFlag
 	fs.Var(&scale, "sens-scale", sensScaleUsage)
 	method := fs.String("method", "auto", "sensitivity `method`: auto, fs, pbs, pbsr or exp. auto chooses fs or pbsr once per problem (sens.Resolve:\n"+
-		"the objective's fs, without S in its error test, except for linear kinetics, where pbsr computes one exponential\n"+
-		"per step length) and prints its choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
+		"fs, with or without -errcon, except for linear kinetics, where pbsr computes one exponential per step length)\n"+
+		"and prints its choice on stderr. A model with csymbol delay: forward sensitivity through runtime/dde whatever the method")
 	rtol, atol := tolFlag{1e-6, true}, tolFlag{1e-8, false}
 	fs.Var(&rtol, "rtol", "relative `tolerance`, in [1e-14, 1)")
 	fs.Var(&atol, "atol", "absolute `tolerance`, > 0, in the units of each state")
+	errcon := fs.Bool("errcon", true, "fs: include S in the error test and step-size choice (CVODES errconS; AMICI's default,\n"+
+		"objective.Options.NoErrCon false). On by default because without it the gradient at the defaults missed the\n"+
+		"gradient at rtol 1e-10 by more than 1e-3 + 1e-2 |g| on 3 of the 15 problems of the PEtab benchmark collection\n"+
+		"that it mends (docs/bench/petab-errcon-2026-12-08.txt); -errcon=false takes the state's steps alone, for speed.\n"+
+		"Not with -sens adjoint, whose forward solve is the state alone")
 	grad := fs.Bool("grad", false, "print the gradient of the log-likelihood")
 	fim := fs.Bool("fim", false, "print the Fisher information matrix")
 	sensFlag := fs.String("sens", "forward", "how -grad is computed: forward (from S by -method) or adjoint (backwards in time, cost independent of the number of parameters; not with -fim, pre-equilibration, steady-state data, periods, events, delays or algebraic rules yet)")
@@ -94,6 +99,12 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 	if err := checkPEtabOutputs(fs, *simOut, *jsonOut); err != nil {
 		return err
 	}
+	if flagSet(fs, "errcon") && m != sens.FS && m != sens.Auto {
+		return &usageError{cmd: fs.Name(), msg: "-errcon applies to -method fs only (and to auto where it chooses fs)", synopsis: synopsis(fs)}
+	}
+	if flagSet(fs, "errcon") && gm == objective.GradAdjoint {
+		return &usageError{cmd: fs.Name(), msg: "-errcon applies to -sens forward only (the adjoint's forward solve is the state alone)", synopsis: synopsis(fs)}
+	}
 	if *cpuprofile != "" {
 		stop, err := startCPUProfile(*cpuprofile)
 		if err != nil {
@@ -118,7 +129,7 @@ func cmdPEtab(args []string, stdout, stderr io.Writer) (err error) {
 		// dde.SolveSens's whatever the method.
 		fmt.Fprintf(stderr, "pbgen petab: note: model %q has csymbol delay: its sensitivities are forward sensitivity through the delays (runtime/dde), not -method %s\n", p.Model.Name(), *method)
 	}
-	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v, Gradient: gm})
+	r, err := p.Evaluate(theta, &petab.EvalOptions{Method: m, RTol: rtol.v, ATol: atol.v, SensScale: scale.v, NoErrCon: !*errcon, Grad: *grad || *jsonOut != "", FIM: *fim, Workers: jobs.v, Gradient: gm})
 	if err != nil {
 		return err
 	}

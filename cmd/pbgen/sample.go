@@ -61,6 +61,7 @@ type sampleFlags struct {
 	seed                       seedFlag
 	outDir, plotDir, merge     string
 	rtol, atol                 tolFlag
+	errcon                     bool
 	set                        map[string]bool // the flags given
 }
 
@@ -102,6 +103,8 @@ func parseSampleFlags(args []string, stderr io.Writer) (*sampleFlags, *flag.Flag
 	fs.StringVar(&f.initMode, "init", "nominal", "initial points: nominal (the parameter table's nominal values) or prior (drawn from the PEtab initialization priors, uniform on the parameter scale within the bounds where there is none: dispersed starts, which R-hat needs to be telling, but from far in the box chains can take long to find the posterior)")
 	fs.Var(&f.rtol, "rtol", "relative `tolerance` of the ODE solver, in [1e-14, 1)")
 	fs.Var(&f.atol, "atol", "absolute `tolerance` of the ODE solver, > 0")
+	fs.BoolVar(&f.errcon, "errcon", true, "fs: include S in the error test and step-size choice, as pbgen petab -errcon (default on,\n"+
+		"as AMICI); -errcon=false takes the state's steps alone: faster, the gradient and FIM less accurate")
 	fs.Var(&f.chainIndex, "chain-index", "run only chain `I` (0-based, of -chains) and write DIR/chain_<I+1>.csv; default $"+slurmTaskEnv+" when set")
 	fs.StringVar(&f.merge, "merge", "", "combine the chain files (*.csv) in `dir`: summary on stdout, plots in -plot")
 	// -merge takes a folder instead of the problem file.
@@ -131,7 +134,7 @@ func sampleUsage(format string, a ...any) error {
 // be written.
 func (f *sampleFlags) check() error {
 	if f.merge != "" {
-		for _, name := range []string{"sampler", "method", "chains", "warmup", "samples", "seed", "j", "o", "init", "rtol", "atol", "chain-index"} {
+		for _, name := range []string{"sampler", "method", "chains", "warmup", "samples", "seed", "j", "o", "init", "rtol", "atol", "errcon", "chain-index"} {
 			if f.set[name] {
 				return sampleUsage("-%s has no effect with -merge (the chain files record their settings)", name)
 			}
@@ -141,6 +144,9 @@ func (f *sampleFlags) check() error {
 	}
 	if f.set["merge"] && f.merge == "" {
 		return sampleUsage("-merge needs a directory")
+	}
+	if m := strings.ToLower(f.method); f.set["errcon"] && m != "fs" && m != "auto" {
+		return sampleUsage("-errcon applies to -method fs only (and to auto where it chooses fs)")
 	}
 	for _, d := range []struct{ name, dir string }{{"o", f.outDir}, {"plot", f.plotDir}} {
 		if f.set[d.name] && d.dir == "" {
@@ -250,7 +256,7 @@ func sampleRun(path string, f *sampleFlags, opt *mcmc.Options, kind mcmc.Sampler
 	if err != nil {
 		return listErrors(stderr, err)
 	}
-	topt := &petab.TargetOptions{Method: m, RTol: f.rtol.v, ATol: f.atol.v, Grad: kind != mcmc.RWM, FIM: kind == mcmc.SMMALA}
+	topt := &petab.TargetOptions{Method: m, RTol: f.rtol.v, ATol: f.atol.v, NoErrCon: !f.errcon, Grad: kind != mcmc.RWM, FIM: kind == mcmc.SMMALA}
 	before := liveHeap()
 	probe, err := p.Target(topt)
 	if err != nil {

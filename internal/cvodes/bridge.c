@@ -151,6 +151,16 @@ static void copy_sens(pbcv *pb, double *dst)
 	}
 }
 
+/* pbcv_set_pbar replaces the scales of the sensitivity columns
+ * (CVodeSetSensParams' pbar, which CVODES copies) for the next solves:
+ * CVodeSensEEtolerances computes S's error weights from them at every
+ * step. */
+int pbcv_set_pbar(pbcv *pb, const double *pbar)
+{
+	PBCV_CHECK(CVodeSetSensParams(pb->mem, NULL, (double *)pbar, NULL), "CVodeSetSensParams");
+	return CV_SUCCESS;
+}
+
 int pbcv_solve(pbcv *pb, double t0, const double *x0, const double *s0,
 	const double *tout, int nt, double *dstX, double *dstS)
 {

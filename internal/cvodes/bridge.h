@@ -59,6 +59,7 @@ enum {
 pbcv *pbcv_new(void);
 int pbcv_init(pbcv *pb, int nx, int ns, long nnz, uintptr_t handle,
 	double rtol, double atol, long maxsteps, int errcon, const double *pbar, int adams);
+int pbcv_set_pbar(pbcv *pb, const double *pbar);
 int pbcv_solve(pbcv *pb, double t0, const double *x0, const double *s0,
 	const double *tout, int nt, double *dstX, double *dstS);
 int pbcv_stats(pbcv *pb, long *dst);

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/cgo"
+	"slices"
 	"unsafe"
 
 	"github.com/pbgen/pbgen/runtime/model"
@@ -481,6 +482,33 @@ func (s *Solver) NumStates() int { return s.nx }
 
 // NumParams is the model's number of parameters.
 func (s *Solver) NumParams() int { return s.np }
+
+// SetPBar replaces the scales of the sensitivity columns (Options.PBar,
+// one per column, non-zero and finite) for the next solves: a caller
+// whose column scales change with p (runtime/objective's theta columns)
+// sets them before each solve, as runtime/sens's ScaleParams takes them
+// from p at each solve. A no-op without sensitivities.
+func (s *Solver) SetPBar(pbar []float64) error {
+	if s.ns == 0 {
+		return nil
+	}
+	if len(pbar) != s.ns {
+		return fmt.Errorf("cvodes: %d sensitivity scales PBar for %d sensitivity columns", len(pbar), s.ns)
+	}
+	for j, v := range pbar {
+		if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("cvodes: sensitivity scale %d is %g: want non-zero and finite", j, v)
+		}
+	}
+	if slices.Equal(s.pbar, pbar) {
+		return nil
+	}
+	s.pbar = append(s.pbar[:0], pbar...)
+	if flag := C.pbcv_set_pbar(s.pb, (*C.double)(unsafe.Pointer(&s.pbar[0]))); flag < 0 {
+		return s.flagError(flag, math.NaN(), math.NaN())
+	}
+	return nil
+}
 
 // NumSens is the number of sensitivity columns (0 without Sens).
 func (s *Solver) NumSens() int { return s.ns }

@@ -3,6 +3,8 @@
 package cvodes
 
 import (
+	"math"
+
 	"github.com/pbgen/pbgen/runtime/events"
 	"github.com/pbgen/pbgen/runtime/model"
 	"github.com/pbgen/pbgen/runtime/objective"
@@ -28,13 +30,18 @@ type SensSolver struct {
 	opt Options
 	xs  []float64
 	ts  [1]float64
+	// pbar are the columns' scales at the current p (sens.ScaleParams,
+	// the objective's default: |p_c|, as runtime/sens takes them at each
+	// solve); nil with sens.ScaleNone (CVODES's pbar = 1).
+	pbar []float64
 }
 
 var _ objective.StateSolver = (*SensSolver)(nil)
 
 // NewObjectiveSolver returns a SensSolver for m with the objective's
 // resolved solver options: the tolerances (opt.ODE's when set, else
-// opt.RTol and opt.ATol), ErrCon, and opt.ODE.MaxSteps (default 100000, as
+// opt.RTol and opt.ATol), ErrCon, SensScale (ScaleParams: pbar = |p| at
+// each solve, the objective's theta columns' scales) and opt.ODE.MaxSteps (default 100000, as
 // runtime/ode's; CVODES counts it per output time). Sensitivities are
 // computed for all of m's parameters (the objective's model has one per
 // sensitivity column; opt.Params is ignored, the objective never sets it);
@@ -52,7 +59,7 @@ func NewObjectiveSolver(m model.Model, opt *sens.Options) (objective.Solver, err
 		if err != nil {
 			return nil, err
 		}
-		return &EventSensSolver{e: e, nx: nx, np: np}, nil
+		return &EventSensSolver{e: e, nx: nx, np: np, pbar: scaleBuf(opt, np)}, nil
 	}
 	s, err := New(m, co)
 	if err != nil {
@@ -60,7 +67,36 @@ func NewObjectiveSolver(m model.Model, opt *sens.Options) (objective.Solver, err
 	}
 	co.Sens, co.ErrCon = false, false
 	return &SensSolver{s: s, m: m, nx: nx, np: np, x0: make([]float64, nx), s0: make([]float64, nx*np),
-		opt: co, xs: make([]float64, nx)}, nil
+		opt: co, xs: make([]float64, nx), pbar: scaleBuf(opt, np)}, nil
+}
+
+// scaleBuf is the buffer of the columns' scales for opt's SensScale:
+// np values with sens.ScaleParams (the default), nil with ScaleNone or
+// without columns.
+func scaleBuf(opt *sens.Options, np int) []float64 {
+	if np == 0 || opt != nil && opt.SensScale != sens.ScaleParams {
+		return nil
+	}
+	return make([]float64, np)
+}
+
+// setScales sets s's column scales to |p_c| (1 where p_c = 0, is not
+// finite or 1/|p_c| overflows), runtime/sens's ScaleParams at p, so that
+// CVODES weighs S in its error test (ErrCon) and its corrector as our FS
+// does: the objective passes in p the scales of its theta columns. A
+// no-op when buf is nil (ScaleNone).
+func setScales(s *Solver, buf, p []float64) error {
+	if buf == nil {
+		return nil
+	}
+	for c := range buf {
+		v := math.Abs(p[c])
+		if !(v > 0) || math.IsInf(v, 0) || math.IsInf(1/v, 0) {
+			v = 1
+		}
+		buf[c] = v
+	}
+	return s.SetPBar(buf)
 }
 
 // objectiveOptions are the Options of the objective's resolved solver
@@ -136,6 +172,9 @@ func (c *SensSolver) SolveFrom(res *sens.Result, p []float64, st *sens.Start, ts
 	res.S = grow(res.S, len(ts)*nx*np)
 	times := res.Stats.ExpTimes[:0]
 	res.Stats = sens.Stats{ExpTimes: times}
+	if err := setScales(c.s, c.pbar, p); err != nil {
+		return err
+	}
 	err := c.s.SolveFrom(p, x0, s0, st.T0, ts, res.X, res.S)
 	last := c.s.LastStats()
 	res.Stats.ODE = ode.Stats{Steps: last.Steps, Rejected: last.ErrTestFails + last.NonlinConvFails,
@@ -170,6 +209,7 @@ type EventSensSolver struct {
 	e      *EventSolver
 	nx, np int
 	st     EventStart
+	pbar   []float64 // as SensSolver's
 }
 
 var _ objective.EventSolver = (*EventSensSolver)(nil)
@@ -224,6 +264,9 @@ func (c *EventSensSolver) solve(res *sens.Result, p, ts []float64) error {
 	res.S = grow(res.S, len(ts)*nx*np)
 	times := res.Stats.ExpTimes[:0]
 	res.Stats = sens.Stats{ExpTimes: times}
+	if err := setScales(c.e.s, c.pbar, p); err != nil {
+		return err
+	}
 	err := c.e.SolveFrom(p, &c.st, ts, res.X, res.S)
 	last := c.e.LastStats()
 	res.Stats.ODE = ode.Stats{Steps: last.Steps, Rejected: last.ErrTestFails + last.NonlinConvFails,

@@ -34,8 +34,25 @@ type Options struct {
 	// by Close), experiments assigned round robin. The result does not
 	// depend on Workers: experiments are summed in their order.
 	Workers int
+	// NoErrCon leaves S out of FS's local error test (sens.Options.ErrCon
+	// false, CVODES errconS off): the steps are then the state's alone and
+	// S is not controlled. The default puts S in the error test, as AMICI
+	// runs CVODES: at rtol 1e-6, atol 1e-8 without it the gradient at the
+	// nominal parameters missed the FS gradient at rtol 1e-10 by more
+	// than 1e-3 + 1e-2 |g| on Alkan_SciSignal2018, Armistead, Bertozzi
+	// (3.9, 1.5 and 5.7 times that tolerance) of the PEtab benchmark
+	// collection, with it on none of them, for 0.8 to 3.0 times the CPU
+	// per llh + gradient (two runs on a shared machine; Lang about 5.9,
+	// one run)
+	// (Raimundez_PCB2020 misses either way: its worst entry is an
+	// observable's scale, whose derivative needs h, not S, more accurate;
+	// rtol 1e-8 meets it; docs/bench/petab-errcon-2026-12-08.txt). With it
+	// the llh also depends (within the integration error) on whether the
+	// gradient is computed. The other methods ignore it (PBSR controls
+	// S's local error itself).
+	NoErrCon bool
 	// Sens are advanced solver options (nil: defaults). Its Method, RTol,
-	// ATol and Params are replaced: by the fields above, and by the
+	// ATol, ErrCon and Params are replaced: by the fields above, and by the
 	// objective's own sensitivity columns (see the package documentation);
 	// its ODE.Interpolate by !OutputsOnGrid.
 	Sens *sens.Options
@@ -792,6 +809,8 @@ func (c *core) resolveAuto() error {
 		so = *o.Sens
 	}
 	so.Method, so.Params, so.RTol, so.ATol = sens.Auto, nil, o.RTol, o.ATol
+	so.ErrCon = !o.NoErrCon
+	so.ODE.Interpolate = !o.OutputsOnGrid // as the solvers (newWorker)
 	ch, err := sens.ResolveColumns(c.m, c.sampleParams(), &sens.Start{T0: t0}, t1, ns, &so)
 	if err != nil {
 		return fmt.Errorf("objective: Method Auto: %w", err)

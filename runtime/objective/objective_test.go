@@ -382,11 +382,31 @@ func TestNonPositiveSimulation(t *testing.T) {
 }
 
 // Without Grad and FIM no sensitivity columns are computed; the state and
-// so the llh are those of the full evaluation.
+// so the llh are those of the full evaluation. For FS that holds without
+// S in the error test (NoErrCon), whose steps are the state's alone; with
+// it (the default) S's error changes the steps, and the llh differs by
+// the integration error (2.5e-6 relative here), checked to 1e-4.
 func TestNoSensitivities(t *testing.T) {
 	prob := abcProblem()
 	for _, meth := range methods {
-		full, err := objective.New(newABC(), prob, &objective.Options{Method: meth, Grad: true, FIM: true})
+		if meth == sens.FS {
+			def, err := objective.New(newABC(), prob, &objective.Options{Method: meth, Grad: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bare, err := objective.New(newABC(), prob, &objective.Options{Method: meth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			theta := def.Nominal()
+			rd, rb := evalAt(t, def, theta), evalAt(t, bare, theta)
+			if !close(rb.LLH, rd.LLH, 1e-4) {
+				t.Errorf("FS with ErrCon: llh without sensitivities %.10g, with %.10g", rb.LLH, rd.LLH)
+			}
+			def.Close()
+			bare.Close()
+		}
+		full, err := objective.New(newABC(), prob, &objective.Options{Method: meth, Grad: true, FIM: true, NoErrCon: true})
 		if err != nil {
 			t.Fatal(err)
 		}

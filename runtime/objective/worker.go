@@ -114,6 +114,7 @@ func (c *core) newWorker(exps []int) (*worker, error) {
 	}
 	so.Method, so.Params = c.opt.Method, nil
 	so.RTol, so.ATol = c.opt.RTol, c.opt.ATol
+	so.ErrCon = !c.opt.NoErrCon
 	so.ODE.Interpolate = !c.opt.OutputsOnGrid
 	// The objective reads x, S and the dense output, never f at the grid
 	// points (runtime/sens does not either): one f evaluation per step

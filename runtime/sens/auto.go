@@ -14,7 +14,8 @@ import (
 // Auto chooses FS or PBSR per model and tolerance (Resolve): a user need
 // not know which network is stiff. The crossovers below were measured at
 // pbgen sim's defaults (t in [0, 10], rtol 1e-6, atol 1e-8, Check, FS with
-// ErrCon) and at the PEtab objective's (FS without ErrCon, no Check) on
+// ErrCon) and at the PEtab objective's (FS with and without ErrCon,
+// outputs interpolated, no Check; docs/bench/petab-errcon-2026-12-08.txt) on
 // CaMKII, PKA, Chua, the SBML models and problems of the PEtab benchmark
 // collection, the scalenet chains and the random linear system
 // (docs/bench/auto-2026-12-08.txt, from TestAutoWithinBound in cmd/pbgen;
@@ -131,6 +132,14 @@ func Resolve(m model.Model, p []float64, st *Start, t1 float64, opt *Options) (C
 //   - FS without opt.ErrCon: without S in its error test FS takes the
 //     state's steps alone, and was the fastest on every PEtab objective
 //     of the collection;
+//   - FS with opt.ODE.Interpolate (the integrator steps over the output
+//     times, the PEtab objective's default): FS with ErrCon then took
+//     less CPU per llh + gradient than PBSR on every non-linear problem
+//     of the collection: 1.2 to 2.1 times less on Armistead, Giordano,
+//     Liu, Rahman and Zhao, where the rules below chose PBSR, a tie on
+//     Okuonghae (1.02), 1.5 to 7.5 on the others
+//     (docs/bench/petab-errcon-2026-12-08.txt); the rules below were
+//     measured with the outputs on the grid (pbgen sim);
 //   - FS if nx^2 / nnz(Jx) > AutoSparse;
 //   - a probe integrates the state alone by the BDF from st to t1 at
 //     opt's RTol and ATol: FS if the largest h ||Jx||_inf of its steps
@@ -201,6 +210,9 @@ func ResolveColumns(m model.Model, p []float64, st *Start, t1 float64, ns int, o
 		return ch, nil
 	case !c.errCon:
 		ch.Reason = "FS without S in its error test (ErrCon off) takes the state's steps alone"
+		return ch, nil
+	case o.ODE.Interpolate:
+		ch.Reason = "outputs interpolated (the PEtab objective): FS with S in its error test was faster than PBSR on every non-linear problem of the collection"
 		return ch, nil
 	case float64(nx)*float64(nx) > AutoSparse*float64(ch.NNZ):
 		ch.Reason = fmt.Sprintf("a sparse Jx: %d states, %d non-zeros, nx^2/nnz above %d", nx, ch.NNZ, AutoSparse)

@@ -19,7 +19,8 @@ import (
 // rtol 1e-6, atol 1e-8, ErrCon): CaMKII is stiff (the probe's h ||Jx||
 // reaches 5e3, where pbgen sim took 68 ms of CPU with fs and 110 ms
 // with pbsr, docs/bench/auto-2026-12-08.txt) and resolves to FS; PKA (46) to PBSR,
-// but to FS without ErrCon (the objective's FS); Chua, 2 columns, and
+// but to FS without ErrCon or with the outputs interpolated (the
+// objective's FS); Chua, 2 columns, and
 // CaMKII with 4 to FS without a probe; the random linear system to PBSR
 // without ErrCon (linear kinetics); a scalenet chain to FS (sparse Jx);
 // and the decision is the same when repeated.
@@ -36,6 +37,7 @@ func TestResolve(t *testing.T) {
 		{"CaMKII", camkii.New(), nil, false, FS, "stiff", true},
 		{"PKA", pka.New(), nil, false, PBSR, "columns", true},
 		{"PKA without ErrCon", pka.New(), nil, true, FS, "ErrCon", false},
+		{"PKA interpolated", pka.New(), nil, false, FS, "interpolated", false},
 		{"Chua", chua.New(), nil, false, FS, "fewer than", false},
 		{"CaMKII 4 columns", camkii.New(), []int{0, 1, 2, 3}, false, FS, "fewer than", false},
 		{"random linear 20", testmodels.NewRandomLinear(20, 1), nil, true, PBSR, "linear", false},
@@ -44,6 +46,7 @@ func TestResolve(t *testing.T) {
 		p := make([]float64, model.NumParams(c.m))
 		c.m.DefaultParams(p)
 		opt := &Options{Method: Auto, Params: c.params, ErrCon: !c.noErr}
+		opt.ODE.Interpolate = strings.HasSuffix(c.name, "interpolated")
 		ch, err := Resolve(c.m, p, nil, 10, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
