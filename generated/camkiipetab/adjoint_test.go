@@ -10,11 +10,15 @@ import (
 )
 
 // The adjoint gradient of the compiled problem (generated model, embedded
-// data) agrees with FS at rtol 1e-10, and its Eval allocates nothing after
-// the first.
+// data) agrees with FS at rtol 1e-12, and its Eval allocates nothing after
+// the first. At rtol 1e-10 the adjoint (whose forward pass takes the
+// state's steps alone) is 1.2e-6 off in dllh/dKD__CaM_Ca1__Ca
+// (-1.45580474 against -1.45580301 from FS with S in its error test,
+// which agrees with every method at rtol 1e-12), as FS without S in its
+// error test is (-1.45580470).
 func TestAdjointGenerated(t *testing.T) {
 	mk := func(g objective.GradMethod) *objective.Objective {
-		o, err := objective.New(camkiipetab.New(), camkiipetab.Problem(), &objective.Options{Method: sens.FS, RTol: 1e-10, ATol: 1e-12, Grad: true, Gradient: g})
+		o, err := objective.New(camkiipetab.New(), camkiipetab.Problem(), &objective.Options{Method: sens.FS, RTol: 1e-12, ATol: 1e-14, Grad: true, Gradient: g})
 		if err != nil {
 			t.Fatal(err)
 		}
