@@ -8,7 +8,7 @@ import (
 // TestAutoDefault: -method auto is the default of pbgen sim and pbgen
 // petab, each says on stderr what it chose and why, and the numbers are
 // those of the chosen method named explicitly: sim on CaMKII (stiff) is
-// fs, on PKA pbsr; petab on the shipped CaMKII problem (7 estimated
+// fs, and so is PKA on [0, 10] (h ||Jx|| 46), on [0, 1] pbsr; petab on the shipped CaMKII problem (7 estimated
 // parameters) fs by the column rule.
 func TestAutoDefault(t *testing.T) {
 	for _, c := range []struct {
@@ -17,7 +17,8 @@ func TestAutoDefault(t *testing.T) {
 		why    string
 	}{
 		{[]string{"sim", "-n", "20", "../../networks/CaMKII.xml"}, "fs", "stiff"},
-		{[]string{"sim", "-n", "20", "../../networks/PKA.xml"}, "pbsr", "35 columns"},
+		{[]string{"sim", "-n", "20", "../../networks/PKA.xml"}, "fs", "stiff"},
+		{[]string{"sim", "-n", "20", "-t1", "1", "../../networks/PKA.xml"}, "pbsr", "35 columns"},
 		{[]string{"petab", "-grad", "../../networks/petab/CaMKII/problem.yaml"}, "fs", "7 columns"},
 	} {
 		code, out, stderr := pbgen(t, c.args...)

@@ -79,9 +79,13 @@ const (
 	// many times the explicit stability limit, and each exponential of
 	// h Jx costs log2(h ||Jx||) squarings. Measured: CaMKII 5.1e3,
 	// Raimundez 1.1e3, Laske 6.5e6, Liu 4.4e6, Lang 1.8e7 (all FS or a
-	// tie); PKA 46, SalazarCavazos 56, Perelson 17 and below 6 on the
-	// others (PBSR within 1.1 of FS or faster).
-	AutoStiff = 500
+	// tie); PKA 46 (26 at rtol 1e-8, 113 at 1e-4) and SalazarCavazos 56
+	// (29, 127), where FS with S's weights scaled by p took 0.67 and 1.13
+	// times PBSR's CPU at sim's defaults (auto at 500 was 1.55 and 2.04
+	// times the fastest on PKA at rtol 1e-6 and 1e-8:
+	// docs/bench/auto-2026-12-08-final.txt); Perelson 17 and below 2 on
+	// the others (PBSR within 1.1 of FS or faster).
+	AutoStiff = 20
 	// autoProbeSteps bounds the probe: a state that needs more BDF steps
 	// than this over the span is taken as stiff (FS), and the probe costs
 	// at most this many state steps (1 to 15% of the solve it chooses for
