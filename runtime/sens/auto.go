@@ -83,7 +83,7 @@ const (
 	// (29, 127), where FS with S's weights scaled by p took 0.67 and 1.13
 	// times PBSR's CPU at sim's defaults (auto at 500 was 1.55 and 2.04
 	// times the fastest on PKA at rtol 1e-6 and 1e-8:
-	// docs/bench/auto-2026-12-08-final.txt); Perelson 17 and below 2 on
+	// docs/bench/auto-2026-12-08-stiff500.txt); Perelson 17 and below 2 on
 	// the others (PBSR within 1.1 of FS or faster).
 	AutoStiff = 20
 	// autoProbeSteps bounds the probe: a state that needs more BDF steps
