@@ -32,7 +32,7 @@ func TestSimCheckAccuracy(t *testing.T) {
 		{"CaMKII", []string{"-method", "pbsr", "-paper", "-check=false"}, 0, []string{"warning: -paper"}},
 		{"PKA", []string{"-method", "pbsr"}, 0, nil},
 		{"PKA", []string{"-method", "fs"}, 0, nil},
-		{"PKA", []string{}, 0, []string{"-method auto chose pbsr"}},
+		{"PKA", []string{}, 0, []string{"-method auto chose fs"}},
 	} {
 		args := append(append([]string{"sim"}, c.args...), "../../networks/"+c.net+".xml")
 		code, stdout, stderr := pbgen(t, args...)
