@@ -312,13 +312,7 @@ func (s *Solver) solveChecked(res *Result, p []float64, st0 *Start, ts []float64
 		ck, _ := c.estimate(&lv.res, ref, s.params)
 		ck.Tightened, ck.Solves = l, l+2
 		if c.pass(&ck) {
-			cur := &lv.res
-			res.X = append(res.X[:0], cur.X...)
-			res.S = append(res.S[:0], cur.S...)
-			times := append(res.Stats.ExpTimes[:0], cur.Stats.ExpTimes...)
-			res.Stats = cur.Stats
-			res.Stats.ExpTimes = times
-			res.Stats.Check = ck
+			adopt(res, &lv.res, ck)
 			return nil
 		}
 	}
@@ -353,13 +347,19 @@ func (c *checker) promoteRef(res, ref *Result, p []float64, st0 *Start, ts []flo
 	if !c.pass(&ck) {
 		return false, nil
 	}
-	res.X = append(res.X[:0], ref.X...)
-	res.S = append(res.S[:0], ref.S...)
-	times := append(res.Stats.ExpTimes[:0], ref.Stats.ExpTimes...)
-	res.Stats = ref.Stats
+	adopt(res, ref, ck)
+	return true, nil
+}
+
+// adopt writes the tighter solve cur, which passed the check with ck,
+// into res (res's own slices reused).
+func adopt(res, cur *Result, ck Check) {
+	res.X = append(res.X[:0], cur.X...)
+	res.S = append(res.S[:0], cur.S...)
+	times := append(res.Stats.ExpTimes[:0], cur.Stats.ExpTimes...)
+	res.Stats = cur.Stats
 	res.Stats.ExpTimes = times
 	res.Stats.Check = ck
-	return true, nil
 }
 
 // solveRef solves the reference into ref; where it fails with
