@@ -71,16 +71,7 @@ func (s *Solver) setAdams() {
 		}
 		s.tq[4] = nlscoef / s.tq[2]
 	}
-	s.rl1 = 1 / l[1]
-	s.gamma = s.h * s.rl1
-	if s.nst == 0 {
-		s.gammap = s.gamma
-	}
-	if s.nst > 0 {
-		s.gamrat = s.gamma / s.gammap
-	} else {
-		s.gamrat = 1
-	}
+	s.setGamma(l[1])
 }
 
 // altSum is cvAltSum: sum_{i=0}^{iend} (-1)^i a[i]/(i+k), the integral

@@ -701,16 +701,7 @@ func (s *Solver) setCoeffs() {
 	}
 	s.tq[4] = nlscoef / s.tq[2]
 
-	s.rl1 = 1 / l[1]
-	s.gamma = s.h * s.rl1
-	if s.nst == 0 {
-		s.gammap = s.gamma
-	}
-	if s.nst > 0 {
-		s.gamrat = s.gamma / s.gammap
-	} else {
-		s.gamrat = 1
-	}
+	s.setGamma(l[1])
 }
 
 // nls is cvNls: decides whether to refresh the iteration matrix, then runs
@@ -1588,4 +1579,20 @@ func (s *Solver) hin(p []float64, tout float64) float64 {
 		h0 = hub
 	}
 	return h0
+}
+
+// setGamma sets gamma = h/l1, the Newton matrix's coefficient, and its
+// ratio to the one of the last setup, after either method's coefficient
+// update (BDF's and Adams's share it, as in CVODE).
+func (s *Solver) setGamma(l1 float64) {
+	s.rl1 = 1 / l1
+	s.gamma = s.h * s.rl1
+	if s.nst == 0 {
+		s.gammap = s.gamma
+	}
+	if s.nst > 0 {
+		s.gamrat = s.gamma / s.gammap
+	} else {
+		s.gamrat = 1
+	}
 }
